@@ -1,0 +1,397 @@
+// numfuzz LLVM pass: puts an IEEE-754 exception checker (and the ErrBits hook, which lives in
+// the same runtime call) after every floating-point operation, and records where each one is.
+//
+// For every checked operation the pass emits one static site record (numfuzz_site_t, see
+// numfuzz_abi.h, generated from the numfuzz-abi crate) into the NUMFUZZ_SITES_SECTION section,
+// and calls the runtime checker with a pointer to it plus the operands and the result. Each
+// module gets a constructor that hands the section bounds to the runtime, which numbers the
+// records; objects and static libraries compiled separately thus compose.
+//
+// The pass runs at the start of the pipeline (also at -O0), so source-level operations are
+// checked before the optimizer contracts, vectorises or folds them. Checker calls never
+// throw and only touch their arguments and the runtime's own memory, which lets the
+// optimizer keep working around them.
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Demangle/Demangle.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/PassManager.h"
+#include "llvm/Passes/PassBuilder.h"
+#if LLVM_VERSION_MAJOR >= 22
+#include "llvm/Plugins/PassPlugin.h"
+#else
+#include "llvm/Passes/PassPlugin.h"
+#endif
+#include "llvm/Support/ModRef.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
+
+#include "numfuzz_abi.h"
+
+#include <string>
+
+using namespace llvm;
+
+namespace {
+
+struct LibmEntry {
+  unsigned Type;
+  unsigned Op;
+  unsigned Shape;
+};
+
+// What a checked instruction is: op code, operand type, extra info, and its operands.
+struct CheckPlan {
+  Instruction *Inst = nullptr;
+  unsigned Op = 0;
+  Type *FloatTy = nullptr; // scalar float type of the operands
+  unsigned Aux = 0;
+  SmallVector<Value *, 3> Floats; // float operands (scalar or vector)
+  Value *Int = nullptr;           // integer operand (ldexp n, powi n)
+  Value *Result = nullptr;        // float result to report (scalar or vector), may be null
+  bool ResultInSourceType = false; // fptrunc: widen the narrowed result back to the source type
+};
+
+int typeCode(Type *T) {
+  if (T->isFloatTy())
+    return NUMFUZZ_TYPE_F32;
+  if (T->isDoubleTy())
+    return NUMFUZZ_TYPE_F64;
+  if (T->isX86_FP80Ty())
+    return NUMFUZZ_TYPE_F80;
+  return -1;
+}
+
+// The scalar float type of V's type if it is a supported float or a fixed vector of one.
+Type *checkedScalar(Type *T) {
+  if (auto *VT = dyn_cast<FixedVectorType>(T))
+    T = VT->getElementType();
+  return typeCode(T) >= 0 ? T : nullptr;
+}
+
+class Instrumenter {
+public:
+  explicit Instrumenter(Module &M) : M(M), Ctx(M.getContext()) {
+#define NUMFUZZ_ADD_LIBM(name, type, op, shape) Libm[name] = LibmEntry{type, op, shape};
+    NUMFUZZ_LIBM_CALLS(NUMFUZZ_ADD_LIBM)
+#undef NUMFUZZ_ADD_LIBM
+    PtrTy = PointerType::getUnqual(Ctx);
+    I8 = Type::getInt8Ty(Ctx);
+    I16 = Type::getInt16Ty(Ctx);
+    I32 = Type::getInt32Ty(Ctx);
+    I64 = Type::getInt64Ty(Ctx);
+    SiteTy = StructType::create(Ctx, {I32, I16, I8, I8, I32, I32, PtrTy, PtrTy, PtrTy}, "numfuzz_site");
+  }
+
+  bool run() {
+    for (Function &F : M) {
+      if (F.isDeclaration() || F.hasAvailableExternallyLinkage() || F.getName().starts_with("__numfuzz"))
+        continue;
+      SmallVector<CheckPlan, 16> Plans;
+      for (BasicBlock &BB : F)
+        for (Instruction &I : BB) {
+          CheckPlan P;
+          if (plan(I, P))
+            Plans.push_back(P);
+        }
+      F80Slots = nullptr;
+      for (CheckPlan &P : Plans)
+        emit(F, P);
+    }
+    if (Sites.empty())
+      return false;
+    appendToCompilerUsed(M, Sites);
+    emitConstructor();
+    return true;
+  }
+
+private:
+  Module &M;
+  LLVMContext &Ctx;
+  StringMap<LibmEntry> Libm;
+  StringMap<Constant *> Strings;
+  SmallVector<GlobalValue *, 64> Sites;
+  PointerType *PtrTy;
+  Type *I8, *I16, *I32, *I64;
+  StructType *SiteTy;
+  AllocaInst *F80Slots = nullptr;
+
+  // Decides whether I is checked and how.
+  bool plan(Instruction &I, CheckPlan &P) {
+    P.Inst = &I;
+    if (auto *BO = dyn_cast<BinaryOperator>(&I)) {
+      switch (BO->getOpcode()) {
+      case Instruction::FAdd: P.Op = NUMFUZZ_OP_FADD; break;
+      case Instruction::FSub: P.Op = NUMFUZZ_OP_FSUB; break;
+      case Instruction::FMul: P.Op = NUMFUZZ_OP_FMUL; break;
+      case Instruction::FDiv: P.Op = NUMFUZZ_OP_FDIV; break;
+      case Instruction::FRem: P.Op = NUMFUZZ_OP_FREM; break;
+      default: return false;
+      }
+      P.FloatTy = checkedScalar(BO->getType());
+      P.Floats = {BO->getOperand(0), BO->getOperand(1)};
+      P.Result = BO;
+      return P.FloatTy != nullptr;
+    }
+    if (isa<FPToSIInst>(I) || isa<FPToUIInst>(I)) {
+      P.Op = isa<FPToSIInst>(I) ? NUMFUZZ_OP_FPTOSI : NUMFUZZ_OP_FPTOUI;
+      P.FloatTy = checkedScalar(I.getOperand(0)->getType());
+      unsigned Bits = I.getType()->getScalarSizeInBits();
+      if (!P.FloatTy || Bits == 0 || Bits > 255)
+        return false;
+      P.Aux = Bits;
+      P.Floats = {I.getOperand(0)};
+      return true;
+    }
+    if (isa<FPTruncInst>(I)) {
+      P.Op = NUMFUZZ_OP_FPTRUNC;
+      P.FloatTy = checkedScalar(I.getOperand(0)->getType());
+      Type *Dst = checkedScalar(I.getType());
+      if (!P.FloatTy || !Dst)
+        return false;
+      P.Aux = typeCode(Dst);
+      P.Floats = {I.getOperand(0)};
+      P.Result = &I;
+      P.ResultInSourceType = true;
+      return true;
+    }
+    auto *CI = dyn_cast<CallInst>(&I);
+    if (!CI)
+      return false;
+    Function *Callee = CI->getCalledFunction();
+    if (!Callee)
+      return false;
+    StringRef Name = Callee->getName();
+    if (Name.starts_with("llvm."))
+      return planIntrinsic(CI, Name, P);
+    auto It = Libm.find(Name);
+    if (It == Libm.end())
+      return false;
+    const LibmEntry &E = It->second;
+    Type *RetTy = CI->getType();
+    if (typeCode(RetTy) != (int)E.Type || CI->arg_size() < 1 || CI->getArgOperand(0)->getType() != RetTy)
+      return false;
+    P.Op = E.Op;
+    P.FloatTy = RetTy;
+    P.Result = CI;
+    P.Floats = {CI->getArgOperand(0)};
+    if (E.Shape == NUMFUZZ_SHAPE_BINARY) {
+      if (CI->arg_size() < 2 || CI->getArgOperand(1)->getType() != RetTy)
+        return false;
+      P.Floats.push_back(CI->getArgOperand(1));
+    } else if (E.Shape == NUMFUZZ_SHAPE_FLOAT_INT) {
+      if (CI->arg_size() < 2 || !CI->getArgOperand(1)->getType()->isIntegerTy())
+        return false;
+      P.Int = CI->getArgOperand(1);
+    }
+    return true;
+  }
+
+  bool planIntrinsic(CallInst *CI, StringRef Name, CheckPlan &P) {
+    // llvm.<base>.<type suffixes>
+    StringRef Base = Name.drop_front(5).split('.').first;
+    unsigned Shape = NUMFUZZ_SHAPE_UNARY;
+    if (Base == "fma" || Base == "fmuladd") {
+      P.Op = Base == "fma" ? NUMFUZZ_OP_FMA : NUMFUZZ_OP_FMULADD;
+      Shape = NUMFUZZ_SHAPE_TERNARY;
+    } else if (Base == "powi") {
+      P.Op = NUMFUZZ_OP_POWI;
+      Shape = NUMFUZZ_SHAPE_FLOAT_INT;
+    } else if (Base == "ldexp") {
+      P.Op = NUMFUZZ_OP_LDEXP;
+      Shape = NUMFUZZ_SHAPE_FLOAT_INT;
+    } else if (Base == "pow" || Base == "atan2") {
+      P.Op = Base == "pow" ? NUMFUZZ_OP_POW : NUMFUZZ_OP_ATAN2;
+      Shape = NUMFUZZ_SHAPE_BINARY;
+    } else {
+      static const struct {
+        const char *Name;
+        unsigned Op;
+      } Unary[] = {{"sqrt", NUMFUZZ_OP_SQRT}, {"exp", NUMFUZZ_OP_EXP},   {"exp2", NUMFUZZ_OP_EXP2},
+                   {"log", NUMFUZZ_OP_LOG},   {"log2", NUMFUZZ_OP_LOG2}, {"log10", NUMFUZZ_OP_LOG10},
+                   {"sin", NUMFUZZ_OP_SIN},   {"cos", NUMFUZZ_OP_COS},   {"tan", NUMFUZZ_OP_TAN},
+                   {"asin", NUMFUZZ_OP_ASIN}, {"acos", NUMFUZZ_OP_ACOS}, {"atan", NUMFUZZ_OP_ATAN},
+                   {"sinh", NUMFUZZ_OP_SINH}, {"cosh", NUMFUZZ_OP_COSH}, {"tanh", NUMFUZZ_OP_TANH}};
+      P.Op = 0;
+      for (const auto &U : Unary)
+        if (Base == U.Name)
+          P.Op = U.Op;
+      if (!P.Op)
+        return false;
+    }
+    Type *RetTy = CI->getType();
+    P.FloatTy = checkedScalar(RetTy);
+    if (!P.FloatTy)
+      return false;
+    P.Result = CI;
+    unsigned NFloats = Shape == NUMFUZZ_SHAPE_TERNARY ? 3 : Shape == NUMFUZZ_SHAPE_BINARY ? 2 : 1;
+    if (CI->arg_size() < NFloats)
+      return false;
+    for (unsigned K = 0; K < NFloats; ++K) {
+      if (CI->getArgOperand(K)->getType() != RetTy)
+        return false;
+      P.Floats.push_back(CI->getArgOperand(K));
+    }
+    if (Shape == NUMFUZZ_SHAPE_FLOAT_INT) {
+      if (CI->arg_size() < 2 || !CI->getArgOperand(1)->getType()->isIntegerTy())
+        return false;
+      // Vector ldexp takes a vector of exponents; those are extracted per lane below.
+      P.Int = CI->getArgOperand(1);
+    }
+    return true;
+  }
+
+  Constant *str(StringRef S) {
+    auto It = Strings.find(S);
+    if (It != Strings.end())
+      return It->second;
+    Constant *Init = ConstantDataArray::getString(Ctx, S);
+    auto *GV = new GlobalVariable(M, Init->getType(), true, GlobalValue::PrivateLinkage, Init, ".numfuzz.str");
+    GV->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+    GV->setAlignment(Align(1));
+    Strings[S] = GV;
+    return GV;
+  }
+
+  GlobalVariable *site(Function &F, const CheckPlan &P) {
+    unsigned Line = 0, Col = 0;
+    std::string File = M.getSourceFileName(), Dir;
+    if (const DILocation *Loc = P.Inst->getDebugLoc().get()) {
+      Line = Loc->getLine();
+      Col = Loc->getColumn();
+      File = Loc->getFilename().str();
+      Dir = Loc->getDirectory().str();
+    } else if (DISubprogram *SP = F.getSubprogram()) {
+      Line = SP->getLine();
+      File = SP->getFilename().str();
+      Dir = SP->getDirectory().str();
+    }
+    std::string FnName = demangle(F.getName().str());
+    Constant *Fields[] = {
+        ConstantInt::get(I32, NUMFUZZ_SITE_UNASSIGNED),
+        ConstantInt::get(I16, P.Op),
+        ConstantInt::get(I8, typeCode(P.FloatTy)),
+        ConstantInt::get(I8, P.Aux),
+        ConstantInt::get(I32, Line),
+        ConstantInt::get(I32, Col),
+        str(File),
+        str(Dir),
+        str(FnName),
+    };
+    auto *GV = new GlobalVariable(M, SiteTy, false, GlobalValue::PrivateLinkage, ConstantStruct::get(SiteTy, Fields),
+                                  ".numfuzz.site");
+    GV->setSection(NUMFUZZ_SITES_SECTION);
+    GV->setAlignment(Align(8));
+    // A record of a discarded copy of an inline function goes away with that copy.
+    if (Comdat *C = F.getComdat())
+      GV->setComdat(C);
+    Sites.push_back(GV);
+    return GV;
+  }
+
+  FunctionCallee checker(Type *FloatTy) {
+    AttrBuilder AB(Ctx);
+    AB.addAttribute(Attribute::NoUnwind);
+    AB.addMemoryAttr(MemoryEffects::argMemOnly(ModRefInfo::ModRef) |
+                     MemoryEffects::inaccessibleMemOnly(ModRefInfo::ModRef));
+    AttributeList Attrs = AttributeList::get(Ctx, AttributeList::FunctionIndex, AB);
+    Type *VoidTy = Type::getVoidTy(Ctx);
+    if (FloatTy->isX86_FP80Ty())
+      return M.getOrInsertFunction(NUMFUZZ_SYM_CHECK_F80, FunctionType::get(VoidTy, {PtrTy, PtrTy, I64}, false), Attrs);
+    const char *Name = FloatTy->isFloatTy() ? NUMFUZZ_SYM_CHECK_F32 : NUMFUZZ_SYM_CHECK_F64;
+    return M.getOrInsertFunction(Name, FunctionType::get(VoidTy, {PtrTy, FloatTy, FloatTy, FloatTy, I64, FloatTy}, false),
+                                 Attrs);
+  }
+
+  Value *lane(IRBuilder<> &B, Value *V, unsigned K) {
+    if (isa<FixedVectorType>(V->getType()))
+      return B.CreateExtractElement(V, K);
+    return V;
+  }
+
+  void emit(Function &F, const CheckPlan &P) {
+    GlobalVariable *Site = site(F, P);
+    Instruction *After = P.Inst->getNextNode();
+    if (!After)
+      return;
+    IRBuilder<> B(After);
+    B.SetCurrentDebugLocation(P.Inst->getDebugLoc());
+    unsigned Lanes = 1;
+    Type *Shaped = P.Floats[0]->getType();
+    if (auto *VT = dyn_cast<FixedVectorType>(Shaped))
+      Lanes = VT->getNumElements();
+    FunctionCallee Check = checker(P.FloatTy);
+    Constant *Zero = ConstantFP::get(P.FloatTy, 0.0);
+    for (unsigned K = 0; K < Lanes; ++K) {
+      Value *Ops[3] = {Zero, Zero, Zero};
+      for (unsigned J = 0; J < P.Floats.size(); ++J)
+        Ops[J] = lane(B, P.Floats[J], K);
+      Value *R = Zero;
+      if (P.Result) {
+        R = lane(B, P.Result, K);
+        // The narrowed result of an fptrunc widens back exactly (it is never a signalling
+        // NaN), so it travels in the source type.
+        if (P.ResultInSourceType)
+          R = B.CreateFPExt(R, P.FloatTy);
+      }
+      Value *Int = ConstantInt::get(I64, 0);
+      if (P.Int)
+        Int = B.CreateSExtOrTrunc(lane(B, P.Int, K), I64);
+      if (P.FloatTy->isX86_FP80Ty()) {
+        if (!F80Slots) {
+          IRBuilder<> EntryB(&*F.getEntryBlock().getFirstInsertionPt());
+          F80Slots = EntryB.CreateAlloca(ArrayType::get(P.FloatTy, 4), nullptr, "numfuzz.f80");
+          F80Slots->setAlignment(Align(16));
+        }
+        Value *Vals[4] = {Ops[0], Ops[1], Ops[2], R};
+        for (unsigned J = 0; J < 4; ++J)
+          B.CreateStore(Vals[J], B.CreateConstInBoundsGEP2_32(F80Slots->getAllocatedType(), F80Slots, 0, J));
+        B.CreateCall(Check, {Site, F80Slots, Int});
+      } else {
+        B.CreateCall(Check, {Site, Ops[0], Ops[1], Ops[2], Int, R});
+      }
+    }
+  }
+
+  void emitConstructor() {
+    auto *Start = new GlobalVariable(M, I8, false, GlobalValue::ExternalLinkage, nullptr,
+                                     std::string("__start_") + NUMFUZZ_SITES_SECTION);
+    auto *Stop = new GlobalVariable(M, I8, false, GlobalValue::ExternalLinkage, nullptr,
+                                    std::string("__stop_") + NUMFUZZ_SITES_SECTION);
+    Start->setVisibility(GlobalValue::HiddenVisibility);
+    Stop->setVisibility(GlobalValue::HiddenVisibility);
+    FunctionCallee Register = M.getOrInsertFunction(
+        NUMFUZZ_SYM_REGISTER_SITES, FunctionType::get(Type::getVoidTy(Ctx), {PtrTy, PtrTy}, false));
+    Function *Ctor = Function::Create(FunctionType::get(Type::getVoidTy(Ctx), false), GlobalValue::InternalLinkage,
+                                      "numfuzz.module_ctor", M);
+    IRBuilder<> B(BasicBlock::Create(Ctx, "", Ctor));
+    B.CreateCall(Register, {Start, Stop});
+    B.CreateRetVoid();
+    // Before ordinary constructors (65535), so sites are numbered before any program code
+    // runs; sancov's guard constructors use the same early priority.
+    appendToGlobalCtors(M, Ctor, 2);
+  }
+};
+
+struct NumfuzzPass : PassInfoMixin<NumfuzzPass> {
+  PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
+    return Instrumenter(M).run() ? PreservedAnalyses::none() : PreservedAnalyses::all();
+  }
+  static bool isRequired() { return true; }
+};
+
+} // namespace
+
+extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
+  return {LLVM_PLUGIN_API_VERSION, "numfuzz", "1", [](PassBuilder &PB) {
+            PB.registerPipelineStartEPCallback(
+                [](ModulePassManager &MPM, OptimizationLevel) { MPM.addPass(NumfuzzPass()); });
+          }};
+}

@@ -1,0 +1,3 @@
+fn main() {
+    numfuzz_cc::main_with(true)
+}

@@ -1,0 +1,296 @@
+//! `numfuzz-cc` / `numfuzz-c++`: drop-in clang wrappers.
+//!
+//! A compile gets sancov `trace-pc-guard` edges, `-ffp-contract=off` (so `a*b+c` stays two
+//! checked operations), the numfuzz LLVM pass and `numfuzz.h` on the include path; a link of
+//! an executable gets the numfuzz runtime. Two environment switches change the build:
+//! `NUMFUZZ_CC_NO_CHECKS=1` (edges only, for overhead measurements) and
+//! `NUMFUZZ_CC_COVERAGE=1` (llvm-cov source coverage, no numfuzz instrumentation).
+//!
+//! Compiles and links go through libafl_cc's `ClangWrapper`. Invocations that only ask clang
+//! something (`--version`, `-print-*`, `-dumpmachine`), preprocess (`-E`, `-M`) or compile
+//! several files without `-o` are passed to clang directly, because `ClangWrapper` would
+//! invent an output file for them.
+
+use libafl_cc::{ClangWrapper, CompilerWrapper, ToolWrapper};
+use numfuzz_abi::{c_header::symbols, env as abi_env};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// What the build instruments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Edges, checkers, ErrBits and the runtime.
+    Fuzz,
+    /// Edges and the runtime, no checkers.
+    EdgesOnly,
+    /// llvm-cov source coverage and the runtime's replay `main`; no numfuzz instrumentation.
+    Coverage,
+}
+
+impl Mode {
+    pub fn from_env() -> Mode {
+        let on = |name: &str| std::env::var(name).is_ok_and(|v| !v.is_empty() && v != "0");
+        if on(abi_env::CC_COVERAGE) {
+            Mode::Coverage
+        } else if on(abi_env::CC_NO_CHECKS) {
+            Mode::EdgesOnly
+        } else {
+            Mode::Fuzz
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum WrapperError {
+    #[error("the numfuzz runtime library is missing: {0} does not exist; build it with `cargo build --release` in the numfuzz checkout (or point NUMFUZZ_RUNTIME_DIR at its directory)")]
+    MissingRuntime(PathBuf),
+    #[error("the numfuzz LLVM pass is missing: {0} does not exist; rebuild numfuzz-cc with `cargo build --release`")]
+    MissingPass(PathBuf),
+    #[error("cannot run {0}: {1}")]
+    Spawn(String, std::io::Error),
+    #[error("{0:?}")]
+    Wrapper(libafl_cc::Error),
+}
+
+/// How clang is being invoked, from the arguments alone.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Invocation {
+    /// Only a question to the driver (`--version`, `-print-file-name=…`, `-v` alone, …).
+    pub query_only: bool,
+    /// `-E`, `-M` or `-MM`: preprocessing, output to stdout unless `-o`.
+    pub preprocess: bool,
+    /// `-c` or `-S`.
+    pub compile_only: bool,
+    pub shared: bool,
+    pub has_output: bool,
+    /// Number of source files (by extension, or any input after `-x LANG`).
+    pub sources: usize,
+}
+
+const SOURCE_EXTS: &[&str] = &["c", "cc", "cp", "cpp", "cxx", "c++", "C", "i", "ii", "m", "mm", "s", "S", "sx"];
+
+impl Invocation {
+    pub fn parse(args: &[String]) -> Invocation {
+        let mut inv = Invocation::default();
+        let mut lang_set = false;
+        let mut i = 0;
+        let mut flags_only = true;
+        while i < args.len() {
+            let a = args[i].as_str();
+            match a {
+                "-E" | "-M" | "-MM" => inv.preprocess = true,
+                "-c" | "-S" => inv.compile_only = true,
+                "-shared" => inv.shared = true,
+                "-o" => {
+                    inv.has_output = true;
+                    i += 1;
+                }
+                "-x" => {
+                    lang_set = args.get(i + 1).is_some_and(|l| l != "none");
+                    i += 1;
+                }
+                // Options whose next argument is a separate value.
+                "-I" | "-D" | "-U" | "-include" | "-isystem" | "-idirafter" | "-iquote" | "-MF" | "-MT" | "-MQ"
+                | "-L" | "-l" | "-Xlinker" | "-Xclang" | "-Xassembler" | "-mllvm" | "-target" | "--target"
+                | "-arch" | "-imacros" | "-isysroot" | "--sysroot" | "-T" | "-u" | "-z" => {
+                    i += 1;
+                }
+                _ if a.starts_with("-o") && a.len() > 2 => inv.has_output = true,
+                _ if !a.starts_with('-') || a == "-" => {
+                    flags_only = false;
+                    let is_source = Path::new(a)
+                        .extension()
+                        .and_then(|e| e.to_str())
+                        .is_some_and(|e| SOURCE_EXTS.contains(&e));
+                    if is_source || lang_set {
+                        inv.sources += 1;
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        let query = |a: &String| {
+            matches!(a.as_str(), "--version" | "-v" | "-dumpversion" | "-dumpmachine" | "--help" | "-###" | "-V" | "-qversion")
+                || a.starts_with("-print-")
+                || a.starts_with("--print-")
+        };
+        inv.query_only = flags_only && args.iter().any(query);
+        inv
+    }
+
+    pub fn links(&self) -> bool {
+        !self.query_only && !self.preprocess && !self.compile_only
+    }
+}
+
+/// Paths baked in at build time (overridable by environment for relocated installs).
+pub struct Toolchain {
+    pub clang: PathBuf,
+    pub clangxx: PathBuf,
+    pub pass: PathBuf,
+    pub include: PathBuf,
+    pub runtime_dir: PathBuf,
+}
+
+impl Toolchain {
+    pub fn locate() -> Toolchain {
+        let exe_dir = std::env::current_exe()
+            .ok()
+            .and_then(|p| p.canonicalize().ok())
+            .and_then(|p| p.parent().map(Path::to_path_buf))
+            .unwrap_or_else(|| PathBuf::from("."));
+        let runtime_dir = std::env::var_os(abi_env::CC_RUNTIME_DIR).map(PathBuf::from).unwrap_or(exe_dir);
+        Toolchain {
+            clang: PathBuf::from(env!("NUMFUZZ_CLANG")),
+            clangxx: PathBuf::from(env!("NUMFUZZ_CLANGXX")),
+            pass: PathBuf::from(env!("NUMFUZZ_PASS_PATH")),
+            include: PathBuf::from(env!("NUMFUZZ_INCLUDE_DIR")),
+            runtime_dir,
+        }
+    }
+
+    pub fn runtime_lib(&self) -> PathBuf {
+        self.runtime_dir.join("libnumfuzz_runtime.a")
+    }
+}
+
+/// Flags added to every invocation that compiles source files.
+pub fn compile_flags(mode: Mode, tc: &Toolchain) -> Vec<String> {
+    let mut flags = vec![
+        // Source-level semantics: each `a*b+c` is two checked, separately rounded operations.
+        "-ffp-contract=off".to_string(),
+        format!("-I{}", tc.include.display()),
+        "-D__NUMFUZZ__=1".to_string(),
+    ];
+    match mode {
+        Mode::Fuzz => {
+            flags.push("-fsanitize-coverage=trace-pc-guard".into());
+            flags.push(format!("-fpass-plugin={}", tc.pass.display()));
+        }
+        Mode::EdgesOnly => flags.push("-fsanitize-coverage=trace-pc-guard".into()),
+        Mode::Coverage => {
+            flags.push("-fprofile-instr-generate".into());
+            flags.push("-fcoverage-mapping".into());
+        }
+    }
+    flags
+}
+
+/// Flags added when linking an executable.
+pub fn link_flags(mode: Mode, tc: &Toolchain) -> Vec<String> {
+    let mut flags = vec![
+        tc.runtime_lib().display().to_string(),
+        // Pull in the runtime's constructor (forkserver) and marker even when the program
+        // has its own main and references nothing else of the runtime.
+        format!("-Wl,-u,{}", symbols::ANCHOR),
+    ];
+    if mode == Mode::Coverage {
+        flags.push("-fprofile-instr-generate".into());
+    }
+    // Native libraries the Rust runtime needs (`rustc --print native-static-libs`).
+    flags.extend(["-lgcc_s", "-lutil", "-lrt", "-lpthread", "-lm", "-ldl"].map(String::from));
+    flags
+}
+
+fn verbose() -> bool {
+    std::env::var(abi_env::CC_VERBOSE).is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+fn run_direct(compiler: &Path, args: &[String], extra: &[String]) -> Result<i32, WrapperError> {
+    let mut cmd = Command::new(compiler);
+    cmd.args(args).args(extra);
+    if verbose() {
+        eprintln!("numfuzz-cc: {cmd:?}");
+    }
+    let status = cmd.status().map_err(|e| WrapperError::Spawn(compiler.display().to_string(), e))?;
+    Ok(status.code().unwrap_or(1))
+}
+
+/// Runs the wrapper on `args` (without argv\[0\]); returns clang's exit code.
+pub fn run(args: &[String], cpp: bool) -> Result<i32, WrapperError> {
+    let tc = Toolchain::locate();
+    let mode = Mode::from_env();
+    let compiler = if cpp { &tc.clangxx } else { &tc.clang };
+    let inv = Invocation::parse(args);
+
+    if inv.query_only || args.is_empty() {
+        return run_direct(compiler, args, &[]);
+    }
+    if inv.preprocess {
+        // Only what changes preprocessing: configure scripts treat any stderr output of
+        // `$CC -E` (such as "argument unused") as a broken preprocessor.
+        let extra = [format!("-I{}", tc.include.display()), "-D__NUMFUZZ__=1".to_string()];
+        return run_direct(compiler, args, &extra);
+    }
+    if mode == Mode::Fuzz && inv.sources > 0 && !tc.pass.exists() {
+        return Err(WrapperError::MissingPass(tc.pass.clone()));
+    }
+    let links = inv.links() && !inv.shared;
+    if links && !tc.runtime_lib().exists() {
+        return Err(WrapperError::MissingRuntime(tc.runtime_lib()));
+    }
+    let compile = if inv.sources > 0 { compile_flags(mode, &tc) } else { Vec::new() };
+    if !inv.has_output && !inv.links() {
+        // `-c a.c b.c` or `-S a.c`: clang names the outputs itself.
+        return run_direct(compiler, args, &compile);
+    }
+
+    let mut cc = ClangWrapper::new();
+    let name = if cpp { "numfuzz-c++" } else { "numfuzz-cc" };
+    let mut argv = vec![name.to_string()];
+    argv.extend(args.iter().cloned());
+    cc.wrapped_cc(tc.clang.display().to_string())
+        .wrapped_cxx(tc.clangxx.display().to_string())
+        .dont_optimize()
+        .cpp(cpp)
+        .silence(!verbose())
+        .parse_args(&argv)
+        .map_err(WrapperError::Wrapper)?;
+    cc.add_args(&compile);
+    if links {
+        cc.add_link_args(&link_flags(mode, &tc));
+    }
+    Ok(cc.run().map_err(WrapperError::Wrapper)?.unwrap_or(1))
+}
+
+/// Entry point shared by both binaries.
+pub fn main_with(cpp: bool) -> ! {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args, cpp) {
+        Ok(code) => std::process::exit(code),
+        Err(e) => {
+            eprintln!("{}: error: {e}", if cpp { "numfuzz-c++" } else { "numfuzz-cc" });
+            std::process::exit(1)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn inv(args: &str) -> Invocation {
+        Invocation::parse(&args.split_whitespace().map(String::from).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn classifies_invocations() {
+        assert!(inv("--version").query_only);
+        assert!(inv("-print-file-name=libgcc.a").query_only);
+        assert!(!inv("-v foo.c").query_only);
+        let c = inv("-O2 -c foo.c -o foo.o");
+        assert!(c.compile_only && c.has_output && c.sources == 1 && !c.links());
+        let l = inv("foo.o bar.o -lm -o prog");
+        assert!(l.links() && l.sources == 0);
+        let one = inv("foo.c -o prog");
+        assert!(one.links() && one.sources == 1);
+        assert!(inv("-E foo.c").preprocess);
+        assert!(inv("-MM foo.c").preprocess);
+        assert!(!inv("-MD -c foo.c").preprocess);
+        assert!(inv("-shared -fPIC a.o -o liba.so").shared);
+        assert_eq!(inv("-x c - -o x").sources, 1);
+        assert_eq!(inv("-c a.c b.cpp -I inc").sources, 2);
+        assert!(inv("-ofoo foo.c").has_output);
+    }
+}

@@ -1,0 +1,135 @@
+//! Generates `numfuzz_abi.h`, the C view of this contract, for the LLVM pass and `numfuzz.h`.
+
+use crate::op::{FloatType, Op, OpShape};
+use crate::signature::FieldType;
+use crate::site::SITE_UNASSIGNED;
+use std::fmt::Write;
+
+/// Runtime entry points called by instrumented code.
+pub mod symbols {
+    /// `void (const numfuzz_site_t *, float a, float b, float c, int64_t i, float r)`
+    pub const CHECK_F32: &str = "__numfuzz_check_f32";
+    /// `void (const numfuzz_site_t *, double a, double b, double c, int64_t i, double r)`
+    pub const CHECK_F64: &str = "__numfuzz_check_f64";
+    /// `void (const numfuzz_site_t *, const long double abcr[4], int64_t i)`: x86_fp80
+    /// operands a, b, c and result r in 16-byte slots.
+    pub const CHECK_F80: &str = "__numfuzz_check_f80";
+    /// `void (numfuzz_site_t *start, numfuzz_site_t *stop)`: called by every instrumented
+    /// module's constructor with the bounds of the site section.
+    pub const REGISTER_SITES: &str = "__numfuzz_register_sites";
+    /// `size_t (unsigned field, unsigned type_code)`: offset of a field of the harness's
+    /// signature, checking its type.
+    pub const FIELD_OFFSET: &str = "numfuzz_field_offset";
+    /// `void (void)`: the harness reports that the library handled the error.
+    pub const HANDLED: &str = "numfuzz_handled";
+    /// A symbol that `numfuzz-cc` forces into every link so the runtime's constructor (AFL++
+    /// forkserver) and marker are present even in programs with their own `main`.
+    pub const ANCHOR: &str = "__numfuzz_anchor";
+
+    pub const ALL: [&str; 7] = [CHECK_F32, CHECK_F64, CHECK_F80, REGISTER_SITES, FIELD_OFFSET, HANDLED, ANCHOR];
+}
+
+/// Stride of an x86_fp80 slot in the operand array passed to the f80 checker.
+pub const F80_SLOT: usize = 16;
+
+fn shape_code(shape: OpShape) -> u32 {
+    match shape {
+        OpShape::Infix(_) => 0,
+        OpShape::Ternary => 1,
+        OpShape::ToInt => 2,
+        OpShape::Narrow => 3,
+        OpShape::Unary => 4,
+        OpShape::Binary => 5,
+        OpShape::FloatInt => 6,
+    }
+}
+
+/// The header text.
+pub fn generate() -> String {
+    let mut h = String::new();
+    let w = &mut h;
+    writeln!(w, "/* numfuzz_abi.h: generated from the numfuzz-abi crate. Do not edit. */").unwrap();
+    writeln!(w, "#ifndef NUMFUZZ_ABI_H\n#define NUMFUZZ_ABI_H\n\n#include <stdint.h>\n").unwrap();
+    writeln!(w, "#define NUMFUZZ_ABI_VERSION {}u", crate::ABI_VERSION).unwrap();
+    writeln!(w, "#define NUMFUZZ_SIGNATURE_SECTION \"{}\"", crate::SIGNATURE_SECTION).unwrap();
+    writeln!(w, "#define NUMFUZZ_SITES_SECTION \"{}\"", crate::SITES_SECTION).unwrap();
+    writeln!(w, "#define NUMFUZZ_RUNTIME_SECTION \"{}\"", crate::RUNTIME_SECTION).unwrap();
+    writeln!(w, "#define NUMFUZZ_RUNTIME_MARKER \"{}{}\"", crate::RUNTIME_MARKER_PREFIX, crate::ABI_VERSION).unwrap();
+    writeln!(w, "#define NUMFUZZ_SITE_UNASSIGNED 0x{SITE_UNASSIGNED:X}u").unwrap();
+    writeln!(w, "#define NUMFUZZ_F80_SLOT {F80_SLOT}").unwrap();
+    writeln!(w).unwrap();
+    for t in FloatType::ALL {
+        writeln!(w, "#define NUMFUZZ_TYPE_{} {}", t.name().to_uppercase(), t as u8).unwrap();
+    }
+    writeln!(w).unwrap();
+    for t in FieldType::ALL {
+        writeln!(w, "#define NUMFUZZ_FIELD_{} {}u", t.name().to_uppercase(), t.code()).unwrap();
+    }
+    writeln!(w).unwrap();
+    for &op in Op::ALL {
+        writeln!(w, "#define NUMFUZZ_OP_{} {}", op.name().to_uppercase(), op as u16).unwrap();
+    }
+    writeln!(w, "\n/* Operand shapes. */").unwrap();
+    for (name, shape) in [
+        ("INFIX", OpShape::Infix("")),
+        ("TERNARY", OpShape::Ternary),
+        ("TO_INT", OpShape::ToInt),
+        ("NARROW", OpShape::Narrow),
+        ("UNARY", OpShape::Unary),
+        ("BINARY", OpShape::Binary),
+        ("FLOAT_INT", OpShape::FloatInt),
+    ] {
+        writeln!(w, "#define NUMFUZZ_SHAPE_{name} {}", shape_code(shape)).unwrap();
+    }
+    writeln!(w, "\n/* Every libm name the pass recognises: X(\"name\", type, op, shape). */").unwrap();
+    writeln!(w, "#define NUMFUZZ_LIBM_CALLS(X) \\").unwrap();
+    for &op in Op::ALL.iter().filter(|op| op.is_libm()) {
+        for t in FloatType::ALL {
+            for name in op.call_names(t) {
+                writeln!(
+                    w,
+                    "  X(\"{name}\", NUMFUZZ_TYPE_{}, NUMFUZZ_OP_{}, {}) \\",
+                    t.name().to_uppercase(),
+                    op.name().to_uppercase(),
+                    shape_code(op.shape())
+                )
+                .unwrap();
+            }
+        }
+    }
+    writeln!(w, "\n").unwrap();
+    writeln!(
+        w,
+        "/* One per checked operation, in section NUMFUZZ_SITES_SECTION; see numfuzz-abi's site.rs. */\n\
+         typedef struct numfuzz_site {{\n  uint32_t id;\n  uint16_t op;\n  uint8_t ty;\n  uint8_t aux;\n  \
+         uint32_t line;\n  uint32_t column;\n  const char *file;\n  const char *directory;\n  const char *function;\n\
+         }} numfuzz_site_t;\n"
+    )
+    .unwrap();
+    for (name, sym) in [
+        ("CHECK_F32", symbols::CHECK_F32),
+        ("CHECK_F64", symbols::CHECK_F64),
+        ("CHECK_F80", symbols::CHECK_F80),
+        ("REGISTER_SITES", symbols::REGISTER_SITES),
+        ("FIELD_OFFSET", symbols::FIELD_OFFSET),
+        ("HANDLED", symbols::HANDLED),
+        ("ANCHOR", symbols::ANCHOR),
+    ] {
+        writeln!(w, "#define NUMFUZZ_SYM_{name} \"{sym}\"").unwrap();
+    }
+    writeln!(w, "\n#endif /* NUMFUZZ_ABI_H */").unwrap();
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn header_lists_the_contract() {
+        let h = super::generate();
+        assert!(h.contains("#define NUMFUZZ_OP_FMUL 3"));
+        assert!(h.contains("X(\"expl\", NUMFUZZ_TYPE_F80, NUMFUZZ_OP_EXP, 4)"));
+        assert!(h.contains("X(\"lgammaf_r\", NUMFUZZ_TYPE_F32, NUMFUZZ_OP_LGAMMA, 4)"));
+        assert!(h.contains("#define NUMFUZZ_FIELD_U64 10u"));
+        assert!(h.contains("#define NUMFUZZ_SYM_CHECK_F64 \"__numfuzz_check_f64\""));
+    }
+}

@@ -1,0 +1,36 @@
+//! Environment variables read by numfuzz targets (and set by the fuzzer).
+
+/// SysV shared-memory id of the numfuzz region (header, ErrBits map, exception map). When it
+/// is set, the runtime records exceptions into the region and keeps running.
+pub const SHM_ID: &str = "NUMFUZZ_SHM_ID";
+/// `0` makes a standalone run report every exception and exit 0 instead of aborting on the
+/// first one.
+pub const ABORT: &str = "NUMFUZZ_ABORT";
+/// `json` makes the runtime print one JSON object per exception (and one per input) on stderr.
+pub const REPORT: &str = "NUMFUZZ_REPORT";
+/// A path (or `-` for stdout): the target writes its site table as JSON there and exits.
+pub const SITES: &str = "NUMFUZZ_SITES";
+/// Path of an in-process campaign configuration written by `numfuzz run`. When set, the
+/// target's `main` runs the LibAFL engine linked into it instead of replaying files.
+pub const ENGINE: &str = "NUMFUZZ_ENGINE";
+/// Set by `numfuzz-cc` users: build with edge coverage only, without checkers (for overhead
+/// measurements).
+pub const CC_NO_CHECKS: &str = "NUMFUZZ_CC_NO_CHECKS";
+/// Set by `numfuzz-cc` users: build for llvm-cov source coverage, without any numfuzz
+/// instrumentation.
+pub const CC_COVERAGE: &str = "NUMFUZZ_CC_COVERAGE";
+/// Makes `numfuzz-cc` print the clang command lines it runs.
+pub const CC_VERBOSE: &str = "NUMFUZZ_CC_VERBOSE";
+/// Overrides where `numfuzz-cc` looks for `libnumfuzz_runtime.a`.
+pub const CC_RUNTIME_DIR: &str = "NUMFUZZ_RUNTIME_DIR";
+
+/// AFL++'s coverage map id (SysV shared memory).
+pub const AFL_SHM_ID: &str = "__AFL_SHM_ID";
+/// AFL++'s shared-memory test case id.
+pub const AFL_SHM_FUZZ_ID: &str = "__AFL_SHM_FUZZ_ID";
+/// AFL++'s coverage map size.
+pub const AFL_MAP_SIZE: &str = "AFL_MAP_SIZE";
+/// Set by a fuzzer that drives the target in persistent mode.
+pub const AFL_PERSISTENT: &str = "__AFL_PERSISTENT";
+/// The AFL forkserver's control (read) file descriptor; status is this + 1.
+pub const FORKSRV_FD: i32 = 198;

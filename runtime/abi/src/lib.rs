@@ -1,0 +1,39 @@
+//! The contract between a numfuzz target and the numfuzz fuzzer, defined once.
+//!
+//! Everything both sides must agree on lives here: exception kinds and their slot numbering,
+//! the operation codes the LLVM pass records, the static site record, the shared-memory
+//! layout, environment variable names, the input signature and its encoding, the JSON
+//! report format, and the ErrBits distance. The LLVM pass (C++) gets the same definitions
+//! through [`c_header::generate`], which `numfuzz-cc`'s build script turns into
+//! `numfuzz_abi.h`.
+
+pub mod c_header;
+pub mod env;
+pub mod errbits;
+pub mod decimal;
+pub mod kind;
+pub mod op;
+pub mod report;
+pub mod shm;
+pub mod signature;
+pub mod site;
+pub mod value;
+
+pub use kind::ExceptionKind;
+pub use op::{FloatType, Op};
+pub use signature::{FieldType, Signature};
+pub use value::Value;
+
+/// Version of this contract. Bumped on any incompatible change of a layout or meaning; the
+/// runtime refuses a shared-memory region of another version and the fuzzer refuses a target
+/// whose runtime marker names another version.
+pub const ABI_VERSION: u32 = 1;
+
+/// Name of the ELF section holding the harness's `NUMFUZZ_SIGNATURE` string.
+pub const SIGNATURE_SECTION: &str = "__numfuzz_sig";
+/// Name of the ELF section holding the static site records emitted by the pass.
+pub const SITES_SECTION: &str = "__numfuzz_sites";
+/// Name of the ELF section holding the runtime's marker string (`numfuzz-runtime abi=N`).
+pub const RUNTIME_SECTION: &str = "__numfuzz_rt";
+/// Prefix of the runtime marker string; the ABI version follows it in decimal.
+pub const RUNTIME_MARKER_PREFIX: &str = "numfuzz-runtime abi=";

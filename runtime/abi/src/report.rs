@@ -1,0 +1,136 @@
+//! The exception report a target prints (one JSON object per line with
+//! `NUMFUZZ_REPORT=json`, a UBSan-style line otherwise).
+
+use crate::kind::ExceptionKind;
+use crate::op::{FloatType, Op, OpShape};
+use crate::site::SiteInfo;
+use serde::{Deserialize, Serialize};
+
+/// One line of a target's JSON report stream.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum ReportEvent {
+    /// An exception raised at a site (once per (site, kind) per input).
+    Exception(ExceptionReport),
+    /// The end of one input's run.
+    InputDone(InputSummary),
+}
+
+/// A floating-point exception at a site, with the operation's values.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ExceptionReport {
+    pub kind: ExceptionKind,
+    #[serde(flatten)]
+    pub site: SiteInfo,
+    /// Operands as shortest round-trip decimals (integers in decimal).
+    pub operands: Vec<String>,
+    /// Operands as C99 hex floats (integers in hex).
+    pub operands_hex: Vec<String>,
+    /// Result as a shortest round-trip decimal, when the operation has a float result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_hex: Option<String>,
+    /// The input file being replayed (absent for stdin and in-process runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<String>,
+}
+
+/// Summary after one input.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InputSummary {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<String>,
+    /// Distinct (site, kind) pairs raised.
+    pub exceptions: u32,
+    /// The harness called `NUMFUZZ_HANDLED()`.
+    pub handled: bool,
+}
+
+fn callee(op: Op, ty: FloatType) -> String {
+    format!("{}{}", op.name(), ty.libm_suffix())
+}
+
+impl ExceptionReport {
+    /// The operation with its values, e.g. `2.6e154 * 1.1e155 = inf` or `exp(710.0) = inf`.
+    pub fn expression(&self) -> String {
+        let ops = &self.operands;
+        let arg = |i: usize| ops.get(i).map(String::as_str).unwrap_or("?");
+        let result = self.result.as_deref().unwrap_or("?");
+        let site = &self.site;
+        match site.op.shape() {
+            OpShape::Infix(sym) => format!("{} {sym} {} = {result}", arg(0), arg(1)),
+            OpShape::Ternary => format!("{}({}, {}, {}) = {result}", site.op, arg(0), arg(1), arg(2)),
+            OpShape::ToInt => format!("{} {} to {}", site.op, arg(0), site.to.as_deref().unwrap_or("int")),
+            OpShape::Narrow => {
+                format!("{} {} to {} = {result}", site.op, arg(0), site.to.as_deref().unwrap_or("?"))
+            }
+            OpShape::Unary => format!("{}({}) = {result}", callee(site.op, site.ty), arg(0)),
+            OpShape::Binary | OpShape::FloatInt => {
+                format!("{}({}, {}) = {result}", callee(site.op, site.ty), arg(0), arg(1))
+            }
+        }
+    }
+
+    /// The UBSan-style line printed by a standalone target:
+    /// `exprel.c:55:21: floating-point exception: Overflow in fmul (2.6e154 * 1.1e155 = inf) [numfuzz]`.
+    pub fn human_line(&self) -> String {
+        let what = if self.site.op.is_libm() { callee(self.site.op, self.site.ty) } else { self.site.op.to_string() };
+        format!(
+            "{}: floating-point exception: {} in {} ({}) in {} [numfuzz]",
+            self.site.location(),
+            self.kind,
+            what,
+            self.expression(),
+            if self.site.function.is_empty() { "?" } else { &self.site.function }
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(op: Op, operands: &[&str], result: Option<&str>) -> ExceptionReport {
+        ExceptionReport {
+            kind: ExceptionKind::Overflow,
+            site: SiteInfo {
+                id: 3,
+                op,
+                ty: FloatType::F64,
+                to: None,
+                file: "exprel.c".into(),
+                directory: "/src".into(),
+                line: 55,
+                column: 21,
+                function: "exprel".into(),
+            },
+            operands: operands.iter().map(|s| s.to_string()).collect(),
+            operands_hex: vec![],
+            result: result.map(str::to_string),
+            result_hex: None,
+            input: None,
+        }
+    }
+
+    #[test]
+    fn human_line_reads_like_ubsan() {
+        let r = report(Op::FMul, &["2.6e154", "1.1e155"], Some("inf"));
+        assert_eq!(
+            r.human_line(),
+            "exprel.c:55:21: floating-point exception: Overflow in fmul (2.6e154 * 1.1e155 = inf) in exprel [numfuzz]"
+        );
+        assert_eq!(report(Op::Exp, &["710.0"], Some("inf")).expression(), "exp(710.0) = inf");
+    }
+
+    #[test]
+    fn json_lines_are_tagged_and_flat() {
+        let r = ReportEvent::Exception(report(Op::Pow, &["0.0", "-1.0"], Some("inf")));
+        let text = serde_json::to_string(&r).unwrap();
+        assert!(text.starts_with(r#"{"event":"exception","kind":"Overflow","id":3,"op":"pow""#), "{text}");
+        let back: ReportEvent = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, r);
+        let done: ReportEvent = serde_json::from_str(r#"{"event":"input_done","exceptions":2,"handled":true}"#).unwrap();
+        assert_eq!(done, ReportEvent::InputDone(InputSummary { input: None, exceptions: 2, handled: true }));
+    }
+}

@@ -1,0 +1,360 @@
+//! Input signatures: the typed argument vector a harness decodes from its input bytes.
+//!
+//! Fields are little-endian, packed in order, without padding. A shorter input reads as if
+//! zero-padded; a longer one is truncated.
+
+use crate::op::FloatType;
+use crate::value::{Float, Value};
+use std::fmt;
+use std::ops::Range;
+use std::str::FromStr;
+
+/// Type of one input field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FieldType {
+    Float(FloatType),
+    I8,
+    I16,
+    I32,
+    I64,
+    U8,
+    U16,
+    U32,
+    U64,
+}
+
+impl FieldType {
+    pub const ALL: [FieldType; 11] = [
+        FieldType::Float(FloatType::F32),
+        FieldType::Float(FloatType::F64),
+        FieldType::Float(FloatType::F80),
+        FieldType::I8,
+        FieldType::I16,
+        FieldType::I32,
+        FieldType::I64,
+        FieldType::U8,
+        FieldType::U16,
+        FieldType::U32,
+        FieldType::U64,
+    ];
+
+    /// Code used by `numfuzz.h`'s typed readers to say which type they expect.
+    pub fn code(self) -> u32 {
+        FieldType::ALL.iter().position(|&t| t == self).expect("listed") as u32
+    }
+
+    pub fn from_code(code: u32) -> Option<FieldType> {
+        FieldType::ALL.get(code as usize).copied()
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            FieldType::Float(t) => t.name(),
+            FieldType::I8 => "i8",
+            FieldType::I16 => "i16",
+            FieldType::I32 => "i32",
+            FieldType::I64 => "i64",
+            FieldType::U8 => "u8",
+            FieldType::U16 => "u16",
+            FieldType::U32 => "u32",
+            FieldType::U64 => "u64",
+        }
+    }
+
+    /// Encoded size in bytes.
+    pub fn size(self) -> usize {
+        match self {
+            FieldType::Float(FloatType::F32) => 4,
+            FieldType::Float(FloatType::F64) => 8,
+            FieldType::Float(FloatType::F80) => 10,
+            FieldType::I8 | FieldType::U8 => 1,
+            FieldType::I16 | FieldType::U16 => 2,
+            FieldType::I32 | FieldType::U32 => 4,
+            FieldType::I64 | FieldType::U64 => 8,
+        }
+    }
+
+    pub fn is_signed(self) -> bool {
+        matches!(self, FieldType::I8 | FieldType::I16 | FieldType::I32 | FieldType::I64)
+    }
+
+    pub fn float_type(self) -> Option<FloatType> {
+        match self {
+            FieldType::Float(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// Smallest and largest value of an integer field.
+    pub fn int_range(self) -> Option<(i128, i128)> {
+        if self.float_type().is_some() {
+            return None;
+        }
+        let bits = self.size() as u32 * 8;
+        Some(if self.is_signed() {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        } else {
+            (0, (1i128 << bits) - 1)
+        })
+    }
+
+    /// Decodes one field from exactly `self.size()` bytes.
+    pub fn decode(self, bytes: &[u8]) -> Value {
+        assert_eq!(bytes.len(), self.size());
+        match self {
+            FieldType::Float(FloatType::F32) => {
+                Value::Float(Float::from_f32(f32::from_le_bytes(bytes.try_into().expect("4 bytes"))))
+            }
+            FieldType::Float(FloatType::F64) => {
+                Value::Float(Float::from_f64(f64::from_le_bytes(bytes.try_into().expect("8 bytes"))))
+            }
+            FieldType::Float(FloatType::F80) => Value::Float(Float::from_f80_bytes(bytes.try_into().expect("10 bytes"))),
+            int => {
+                let mut w = [0u8; 16];
+                w[..bytes.len()].copy_from_slice(bytes);
+                let raw = u128::from_le_bytes(w);
+                let bits = int.size() as u32 * 8;
+                let value = if int.is_signed() && (raw >> (bits - 1)) & 1 == 1 {
+                    (raw | (u128::MAX << bits)) as i128
+                } else {
+                    raw as i128
+                };
+                Value::Int { ty: int, value }
+            }
+        }
+    }
+
+    /// Parses a value of this type from text (decimal/hex float literals, integers).
+    pub fn parse_value(self, text: &str) -> Result<Value, SignatureError> {
+        match self {
+            FieldType::Float(t) => Float::parse(t, text)
+                .map(Value::Float)
+                .map_err(|e| SignatureError::BadValue(e.to_string())),
+            int => {
+                let t = text.trim();
+                let parsed = if let Some(h) = t.strip_prefix("0x") {
+                    i128::from_str_radix(h, 16).ok()
+                } else {
+                    t.parse::<i128>().ok()
+                };
+                let (lo, hi) = int.int_range().expect("integer type");
+                match parsed {
+                    Some(v) if (lo..=hi).contains(&v) => Ok(Value::Int { ty: int, value: v }),
+                    _ => Err(SignatureError::BadValue(format!("`{t}` is not a {} (range {lo}..={hi})", int.name()))),
+                }
+            }
+        }
+    }
+}
+
+impl fmt::Display for FieldType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SignatureError {
+    #[error("unknown field type `{field}` in signature `{spec}` (expected a comma-separated list of f32, f64, f80, i8, i16, i32, i64, u8, u16, u32, u64)")]
+    UnknownType { field: String, spec: String },
+    #[error("empty signature (expected a comma-separated list of field types such as `f64,i32`)")]
+    Empty,
+    #[error("{0}")]
+    BadValue(String),
+    #[error("signature `{spec}` has {expected} fields but {got} values were given")]
+    Arity { spec: String, expected: usize, got: usize },
+}
+
+impl FromStr for FieldType {
+    type Err = SignatureError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        FieldType::ALL
+            .into_iter()
+            .find(|t| t.name() == s.trim())
+            .ok_or_else(|| SignatureError::UnknownType { field: s.trim().to_string(), spec: s.to_string() })
+    }
+}
+
+/// A harness's argument vector.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Signature {
+    fields: Vec<FieldType>,
+    offsets: Vec<usize>,
+}
+
+impl Signature {
+    pub fn new(fields: Vec<FieldType>) -> Signature {
+        let mut offsets = Vec::with_capacity(fields.len());
+        let mut at = 0;
+        for f in &fields {
+            offsets.push(at);
+            at += f.size();
+        }
+        Signature { fields, offsets }
+    }
+
+    pub fn parse(spec: &str) -> Result<Signature, SignatureError> {
+        if spec.trim().is_empty() {
+            return Err(SignatureError::Empty);
+        }
+        let fields = spec
+            .split(',')
+            .map(|f| {
+                f.parse::<FieldType>().map_err(|_| SignatureError::UnknownType {
+                    field: f.trim().to_string(),
+                    spec: spec.to_string(),
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Signature::new(fields))
+    }
+
+    pub fn fields(&self) -> &[FieldType] {
+        &self.fields
+    }
+
+    pub fn len(&self) -> usize {
+        self.fields.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.fields.is_empty()
+    }
+
+    /// Encoded size of one complete input.
+    pub fn size(&self) -> usize {
+        self.offsets.last().map_or(0, |o| o + self.fields.last().expect("non-empty").size())
+    }
+
+    /// Byte range of field `i`.
+    pub fn range(&self, i: usize) -> Range<usize> {
+        self.offsets[i]..self.offsets[i] + self.fields[i].size()
+    }
+
+    /// Decodes every field, zero-padding a short input.
+    pub fn decode(&self, input: &[u8]) -> Vec<Value> {
+        let mut padded = input.to_vec();
+        if padded.len() < self.size() {
+            padded.resize(self.size(), 0);
+        }
+        (0..self.len()).map(|i| self.fields[i].decode(&padded[self.range(i)])).collect()
+    }
+
+    /// Encodes values (one per field, of the field's type).
+    pub fn encode(&self, values: &[Value]) -> Result<Vec<u8>, SignatureError> {
+        if values.len() != self.len() {
+            return Err(SignatureError::Arity { spec: self.to_string(), expected: self.len(), got: values.len() });
+        }
+        let mut out = Vec::with_capacity(self.size());
+        for (field, value) in self.fields.iter().zip(values) {
+            match (field, value) {
+                (FieldType::Float(FloatType::F32), Value::Float(f)) if f.ty == FloatType::F32 => {
+                    out.extend_from_slice(&(f.bits as u32).to_le_bytes())
+                }
+                (FieldType::Float(FloatType::F64), Value::Float(f)) if f.ty == FloatType::F64 => {
+                    out.extend_from_slice(&(f.bits as u64).to_le_bytes())
+                }
+                (FieldType::Float(FloatType::F80), Value::Float(f)) if f.ty == FloatType::F80 => {
+                    out.extend_from_slice(&f.to_f80_bytes())
+                }
+                (int, Value::Int { ty, value }) if int == ty => {
+                    out.extend_from_slice(&value.to_le_bytes()[..int.size()]);
+                }
+                _ => {
+                    return Err(SignatureError::BadValue(format!(
+                        "a {} value cannot go into a {field} field",
+                        value.field_type()
+                    )))
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Parses one textual value per field (`"709.78, 3"`) and encodes them.
+    pub fn encode_text(&self, values: &[&str]) -> Result<Vec<u8>, SignatureError> {
+        if values.len() != self.len() {
+            return Err(SignatureError::Arity { spec: self.to_string(), expected: self.len(), got: values.len() });
+        }
+        let parsed = self
+            .fields
+            .iter()
+            .zip(values)
+            .map(|(f, v)| f.parse_value(v))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.encode(&parsed)
+    }
+}
+
+impl fmt::Display for Signature {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = self.fields.iter().map(|t| t.name()).collect();
+        f.write_str(&names.join(","))
+    }
+}
+
+impl FromStr for Signature {
+    type Err = SignatureError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Signature::parse(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_is_packed_little_endian() {
+        let sig = Signature::parse("f64, i32,f80,u8").unwrap();
+        assert_eq!(sig.to_string(), "f64,i32,f80,u8");
+        assert_eq!(sig.size(), 8 + 4 + 10 + 1);
+        assert_eq!(sig.range(2), 12..22);
+        let bytes = sig.encode_text(&["709.78271289338511", "-3", "1", "255"]).unwrap();
+        assert_eq!(&bytes[..8], &709.78271289338511f64.to_le_bytes());
+        assert_eq!(&bytes[8..12], &(-3i32).to_le_bytes());
+        assert_eq!(bytes[22], 255);
+        let values = sig.decode(&bytes);
+        assert_eq!(values[0].to_string(), "709.7827128933851");
+        assert_eq!(values[1], Value::Int { ty: FieldType::I32, value: -3 });
+        assert_eq!(values[2].to_string(), "1.0");
+        assert_eq!(values[3], Value::Int { ty: FieldType::U8, value: 255 });
+    }
+
+    #[test]
+    fn short_inputs_read_as_zero_padded() {
+        let sig = Signature::parse("f64,i32").unwrap();
+        let values = sig.decode(&[0, 0, 0, 0, 0, 0, 0xf0, 0x3f, 0x05, 0x01]);
+        assert_eq!(values[0].to_string(), "1.0");
+        assert_eq!(values[1].to_string(), "261");
+        let values = sig.decode(&[0, 0, 0, 0, 0, 0, 0xf0]);
+        assert_eq!(values[0].to_string(), "3.645561009778199e-304");
+        assert_eq!(values[1].to_string(), "0");
+        assert_eq!(sig.decode(&[]).len(), 2);
+    }
+
+    #[test]
+    fn bad_signatures_say_what_is_expected() {
+        let e = Signature::parse("f64,double").unwrap_err().to_string();
+        assert!(e.contains("`double`") && e.contains("f64, f80"), "{e}");
+        assert_eq!(Signature::parse(" ").unwrap_err(), SignatureError::Empty);
+        assert!(Signature::parse("i8").unwrap().encode_text(&["300"]).is_err());
+        assert!(Signature::parse("i8,i8").unwrap().encode_text(&["1"]).is_err());
+    }
+
+    #[test]
+    fn codes_round_trip() {
+        for t in FieldType::ALL {
+            assert_eq!(FieldType::from_code(t.code()), Some(t));
+            assert_eq!(t.name().parse::<FieldType>().unwrap(), t);
+        }
+    }
+
+    #[test]
+    fn hex_of_values() {
+        let sig = Signature::parse("i16,f32").unwrap();
+        let v = sig.decode(&sig.encode_text(&["-1", "0.5"]).unwrap());
+        assert_eq!(v[0].to_hex(), "0xffff");
+        assert_eq!(v[1].to_hex(), "0x1p-1");
+    }
+}

@@ -1,0 +1,20 @@
+//! Compiles the runtime's C shim (weak main, AFL++ markers, FP re-execution).
+
+fn main() {
+    println!("cargo:rerun-if-changed=src/shim.c");
+    println!("cargo:rerun-if-changed=abi/src");
+    let out = std::path::PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
+    std::fs::write(out.join("numfuzz_abi.h"), numfuzz_abi::c_header::generate()).expect("write numfuzz_abi.h");
+    cc::Build::new()
+        .file("src/shim.c")
+        .include(&out)
+        // Exact IEEE semantics for the re-executed operations: no contraction, honour the
+        // dynamic rounding mode, keep trapping semantics.
+        .flag_if_supported("-ffp-contract=off")
+        .flag_if_supported("-frounding-math")
+        .flag_if_supported("-fno-fast-math")
+        .flag_if_supported("-Wno-unknown-pragmas")
+        .flag_if_supported("-Wno-prio-ctor-dtor")
+        .opt_level(2)
+        .compile("numfuzz_shim");
+}

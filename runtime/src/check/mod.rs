@@ -1,0 +1,90 @@
+//! The checkers: which exceptions an operation raised (exactly) and how far it was from the
+//! others (ErrBits).
+//!
+//! Classification works on bit patterns only ([`Float`] never executes a floating-point
+//! instruction). When a result lies where flags are possible (non-normal, or at the edge of
+//! the normal range) arithmetic is re-executed on the FPU with cleared flags under a saved
+//! and restored environment; libm calls are classified by C11 Annex F.
+
+mod arith;
+mod conv;
+mod libm;
+mod limits;
+
+use numfuzz_abi::errbits::NOT_MEASURED;
+use numfuzz_abi::kind::ExceptionKind;
+use numfuzz_abi::op::{FloatType, Op};
+use numfuzz_abi::value::Float;
+
+pub use limits::Limits;
+
+/// Operands and result of one checked operation (unused ones are zero).
+#[derive(Clone, Copy, Debug)]
+pub struct Operands {
+    pub a: Float,
+    pub b: Float,
+    pub c: Float,
+    pub i: i64,
+    pub r: Float,
+}
+
+/// What the checker concluded: kinds raised (bit = [`ExceptionKind`] index) and ErrBits per
+/// kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    pub raised: u8,
+    pub errbits: [u8; 4],
+}
+
+impl Outcome {
+    pub fn new() -> Outcome {
+        Outcome { raised: 0, errbits: [NOT_MEASURED; 4] }
+    }
+
+    pub fn raised(&self, kind: ExceptionKind) -> bool {
+        self.raised & (1 << kind as u8) != 0
+    }
+
+    pub fn raise(&mut self, kind: ExceptionKind) {
+        self.raised |= 1 << kind as u8;
+    }
+
+    /// Sets the ErrBits of `kind`: 0 if it was raised, else `measure()` (which must be ≥ 1
+    /// or NOT_MEASURED).
+    pub fn measure(&mut self, kind: ExceptionKind, measure: impl FnOnce() -> u8) {
+        self.errbits[kind as usize] = if self.raised(kind) { 0 } else { measure() };
+    }
+
+    /// Fills the ErrBits of raised kinds that were not measured with 0.
+    pub fn finish(mut self) -> Outcome {
+        for k in ExceptionKind::ALL {
+            if self.raised(k) {
+                self.errbits[k as usize] = 0;
+            }
+        }
+        self
+    }
+}
+
+impl Default for Outcome {
+    fn default() -> Self {
+        Outcome::new()
+    }
+}
+
+/// Classifies one operation. `aux` is the site record's auxiliary byte.
+pub fn classify(op: Op, ty: FloatType, aux: u8, ops: &Operands) -> Outcome {
+    let out = match op {
+        Op::FAdd | Op::FSub | Op::FMul | Op::FDiv | Op::FRem | Op::FMulAdd | Op::Fma => arith::classify(op, ty, ops),
+        Op::FPToSI | Op::FPToUI => conv::to_int(op == Op::FPToSI, aux, ops.a),
+        Op::FPTrunc => match FloatType::from_code(aux) {
+            Some(dst) => conv::narrow(ty, dst, ops),
+            None => Outcome::new(),
+        },
+        _ => libm::classify(op, ty, ops),
+    };
+    out.finish()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,79 @@
+//! sancov `trace-pc-guard` edge coverage with AFL-style hit counts.
+//!
+//! Guards are numbered from 1 (0 marks an unnumbered guard range). The map is local memory
+//! until a fuzzer hands over its own (AFL++'s `__AFL_SHM_ID`).
+
+use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicUsize, Ordering};
+
+const LOCAL_SIZE: usize = 1 << 21;
+static mut LOCAL: [u8; LOCAL_SIZE] = [0; LOCAL_SIZE];
+
+static MAP: AtomicPtr<u8> = AtomicPtr::new(std::ptr::null_mut());
+static MAP_LEN: AtomicUsize = AtomicUsize::new(0);
+static NEXT: AtomicU32 = AtomicU32::new(1);
+
+fn ensure_map() {
+    if MAP.load(Ordering::Relaxed).is_null() {
+        MAP_LEN.store(LOCAL_SIZE, Ordering::Relaxed);
+        MAP.store((&raw mut LOCAL).cast(), Ordering::Release);
+    }
+}
+
+/// Map entries in use: guards + the unused entry 0.
+pub fn len() -> usize {
+    NEXT.load(Ordering::Acquire) as usize
+}
+
+/// The current map (local or a fuzzer's).
+pub fn map() -> (*mut u8, usize) {
+    ensure_map();
+    (MAP.load(Ordering::Acquire), MAP_LEN.load(Ordering::Acquire))
+}
+
+/// Redirects edge counting into `ptr[..len]` (a fuzzer's shared memory).
+pub fn use_map(ptr: *mut u8, len: usize) {
+    MAP_LEN.store(0, Ordering::Release);
+    MAP.store(ptr, Ordering::Release);
+    MAP_LEN.store(len, Ordering::Release);
+}
+
+/// Zeroes the entries in use.
+pub fn reset() {
+    let (ptr, cap) = map();
+    // SAFETY: the map holds `cap` bytes.
+    unsafe { std::ptr::write_bytes(ptr, 0, len().min(cap)) };
+}
+
+/// # Safety
+/// Called by sancov-instrumented module constructors with their guard section.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn __sanitizer_cov_trace_pc_guard_init(start: *mut u32, stop: *mut u32) {
+    ensure_map();
+    // SAFETY: sancov passes a valid guard range.
+    unsafe {
+        if start == stop || *start != 0 {
+            return;
+        }
+        let n = stop.offset_from(start) as u32;
+        let first = NEXT.fetch_add(n, Ordering::AcqRel);
+        for k in 0..n {
+            *start.add(k as usize) = first + k;
+        }
+    }
+}
+
+/// # Safety
+/// Called by instrumented code with a guard numbered by `__sanitizer_cov_trace_pc_guard_init`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn __sanitizer_cov_trace_pc_guard(guard: *mut u32) {
+    // SAFETY: valid guard pointer from the instrumentation.
+    let idx = unsafe { *guard } as usize;
+    let ptr = MAP.load(Ordering::Relaxed);
+    if idx < MAP_LEN.load(Ordering::Relaxed) {
+        // SAFETY: idx is below the map length.
+        unsafe {
+            let e = ptr.add(idx);
+            *e = (*e).wrapping_add(1);
+        }
+    }
+}

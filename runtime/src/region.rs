@@ -1,0 +1,160 @@
+//! The numfuzz map region: header, ErrBits map, exception map.
+//!
+//! Under `numfuzz` it is the shared-memory region named by `NUMFUZZ_SHM_ID` (forkserver) or
+//! memory the in-process engine observes; standalone it is local memory that the replay
+//! driver resets per input (its exception map also de-duplicates reports within an input).
+
+use numfuzz_abi::errbits::NOT_MEASURED;
+use numfuzz_abi::kind::KINDS_PER_SITE;
+use numfuzz_abi::shm::{ShmHeader, RUN_HANDLED, RUN_TRUNCATED};
+use std::sync::atomic::{AtomicPtr, Ordering};
+
+pub struct Region {
+    header: *mut ShmHeader,
+    errbits: *mut u8,
+    exceptions: *mut u8,
+    slots: usize,
+}
+
+// SAFETY: the region is plain bytes shared with the fuzzer; races between program threads
+// only lose ErrBits minima, never memory safety (all indices are bounds-checked).
+unsafe impl Send for Region {}
+unsafe impl Sync for Region {}
+
+static CURRENT: AtomicPtr<Region> = AtomicPtr::new(std::ptr::null_mut());
+
+impl Region {
+    /// A region in process memory with room for `sites` sites.
+    pub fn local(sites: u32) -> &'static Region {
+        // Headroom for sites registered late (dlopen).
+        let slots = (sites as usize * KINDS_PER_SITE as usize).max(1) * 2 + 1024;
+        let header = ShmHeader::for_slots(slots as u32);
+        let mem: &'static mut [u64] = Box::leak(vec![0u64; header.region_size().div_ceil(8)].into_boxed_slice());
+        // SAFETY: the allocation holds the whole region and is 8-aligned.
+        unsafe { Region::at(mem.as_mut_ptr().cast(), header, sites) }
+    }
+
+    /// Adopts a region whose header is already filled in (shared memory from the fuzzer).
+    ///
+    /// # Safety
+    /// `base` must point to `header.region_size()` writable bytes.
+    pub unsafe fn adopt(base: *mut u8, sites: u32) -> Option<&'static Region> {
+        // SAFETY: caller guarantees the header is readable.
+        let header = unsafe { base.cast::<ShmHeader>().read_unaligned() };
+        if !header.is_valid() {
+            return None;
+        }
+        // SAFETY: same memory, header validated.
+        Some(unsafe { Region::at_existing(base, header, sites) })
+    }
+
+    unsafe fn at(base: *mut u8, header: ShmHeader, sites: u32) -> &'static Region {
+        // SAFETY: base holds the region (caller).
+        unsafe { base.cast::<ShmHeader>().write_unaligned(header) };
+        // SAFETY: as above.
+        unsafe { Region::at_existing(base, header, sites) }
+    }
+
+    unsafe fn at_existing(base: *mut u8, header: ShmHeader, sites: u32) -> &'static Region {
+        let slots = header.slot_capacity as usize;
+        let region = Box::leak(Box::new(Region {
+            header: base.cast(),
+            // SAFETY: offsets come from a valid header describing this memory.
+            errbits: unsafe { base.add(header.errbits_offset as usize) },
+            // SAFETY: as above.
+            exceptions: unsafe { base.add(header.exceptions_offset as usize) },
+            slots,
+        }));
+        // SAFETY: header is at base.
+        unsafe {
+            (*region.header).site_count = sites;
+            if sites as usize * KINDS_PER_SITE as usize > slots {
+                (*region.header).run_flags |= RUN_TRUNCATED;
+            }
+        }
+        region
+    }
+
+    /// Makes this the region checks record into.
+    pub fn install(&'static self) {
+        CURRENT.store(self as *const Region as *mut Region, Ordering::Release);
+    }
+
+    pub fn current() -> Option<&'static Region> {
+        let p = CURRENT.load(Ordering::Acquire);
+        // SAFETY: only leaked (static) regions are installed.
+        (!p.is_null()).then(|| unsafe { &*p })
+    }
+
+    pub fn slots(&self) -> usize {
+        self.slots
+    }
+
+    /// Records one check: ErrBits minima for the site's four slots and the raised kinds.
+    /// Returns the kinds raised for the first time since the last reset (bit per kind).
+    #[inline]
+    pub fn record(&self, site: u32, errbits: &[u8; 4], raised: u8) -> u8 {
+        let base = site as usize * KINDS_PER_SITE as usize;
+        if base + 4 > self.slots {
+            return 0;
+        }
+        let mut fresh = 0;
+        // SAFETY: base + 4 <= slots, both maps hold `slots` bytes.
+        unsafe {
+            for (k, &e) in errbits.iter().enumerate() {
+                let slot = self.errbits.add(base + k);
+                if e < *slot {
+                    *slot = e;
+                }
+                if raised & (1 << k) != 0 {
+                    let x = self.exceptions.add(base + k);
+                    if *x == 0 {
+                        *x = 1;
+                        fresh |= 1 << k;
+                    }
+                }
+            }
+        }
+        fresh
+    }
+
+    /// Clears both maps and the run flags (what the fuzzer does before each run).
+    pub fn reset(&self) {
+        // SAFETY: maps hold `slots` bytes; the header is valid.
+        unsafe {
+            std::ptr::write_bytes(self.errbits, NOT_MEASURED, self.slots);
+            std::ptr::write_bytes(self.exceptions, 0, self.slots);
+            (*self.header).run_flags &= RUN_TRUNCATED;
+        }
+    }
+
+    pub fn set_handled(&self) {
+        // SAFETY: header is valid.
+        unsafe { (*self.header).run_flags |= RUN_HANDLED };
+    }
+
+    pub fn handled(&self) -> bool {
+        // SAFETY: header is valid.
+        unsafe { (*self.header).run_flags & RUN_HANDLED != 0 }
+    }
+
+    /// The exception map (for the in-process engine's observer).
+    pub fn exceptions_ptr(&self) -> *mut u8 {
+        self.exceptions
+    }
+
+    pub fn errbits_ptr(&self) -> *mut u8 {
+        self.errbits
+    }
+
+    pub fn header_ptr(&self) -> *mut ShmHeader {
+        self.header
+    }
+
+    /// Distinct (site, kind) pairs raised since the last reset.
+    pub fn raised_count(&self) -> u32 {
+        // SAFETY: map holds `slots` bytes.
+        unsafe { std::slice::from_raw_parts(self.exceptions, self.slots) }.iter().filter(|&&x| x != 0).count() as u32
+    }
+}
+

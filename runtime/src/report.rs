@@ -1,0 +1,109 @@
+//! Reporting exceptions outside numfuzz: a UBSan-style line (or JSON) on stderr, and an
+//! abort on the first one unless `NUMFUZZ_ABORT=0`.
+
+use crate::check::Operands;
+use crate::fpu::FenvGuard;
+use crate::sites;
+use numfuzz_abi::env;
+use numfuzz_abi::kind::ExceptionKind;
+use numfuzz_abi::op::{FloatType, Op, OpShape};
+use numfuzz_abi::report::{ExceptionReport, InputSummary, ReportEvent};
+use numfuzz_abi::value::Float;
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+static PRINT: AtomicBool = AtomicBool::new(true);
+static JSON: AtomicBool = AtomicBool::new(false);
+static ABORT: AtomicBool = AtomicBool::new(true);
+static INPUT: Mutex<Option<String>> = Mutex::new(None);
+
+/// Reads `NUMFUZZ_REPORT` and `NUMFUZZ_ABORT`.
+pub fn configure_from_env() {
+    JSON.store(std::env::var(env::REPORT).is_ok_and(|v| v.eq_ignore_ascii_case("json")), Ordering::Relaxed);
+    ABORT.store(std::env::var(env::ABORT).map_or(true, |v| v != "0"), Ordering::Relaxed);
+}
+
+/// Under numfuzz, exceptions are only recorded in the maps: no printing, no abort.
+pub fn set_record_only() {
+    PRINT.store(false, Ordering::Relaxed);
+    ABORT.store(false, Ordering::Relaxed);
+}
+
+pub fn printing() -> bool {
+    PRINT.load(Ordering::Relaxed)
+}
+
+pub fn json() -> bool {
+    JSON.load(Ordering::Relaxed)
+}
+
+/// Names the input being replayed (for JSON reports).
+pub fn set_input(name: Option<String>) {
+    *INPUT.lock().unwrap_or_else(|e| e.into_inner()) = name;
+}
+
+fn values(ty: FloatType, op: Op, aux: u8, ops: &Operands) -> (Vec<Float>, Option<i64>, Option<Float>) {
+    let _ = ty;
+    match op.shape() {
+        OpShape::Infix(_) | OpShape::Binary => (vec![ops.a, ops.b], None, Some(ops.r)),
+        OpShape::Ternary => (vec![ops.a, ops.b, ops.c], None, Some(ops.r)),
+        OpShape::ToInt => (vec![ops.a], None, None),
+        OpShape::Narrow => {
+            let r = FloatType::from_code(aux).and_then(|t| ops.r.convert_exact(t)).unwrap_or(ops.r);
+            (vec![ops.a], None, Some(r))
+        }
+        OpShape::Unary => (vec![ops.a], None, Some(ops.r)),
+        OpShape::FloatInt => (vec![ops.a], Some(ops.i), Some(ops.r)),
+    }
+}
+
+/// Prints the newly raised kinds of one check (and aborts if so configured).
+pub fn exceptions(site: u32, fresh: u8, op: Op, ty: FloatType, aux: u8, ops: &Operands) {
+    let _env = FenvGuard::new();
+    let Some(info) = sites::info(site) else { return };
+    let (floats, int, result) = values(ty, op, aux, ops);
+    let mut operands: Vec<String> = floats.iter().map(Float::to_string).collect();
+    let mut operands_hex: Vec<String> = floats.iter().map(|f| f.to_hex()).collect();
+    if let Some(i) = int {
+        operands.push(i.to_string());
+        operands_hex.push(format!("{i:#x}"));
+    }
+    let input = INPUT.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let mut stderr = std::io::stderr().lock();
+    for kind in ExceptionKind::ALL {
+        if fresh & (1 << kind as u8) == 0 {
+            continue;
+        }
+        let report = ExceptionReport {
+            kind,
+            site: info.clone(),
+            operands: operands.clone(),
+            operands_hex: operands_hex.clone(),
+            result: result.map(|r| r.to_string()),
+            result_hex: result.map(|r| r.to_hex()),
+            input: input.clone(),
+        };
+        let line = if json() {
+            serde_json::to_string(&ReportEvent::Exception(report)).unwrap_or_default()
+        } else {
+            report.human_line()
+        };
+        let _ = writeln!(stderr, "{line}");
+    }
+    let _ = stderr.flush();
+    if ABORT.load(Ordering::Relaxed) {
+        std::process::abort();
+    }
+}
+
+/// The end of one input's replay (JSON mode only).
+pub fn input_done(exceptions: u32, handled: bool) {
+    if !json() {
+        return;
+    }
+    let input = INPUT.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let event = ReportEvent::InputDone(InputSummary { input, exceptions, handled });
+    let mut stderr = std::io::stderr().lock();
+    let _ = writeln!(stderr, "{}", serde_json::to_string(&event).unwrap_or_default());
+}

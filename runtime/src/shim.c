@@ -1,0 +1,127 @@
+/* numfuzz runtime: the parts that must be C.
+ *
+ * - a weak main() (a program with its own main keeps it; a libFuzzer-style harness gets ours),
+ * - weak references to the harness entry points, so programs without them still link,
+ * - the bounds of the signature section,
+ * - the strings AFL++'s afl-fuzz looks for in a binary,
+ * - re-execution of one floating-point operation with cleared flags under a saved and
+ *   restored environment, which is how the runtime learns exactly what the FPU raises.
+ */
+#include <fenv.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "numfuzz_abi.h"
+
+#pragma STDC FENV_ACCESS ON
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) __attribute__((weak));
+int LLVMFuzzerInitialize(int *argc, char ***argv) __attribute__((weak));
+
+int numfuzz_rt_main(int argc, char **argv, int (*test_one)(const uint8_t *, size_t),
+                    int (*initialize)(int *, char ***));
+void numfuzz_rt_register_sites(void *start, void *stop);
+void numfuzz_rt_early_init(void);
+
+__attribute__((weak)) int main(int argc, char **argv) {
+  return numfuzz_rt_main(argc, argv, LLVMFuzzerTestOneInput, LLVMFuzzerInitialize);
+}
+
+/* Referenced by every instrumented module's constructor, so this object (with its
+ * constructor and markers) is linked whenever numfuzz code is. */
+void __numfuzz_register_sites(void *start, void *stop) { numfuzz_rt_register_sites(start, stop); }
+
+/* numfuzz-cc passes -Wl,-u,__numfuzz_anchor so this object is linked even into programs
+ * with their own main and no checked operation. */
+const char __numfuzz_anchor[] = NUMFUZZ_RUNTIME_MARKER;
+
+__attribute__((used, section(NUMFUZZ_RUNTIME_SECTION))) static const char numfuzz_runtime_marker[] =
+    NUMFUZZ_RUNTIME_MARKER;
+
+/* afl-fuzz 4.04c refuses binaries without the shared-memory variable's name and detects
+ * persistent mode by this signature; the runtime implements both. */
+__attribute__((used)) static const char numfuzz_afl_shm_marker[] = "__AFL_SHM_ID";
+__attribute__((used)) static const char numfuzz_afl_persistent_marker[] = "##SIG_AFL_PERSISTENT##";
+
+extern const char __start___numfuzz_sig[] __attribute__((weak, visibility("hidden")));
+extern const char __stop___numfuzz_sig[] __attribute__((weak, visibility("hidden")));
+
+const char *numfuzz_shim_signature(size_t *len) {
+  if (!__start___numfuzz_sig || !__stop___numfuzz_sig) {
+    *len = 0;
+    return NULL;
+  }
+  *len = (size_t)(__stop___numfuzz_sig - __start___numfuzz_sig);
+  return __start___numfuzz_sig;
+}
+
+/* Runs before ordinary constructors of the program but after the site and guard
+ * constructors (priority 2). */
+__attribute__((constructor(50))) static void numfuzz_shim_ctor(void) { numfuzz_rt_early_init(); }
+
+/* --- exact flags by re-execution ------------------------------------------------------- */
+
+enum { NF_ADD = 0, NF_SUB = 1, NF_MUL = 2, NF_DIV = 3, NF_FMA = 4, NF_TO_F32 = 5, NF_TO_F64 = 6 };
+
+/* numfuzz kind bits: Invalid, DivByZero, Overflow, Underflow (ExceptionKind indices). */
+static unsigned kinds_of(int flags) {
+  return ((flags & FE_INVALID) ? 1u : 0u) | ((flags & FE_DIVBYZERO) ? 2u : 0u) | ((flags & FE_OVERFLOW) ? 4u : 0u) |
+         ((flags & FE_UNDERFLOW) ? 8u : 0u);
+}
+
+/* The volatile reads and writes pin the operation between clearing and testing the flags,
+ * whatever the compiler knows about floating-point side effects. */
+#define NF_REEXEC(T, FMA)                                                                       \
+  fenv_t env;                                                                                   \
+  fegetenv(&env);                                                                               \
+  feclearexcept(FE_ALL_EXCEPT);                                                                 \
+  volatile T x = *a, y = *b, z = *c;                                                            \
+  T r;                                                                                          \
+  switch (op) {                                                                                 \
+  case NF_ADD: r = x + y; break;                                                                \
+  case NF_SUB: r = x - y; break;                                                                \
+  case NF_MUL: r = x * y; break;                                                                \
+  case NF_DIV: r = x / y; break;                                                                \
+  case NF_FMA: r = FMA(x, y, z); break;                                                         \
+  default: r = x; break;                                                                        \
+  }                                                                                             \
+  volatile T sink = r;                                                                          \
+  (void)sink;                                                                                   \
+  int flags = fetestexcept(FE_ALL_EXCEPT);                                                      \
+  fesetenv(&env);                                                                               \
+  return kinds_of(flags);
+
+unsigned numfuzz_reexec_f32(int op, const float *a, const float *b, const float *c) { NF_REEXEC(float, __builtin_fmaf) }
+unsigned numfuzz_reexec_f64(int op, const double *a, const double *b, const double *c) { NF_REEXEC(double, __builtin_fma) }
+unsigned numfuzz_reexec_f80(int op, const long double *a, const long double *b, const long double *c) {
+  NF_REEXEC(long double, __builtin_fmal)
+}
+
+/* Narrowing conversions of a value of type `from` (NUMFUZZ_TYPE_*) to `op` (NF_TO_F32/64). */
+unsigned numfuzz_reexec_narrow(int from, int op, const void *value) {
+  fenv_t env;
+  fegetenv(&env);
+  feclearexcept(FE_ALL_EXCEPT);
+  if (from == NUMFUZZ_TYPE_F64) {
+    volatile double x = *(const double *)value;
+    volatile float r = (float)x;
+    (void)r;
+  } else {
+    volatile long double x = *(const long double *)value;
+    if (op == NF_TO_F32) {
+      volatile float r = (float)x;
+      (void)r;
+    } else {
+      volatile double r = (double)x;
+      (void)r;
+    }
+  }
+  int flags = fetestexcept(FE_ALL_EXCEPT);
+  fesetenv(&env);
+  return kinds_of(flags);
+}
+
+/* Environment save/restore around runtime code that may touch the FPU (reporting). */
+void numfuzz_fenv_save(fenv_t *env) { fegetenv(env); }
+void numfuzz_fenv_restore(const fenv_t *env) { fesetenv(env); }
+size_t numfuzz_fenv_size(void) { return sizeof(fenv_t); }

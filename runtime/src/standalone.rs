@@ -1,0 +1,58 @@
+//! Standalone replay: `./target FILE...` runs each file once; no file reads stdin.
+
+use crate::region::Region;
+use crate::{report, Harness};
+use std::io::Read;
+
+const USAGE: &str = "usage: TARGET [FILE...]   (no FILE: read one input from stdin)\n\
+    environment: NUMFUZZ_ABORT=0 report every exception and exit 0; NUMFUZZ_REPORT=json one JSON object per exception on stderr; NUMFUZZ_SITES=PATH write the site table as JSON";
+
+/// Runs the harness on every input named on the command line. Returns the exit code.
+pub fn run(args: &[String], harness: &Harness) -> i32 {
+    let mut files = Vec::new();
+    for a in args.iter().skip(1) {
+        match a.as_str() {
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return 0;
+            }
+            "-" => files.push(None),
+            flag if flag.starts_with('-') => {
+                eprintln!("numfuzz target: unknown option `{flag}`; {}", USAGE.lines().next().unwrap_or_default());
+                return 2;
+            }
+            path => files.push(Some(path.to_string())),
+        }
+    }
+    if files.is_empty() {
+        files.push(None);
+    }
+    let region = Region::current().expect("region installed at start-up");
+    let mut status = 0;
+    for file in files {
+        let data = match &file {
+            None => {
+                let mut buf = Vec::new();
+                if let Err(e) = std::io::stdin().read_to_end(&mut buf) {
+                    eprintln!("numfuzz target: cannot read stdin: {e}");
+                    return 1;
+                }
+                buf
+            }
+            Some(path) => match std::fs::read(path) {
+                Ok(d) => d,
+                Err(e) => {
+                    eprintln!("numfuzz target: cannot read input `{path}`: {e}");
+                    status = 1;
+                    continue;
+                }
+            },
+        };
+        report::set_input(file.clone());
+        region.reset();
+        harness.run(&data);
+        report::input_done(region.raised_count(), region.handled());
+    }
+    report::set_input(None);
+    status
+}

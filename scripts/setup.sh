@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs what numfuzz needs on Debian 12 (idempotent). Run as root, or with sudo available.
+#   clang-19/llvm-19-dev/libclang-rt-19-dev/lld-19: the compiler numfuzz-cc wraps and the pass API
+#   afl++: Debian's AFL++ 4.04c, the peer we are compatible with and benchmark against
+#   autoconf/automake/libtool: building autotools projects (tests, GSL)
+#   newlib-source: the fdlibm sources of the coverage benchmark
+set -euo pipefail
+
+packages=(clang-19 llvm-19-dev libclang-rt-19-dev lld-19 afl++ autoconf automake libtool make
+          newlib-source dpkg-dev python3)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then
+      SUDO="sudo"
+    else
+      echo "setup.sh: need root to install: ${missing[*]} (run as root or install sudo)" >&2
+      exit 1
+    fi
+  fi
+  echo "setup.sh: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "setup.sh: cargo not found; install Rust (https://rustup.rs) and re-run" >&2
+  exit 1
+fi
+echo "setup.sh: system packages ready"
