@@ -14,7 +14,11 @@ fn llvm_config() -> String {
     // Same order as libafl_build: highest supported version first.
     for v in (15..=22).rev() {
         let name = format!("llvm-config-{v}");
-        if Command::new(&name).arg("--version").output().is_ok_and(|o| o.status.success()) {
+        if Command::new(&name)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+        {
             return name;
         }
     }
@@ -25,7 +29,11 @@ fn query(cfg: &str, arg: &str) -> String {
     let out = Command::new(cfg).arg(arg).output().unwrap_or_else(|e| {
         panic!("cannot run `{cfg} {arg}` ({e}); install clang-19 llvm-19-dev (scripts/setup.sh) or set LLVM_CONFIG")
     });
-    assert!(out.status.success(), "`{cfg} {arg}` failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "`{cfg} {arg}` failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).expect("utf-8").trim().to_string()
 }
 
@@ -60,7 +68,9 @@ fn main() {
         .arg("-o")
         .arg(&pass)
         .args(query(&cfg, "--ldflags").split_whitespace());
-    let status = cmd.status().unwrap_or_else(|e| panic!("cannot run {}: {e}", clangxx.display()));
+    let status = cmd
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", clangxx.display()));
     assert!(status.success(), "building the numfuzz pass failed: {cmd:?}");
 
     println!("cargo:rustc-env=NUMFUZZ_PASS_PATH={}", pass.display());

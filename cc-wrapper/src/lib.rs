@@ -67,7 +67,9 @@ pub struct Invocation {
     pub sources: usize,
 }
 
-const SOURCE_EXTS: &[&str] = &["c", "cc", "cp", "cpp", "cxx", "c++", "C", "i", "ii", "m", "mm", "s", "S", "sx"];
+const SOURCE_EXTS: &[&str] = &[
+    "c", "cc", "cp", "cpp", "cxx", "c++", "C", "i", "ii", "m", "mm", "s", "S", "sx",
+];
 
 impl Invocation {
     pub fn parse(args: &[String]) -> Invocation {
@@ -111,8 +113,10 @@ impl Invocation {
             i += 1;
         }
         let query = |a: &String| {
-            matches!(a.as_str(), "--version" | "-v" | "-dumpversion" | "-dumpmachine" | "--help" | "-###" | "-V" | "-qversion")
-                || a.starts_with("-print-")
+            matches!(
+                a.as_str(),
+                "--version" | "-v" | "-dumpversion" | "-dumpmachine" | "--help" | "-###" | "-V" | "-qversion"
+            ) || a.starts_with("-print-")
                 || a.starts_with("--print-")
         };
         inv.query_only = flags_only && args.iter().any(query);
@@ -140,7 +144,9 @@ impl Toolchain {
             .and_then(|p| p.canonicalize().ok())
             .and_then(|p| p.parent().map(Path::to_path_buf))
             .unwrap_or_else(|| PathBuf::from("."));
-        let runtime_dir = std::env::var_os(abi_env::CC_RUNTIME_DIR).map(PathBuf::from).unwrap_or(exe_dir);
+        let runtime_dir = std::env::var_os(abi_env::CC_RUNTIME_DIR)
+            .map(PathBuf::from)
+            .unwrap_or(exe_dir);
         Toolchain {
             clang: PathBuf::from(env!("NUMFUZZ_CLANG")),
             clangxx: PathBuf::from(env!("NUMFUZZ_CLANGXX")),
@@ -203,7 +209,9 @@ fn run_direct(compiler: &Path, args: &[String], extra: &[String]) -> Result<i32,
     if verbose() {
         eprintln!("numfuzz-cc: {cmd:?}");
     }
-    let status = cmd.status().map_err(|e| WrapperError::Spawn(compiler.display().to_string(), e))?;
+    let status = cmd
+        .status()
+        .map_err(|e| WrapperError::Spawn(compiler.display().to_string(), e))?;
     Ok(status.code().unwrap_or(1))
 }
 
@@ -230,7 +238,11 @@ pub fn run(args: &[String], cpp: bool) -> Result<i32, WrapperError> {
     if links && !tc.runtime_lib().exists() {
         return Err(WrapperError::MissingRuntime(tc.runtime_lib()));
     }
-    let compile = if inv.sources > 0 { compile_flags(mode, &tc) } else { Vec::new() };
+    let compile = if inv.sources > 0 {
+        compile_flags(mode, &tc)
+    } else {
+        Vec::new()
+    };
     if !inv.has_output && !inv.links() {
         // `-c a.c b.c` or `-S a.c`: clang names the outputs itself.
         return run_direct(compiler, args, &compile);

@@ -125,5 +125,8 @@ impl Drop for FenvGuard {
 pub fn check_layout() {
     // SAFETY: plain query.
     let size = unsafe { numfuzz_fenv_size() };
-    assert!(size <= std::mem::size_of::<[u64; 16]>(), "fenv_t of {size} bytes does not fit FenvGuard");
+    assert!(
+        size <= std::mem::size_of::<[u64; 16]>(),
+        "fenv_t of {size} bytes does not fit FenvGuard"
+    );
 }

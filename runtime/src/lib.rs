@@ -34,7 +34,11 @@ pub struct Harness {
 impl Harness {
     pub fn run(&self, data: &[u8]) {
         // A valid pointer even for empty inputs, as libFuzzer guarantees.
-        let ptr = if data.is_empty() { [0u8; 1].as_ptr() } else { data.as_ptr() };
+        let ptr = if data.is_empty() {
+            [0u8; 1].as_ptr()
+        } else {
+            data.as_ptr()
+        };
         // SAFETY: the harness contract: read `len` bytes at `ptr`.
         unsafe { (self.test_one)(ptr, data.len()) };
     }
@@ -48,7 +52,9 @@ unsafe fn check(site: *const SiteRecord, ops: Operands) {
         return;
     }
     let Some(region) = Region::current() else { return };
-    let (Some(op), Some(ty)) = (Op::from_code(rec.op), FloatType::from_code(rec.ty)) else { return };
+    let (Some(op), Some(ty)) = (Op::from_code(rec.op), FloatType::from_code(rec.ty)) else {
+        return;
+    };
     let outcome = check::classify(op, ty, rec.aux, &ops);
     let fresh = region.record(rec.id, &outcome.errbits, outcome.raised);
     if fresh != 0 && report::printing() {
@@ -62,7 +68,18 @@ unsafe fn check(site: *const SiteRecord, ops: Operands) {
 pub unsafe extern "C" fn __numfuzz_check_f32(site: *const SiteRecord, a: f32, b: f32, c: f32, i: i64, r: f32) {
     let f = Float::from_f32;
     // SAFETY: forwarded contract.
-    unsafe { check(site, Operands { a: f(a), b: f(b), c: f(c), i, r: f(r) }) }
+    unsafe {
+        check(
+            site,
+            Operands {
+                a: f(a),
+                b: f(b),
+                c: f(c),
+                i,
+                r: f(r),
+            },
+        )
+    }
 }
 
 /// # Safety
@@ -71,7 +88,18 @@ pub unsafe extern "C" fn __numfuzz_check_f32(site: *const SiteRecord, a: f32, b:
 pub unsafe extern "C" fn __numfuzz_check_f64(site: *const SiteRecord, a: f64, b: f64, c: f64, i: i64, r: f64) {
     let f = Float::from_f64;
     // SAFETY: forwarded contract.
-    unsafe { check(site, Operands { a: f(a), b: f(b), c: f(c), i, r: f(r) }) }
+    unsafe {
+        check(
+            site,
+            Operands {
+                a: f(a),
+                b: f(b),
+                c: f(c),
+                i,
+                r: f(r),
+            },
+        )
+    }
 }
 
 /// # Safety
@@ -81,7 +109,18 @@ pub unsafe extern "C" fn __numfuzz_check_f80(site: *const SiteRecord, abcr: *con
     // SAFETY: the pass passes an array of four 16-byte slots.
     let s = unsafe { std::slice::from_raw_parts(abcr, 4) };
     // SAFETY: forwarded contract.
-    unsafe { check(site, Operands { a: s[0].value(), b: s[1].value(), c: s[2].value(), i, r: s[3].value() }) }
+    unsafe {
+        check(
+            site,
+            Operands {
+                a: s[0].value(),
+                b: s[1].value(),
+                c: s[2].value(),
+                i,
+                r: s[3].value(),
+            },
+        )
+    }
 }
 
 /// # Safety
@@ -158,7 +197,11 @@ pub unsafe extern "C" fn numfuzz_rt_main(
     }
     // SAFETY: argv holds argc C strings.
     let args: Vec<String> = (0..argc as usize)
-        .map(|k| unsafe { std::ffi::CStr::from_ptr(*argv.add(k)) }.to_string_lossy().into_owned())
+        .map(|k| {
+            unsafe { std::ffi::CStr::from_ptr(*argv.add(k)) }
+                .to_string_lossy()
+                .into_owned()
+        })
         .collect();
     let harness = Harness { test_one };
     standalone::run(&args, &harness)

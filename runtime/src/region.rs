@@ -154,7 +154,9 @@ impl Region {
     /// Distinct (site, kind) pairs raised since the last reset.
     pub fn raised_count(&self) -> u32 {
         // SAFETY: map holds `slots` bytes.
-        unsafe { std::slice::from_raw_parts(self.exceptions, self.slots) }.iter().filter(|&&x| x != 0).count() as u32
+        unsafe { std::slice::from_raw_parts(self.exceptions, self.slots) }
+            .iter()
+            .filter(|&&x| x != 0)
+            .count() as u32
     }
 }
-

@@ -20,7 +20,10 @@ static INPUT: Mutex<Option<String>> = Mutex::new(None);
 
 /// Reads `NUMFUZZ_REPORT` and `NUMFUZZ_ABORT`.
 pub fn configure_from_env() {
-    JSON.store(std::env::var(env::REPORT).is_ok_and(|v| v.eq_ignore_ascii_case("json")), Ordering::Relaxed);
+    JSON.store(
+        std::env::var(env::REPORT).is_ok_and(|v| v.eq_ignore_ascii_case("json")),
+        Ordering::Relaxed,
+    );
     ABORT.store(std::env::var(env::ABORT).map_or(true, |v| v != "0"), Ordering::Relaxed);
 }
 
@@ -50,7 +53,9 @@ fn values(ty: FloatType, op: Op, aux: u8, ops: &Operands) -> (Vec<Float>, Option
         OpShape::Ternary => (vec![ops.a, ops.b, ops.c], None, Some(ops.r)),
         OpShape::ToInt => (vec![ops.a], None, None),
         OpShape::Narrow => {
-            let r = FloatType::from_code(aux).and_then(|t| ops.r.convert_exact(t)).unwrap_or(ops.r);
+            let r = FloatType::from_code(aux)
+                .and_then(|t| ops.r.convert_exact(t))
+                .unwrap_or(ops.r);
             (vec![ops.a], None, Some(r))
         }
         OpShape::Unary => (vec![ops.a], None, Some(ops.r)),
@@ -103,7 +108,11 @@ pub fn input_done(exceptions: u32, handled: bool) {
         return;
     }
     let input = INPUT.lock().unwrap_or_else(|e| e.into_inner()).clone();
-    let event = ReportEvent::InputDone(InputSummary { input, exceptions, handled });
+    let event = ReportEvent::InputDone(InputSummary {
+        input,
+        exceptions,
+        handled,
+    });
     let mut stderr = std::io::stderr().lock();
     let _ = writeln!(stderr, "{}", serde_json::to_string(&event).unwrap_or_default());
 }

@@ -35,9 +35,16 @@ pub fn get() -> &'static Result<Signature, String> {
     SIG.get_or_init(|| {
         let specs = specs();
         match specs.as_slice() {
-            [] => Err("the harness has no NUMFUZZ_SIGNATURE(\"...\") declaration; add one next to LLVMFuzzerTestOneInput".into()),
+            [] => Err(
+                "the harness has no NUMFUZZ_SIGNATURE(\"...\") declaration; add one next to LLVMFuzzerTestOneInput"
+                    .into(),
+            ),
             [one] => Signature::parse(one).map_err(|e| format!("NUMFUZZ_SIGNATURE: {e}")),
-            many => Err(format!("the program declares {} different signatures ({}); keep one NUMFUZZ_SIGNATURE", many.len(), many.join(" | "))),
+            many => Err(format!(
+                "the program declares {} different signatures ({}); keep one NUMFUZZ_SIGNATURE",
+                many.len(),
+                many.join(" | ")
+            )),
         }
     })
 }
@@ -56,11 +63,16 @@ pub extern "C" fn numfuzz_field_offset(field: c_uint, code: c_uint) -> usize {
     };
     let expected = FieldType::from_code(code);
     let Some(&actual) = sig.fields().get(field as usize) else {
-        fail(&format!("field {field} read, but the signature `{sig}` has {} fields", sig.len()))
+        fail(&format!(
+            "field {field} read, but the signature `{sig}` has {} fields",
+            sig.len()
+        ))
     };
     if Some(actual) != expected {
         let reader = expected.map_or("?", |t| t.name());
-        fail(&format!("nf_{reader}(…, {field}) reads field {field}, which the signature `{sig}` declares as {actual}"));
+        fail(&format!(
+            "nf_{reader}(…, {field}) reads field {field}, which the signature `{sig}` declares as {actual}"
+        ));
     }
     sig.range(field as usize).start
 }

@@ -49,5 +49,10 @@ pub fn info(id: u32) -> Option<SiteInfo> {
 /// Every site, for `NUMFUZZ_SITES=path`.
 pub fn table(signature: Option<String>, edges: u32) -> SiteTable {
     let sites = (0..count()).filter_map(info).collect();
-    SiteTable { abi_version: numfuzz_abi::ABI_VERSION, signature, edges, sites }
+    SiteTable {
+        abi_version: numfuzz_abi::ABI_VERSION,
+        signature,
+        edges,
+        sites,
+    }
 }

@@ -18,7 +18,10 @@ pub fn run(args: &[String], harness: &Harness) -> i32 {
             }
             "-" => files.push(None),
             flag if flag.starts_with('-') => {
-                eprintln!("numfuzz target: unknown option `{flag}`; {}", USAGE.lines().next().unwrap_or_default());
+                eprintln!(
+                    "numfuzz target: unknown option `{flag}`; {}",
+                    USAGE.lines().next().unwrap_or_default()
+                );
                 return 2;
             }
             path => files.push(Some(path.to_string())),

@@ -1,1 +1,179 @@
+//! Test support for numfuzz's integration tests.
+//!
+//! Integration tests use the *release* tools built by `scripts/build.sh` (the same ones a
+//! user runs): `numfuzz-cc`, `numfuzz-c++`, `numfuzz` and `libnumfuzz_runtime.a` in
+//! `target/release` (or `$NUMFUZZ_BIN_DIR`).
 
+use numfuzz_abi::report::{ExceptionReport, InputSummary, ReportEvent};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+
+pub use tempfile::TempDir;
+
+/// The built numfuzz tools.
+pub struct Tools {
+    pub bin_dir: PathBuf,
+}
+
+impl Tools {
+    pub fn get() -> &'static Tools {
+        static TOOLS: OnceLock<Tools> = OnceLock::new();
+        TOOLS.get_or_init(|| {
+            let bin_dir = std::env::var_os("NUMFUZZ_BIN_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| {
+                    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+                        .parent()
+                        .expect("workspace root")
+                        .to_path_buf();
+                    let target = std::env::var_os("CARGO_TARGET_DIR")
+                        .map(PathBuf::from)
+                        .unwrap_or(root.join("target"));
+                    target.join("release")
+                });
+            for needed in ["numfuzz-cc", "numfuzz", "libnumfuzz_runtime.a"] {
+                assert!(
+                    bin_dir.join(needed).exists(),
+                    "{} is missing: run scripts/build.sh (cargo build --release --workspace) before the tests",
+                    bin_dir.join(needed).display()
+                );
+            }
+            let cxx = bin_dir.join("numfuzz-c++");
+            if !cxx.exists() {
+                let _ = std::os::unix::fs::symlink("numfuzz-cc", &cxx);
+            }
+            Tools { bin_dir }
+        })
+    }
+
+    pub fn cc(&self) -> PathBuf {
+        self.bin_dir.join("numfuzz-cc")
+    }
+    pub fn cxx(&self) -> PathBuf {
+        self.bin_dir.join("numfuzz-c++")
+    }
+    pub fn numfuzz(&self) -> PathBuf {
+        self.bin_dir.join("numfuzz")
+    }
+}
+
+/// A program compiled into its own temporary directory.
+pub struct Built {
+    pub dir: TempDir,
+    pub exe: PathBuf,
+}
+
+impl Built {
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+}
+
+/// Writes `sources` (file name, text) to a fresh directory and builds them with
+/// `numfuzz-cc` (or `numfuzz-c++` for C++ names) into `exe_name`. `env` adds environment
+/// variables (e.g. `NUMFUZZ_CC_NO_CHECKS=1`). Panics with clang's output on failure.
+pub fn compile(exe_name: &str, sources: &[(&str, &str)], flags: &[&str], env: &[(&str, &str)]) -> Built {
+    let dir = tempfile::Builder::new()
+        .prefix("numfuzz-test-")
+        .tempdir()
+        .expect("temp dir");
+    let mut cpp = false;
+    let mut files = Vec::new();
+    for (name, text) in sources {
+        let p = dir.path().join(name);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).expect("mkdir");
+        }
+        std::fs::write(&p, text).expect("write source");
+        cpp |= name.ends_with(".cc") || name.ends_with(".cpp");
+        if !name.ends_with(".h") {
+            files.push(p);
+        }
+    }
+    let tools = Tools::get();
+    let exe = dir.path().join(exe_name);
+    let out = Command::new(if cpp { tools.cxx() } else { tools.cc() })
+        .current_dir(dir.path())
+        .args(flags)
+        .args(&files)
+        .arg("-o")
+        .arg(&exe)
+        .envs(env.iter().copied())
+        .output()
+        .expect("run numfuzz-cc");
+    assert!(
+        out.status.success(),
+        "numfuzz-cc failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Built { dir, exe }
+}
+
+/// Runs `exe` with `args`, `stdin` bytes and extra environment.
+pub fn run(exe: &Path, args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(exe)
+        .args(args)
+        .envs(env.iter().copied())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", exe.display()));
+    {
+        let mut input = child.stdin.take().expect("stdin");
+        // The target may exit before reading everything.
+        let _ = input.write_all(stdin);
+    }
+    child.wait_with_output().expect("wait")
+}
+
+/// Runs `exe` on one input through stdin and returns its JSON reports (every exception,
+/// no abort).
+pub fn reports(exe: &Path, input: &[u8]) -> Vec<ExceptionReport> {
+    let out = run(exe, &[], input, &[("NUMFUZZ_ABORT", "0"), ("NUMFUZZ_REPORT", "json")]);
+    assert!(
+        out.status.success(),
+        "target failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    events(&String::from_utf8_lossy(&out.stderr))
+        .into_iter()
+        .filter_map(|e| match e {
+            ReportEvent::Exception(r) => Some(r),
+            ReportEvent::InputDone(_) => None,
+        })
+        .collect()
+}
+
+/// The input summaries of a JSON report stream.
+pub fn summaries(stderr: &str) -> Vec<InputSummary> {
+    events(stderr)
+        .into_iter()
+        .filter_map(|e| match e {
+            ReportEvent::InputDone(s) => Some(s),
+            ReportEvent::Exception(_) => None,
+        })
+        .collect()
+}
+
+/// Parses the JSON lines of a report stream (other lines are ignored).
+pub fn events(stderr: &str) -> Vec<ReportEvent> {
+    stderr
+        .lines()
+        .filter(|l| l.starts_with('{'))
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad report line {l}: {e}")))
+        .collect()
+}
+
+/// Little-endian encoding of f64 fields.
+pub fn f64s(values: &[f64]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+/// Little-endian encoding of f32 fields.
+pub fn f32s(values: &[f32]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}

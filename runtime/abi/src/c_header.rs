@@ -26,7 +26,15 @@ pub mod symbols {
     /// forkserver) and marker are present even in programs with their own `main`.
     pub const ANCHOR: &str = "__numfuzz_anchor";
 
-    pub const ALL: [&str; 7] = [CHECK_F32, CHECK_F64, CHECK_F80, REGISTER_SITES, FIELD_OFFSET, HANDLED, ANCHOR];
+    pub const ALL: [&str; 7] = [
+        CHECK_F32,
+        CHECK_F64,
+        CHECK_F80,
+        REGISTER_SITES,
+        FIELD_OFFSET,
+        HANDLED,
+        ANCHOR,
+    ];
 }
 
 /// Stride of an x86_fp80 slot in the operand array passed to the f80 checker.
@@ -48,13 +56,27 @@ fn shape_code(shape: OpShape) -> u32 {
 pub fn generate() -> String {
     let mut h = String::new();
     let w = &mut h;
-    writeln!(w, "/* numfuzz_abi.h: generated from the numfuzz-abi crate. Do not edit. */").unwrap();
-    writeln!(w, "#ifndef NUMFUZZ_ABI_H\n#define NUMFUZZ_ABI_H\n\n#include <stdint.h>\n").unwrap();
+    writeln!(
+        w,
+        "/* numfuzz_abi.h: generated from the numfuzz-abi crate. Do not edit. */"
+    )
+    .unwrap();
+    writeln!(
+        w,
+        "#ifndef NUMFUZZ_ABI_H\n#define NUMFUZZ_ABI_H\n\n#include <stdint.h>\n"
+    )
+    .unwrap();
     writeln!(w, "#define NUMFUZZ_ABI_VERSION {}u", crate::ABI_VERSION).unwrap();
     writeln!(w, "#define NUMFUZZ_SIGNATURE_SECTION \"{}\"", crate::SIGNATURE_SECTION).unwrap();
     writeln!(w, "#define NUMFUZZ_SITES_SECTION \"{}\"", crate::SITES_SECTION).unwrap();
     writeln!(w, "#define NUMFUZZ_RUNTIME_SECTION \"{}\"", crate::RUNTIME_SECTION).unwrap();
-    writeln!(w, "#define NUMFUZZ_RUNTIME_MARKER \"{}{}\"", crate::RUNTIME_MARKER_PREFIX, crate::ABI_VERSION).unwrap();
+    writeln!(
+        w,
+        "#define NUMFUZZ_RUNTIME_MARKER \"{}{}\"",
+        crate::RUNTIME_MARKER_PREFIX,
+        crate::ABI_VERSION
+    )
+    .unwrap();
     writeln!(w, "#define NUMFUZZ_SITE_UNASSIGNED 0x{SITE_UNASSIGNED:X}u").unwrap();
     writeln!(w, "#define NUMFUZZ_F80_SLOT {F80_SLOT}").unwrap();
     writeln!(w).unwrap();
@@ -81,7 +103,11 @@ pub fn generate() -> String {
     ] {
         writeln!(w, "#define NUMFUZZ_SHAPE_{name} {}", shape_code(shape)).unwrap();
     }
-    writeln!(w, "\n/* Every libm name the pass recognises: X(\"name\", type, op, shape). */").unwrap();
+    writeln!(
+        w,
+        "\n/* Every libm name the pass recognises: X(\"name\", type, op, shape). */"
+    )
+    .unwrap();
     writeln!(w, "#define NUMFUZZ_LIBM_CALLS(X) \\").unwrap();
     for &op in Op::ALL.iter().filter(|op| op.is_libm()) {
         for t in FloatType::ALL {

@@ -37,11 +37,19 @@ fn round_rational(ty: FloatType, negative: bool, num: &BigUint, den: &BigUint) -
     }
     // floor(log2(num/den)) is lb or lb - 1.
     let lb = bit_len(num) - bit_len(den);
-    let ge = if lb >= 0 { *num >= (den << lb as u64) } else { (num << (-lb) as u64) >= *den };
+    let ge = if lb >= 0 {
+        *num >= (den << lb as u64)
+    } else {
+        (num << (-lb) as u64) >= *den
+    };
     let floor_log2 = if ge { lb } else { lb - 1 };
     let mut exp = floor_log2.max(fmt.emin() as i64);
     let shift = fmt.precision as i64 - 1 - exp;
-    let (n, d) = if shift >= 0 { (num << shift as u64, den.clone()) } else { (num.clone(), den << (-shift) as u64) };
+    let (n, d) = if shift >= 0 {
+        (num << shift as u64, den.clone())
+    } else {
+        (num.clone(), den << (-shift) as u64)
+    };
     let mut q = &n / &d;
     let r = &n - &q * &d;
     let exact = r.is_zero();
@@ -63,7 +71,11 @@ fn round_rational(ty: FloatType, negative: bool, num: &BigUint, den: &BigUint) -
     }
     let normal = q >> (fmt.precision - 1) == 1;
     let exp_field: u128 = if normal { (exp + fmt.bias as i64) as u128 } else { 0 };
-    let mant: u128 = if fmt.width == 80 || !normal { q as u128 } else { (q as u128) & ((1u128 << (fmt.precision - 1)) - 1) };
+    let mant: u128 = if fmt.width == 80 || !normal {
+        q as u128
+    } else {
+        (q as u128) & ((1u128 << (fmt.precision - 1)) - 1)
+    };
     let mant_width = if fmt.width == 80 { 64 } else { fmt.precision - 1 };
     let bits = (exp_field << mant_width) | mant;
     (Float::from_bits(ty, bits).with_sign(negative), exact)
@@ -71,7 +83,11 @@ fn round_rational(ty: FloatType, negative: bool, num: &BigUint, den: &BigUint) -
 
 /// `(-1)^negative * m * 2^e` in the format of `ty`.
 pub fn round_to_format(ty: FloatType, negative: bool, m: &BigUint, e: i32, rounding: Rounding) -> Option<Float> {
-    let (num, den) = if e >= 0 { (m << e as u64, BigUint::one()) } else { (m.clone(), BigUint::one() << (-e) as u64) };
+    let (num, den) = if e >= 0 {
+        (m << e as u64, BigUint::one())
+    } else {
+        (m.clone(), BigUint::one() << (-e) as u64)
+    };
     let (v, exact) = round_rational(ty, negative, &num, &den);
     match rounding {
         Rounding::NearestEven => Some(v),
@@ -82,7 +98,10 @@ pub fn round_to_format(ty: FloatType, negative: bool, m: &BigUint, e: i32, round
 /// Exact numeric order of two non-NaN values of possibly different formats. Every f32 and
 /// f64 value is exactly representable as an f80, so compare there.
 pub fn cmp_exact(a: Float, b: Float) -> Ordering {
-    let wide = |x: Float| x.convert_exact(FloatType::F80).expect("f32/f64/f80 widen exactly to f80");
+    let wide = |x: Float| {
+        x.convert_exact(FloatType::F80)
+            .expect("f32/f64/f80 widen exactly to f80")
+    };
     wide(a).ord().cmp(&wide(b).ord())
 }
 
@@ -273,7 +292,11 @@ pub fn parse(ty: FloatType, text: &str) -> Result<Float, ParseFloatError> {
     if magnitude < -5000 {
         return Ok(Float::zero(ty, negative));
     }
-    let (num, den) = if k >= 0 { (d * pow10(k as u32), BigUint::one()) } else { (d, pow10((-k) as u32)) };
+    let (num, den) = if k >= 0 {
+        (d * pow10(k as u32), BigUint::one())
+    } else {
+        (d, pow10((-k) as u32))
+    };
     Ok(round_rational(ty, negative, &num, &den).0)
 }
 
@@ -291,16 +314,25 @@ mod tests {
         assert_eq!(f80("1").to_f80_bytes(), [0, 0, 0, 0, 0, 0, 0, 0x80, 0xff, 0x3f]);
         assert_eq!(f80("-2").to_f80_bytes(), [0, 0, 0, 0, 0, 0, 0, 0x80, 0x00, 0xc0]);
         // LDBL_MAX = 1.18973149535723176502e+4932
-        assert_eq!(f80("1.18973149535723176502e4932"), Float::max_finite(FloatType::F80, false));
+        assert_eq!(
+            f80("1.18973149535723176502e4932"),
+            Float::max_finite(FloatType::F80, false)
+        );
         assert!(f80("1.2e4932").is_infinite());
         // LDBL_TRUE_MIN = 3.64519953188247460253e-4951
-        assert_eq!(f80("3.64519953188247460253e-4951"), Float::min_subnormal(FloatType::F80, false));
+        assert_eq!(
+            f80("3.64519953188247460253e-4951"),
+            Float::min_subnormal(FloatType::F80, false)
+        );
         assert_eq!(f80("0.1").to_string(), "0.1");
         assert_eq!(f80("709.78271289338511").to_string(), "709.78271289338511");
         assert_eq!(f80("1e300").to_string(), "1e300");
         assert_eq!(f80("-1.5e-7").to_string(), "-1.5e-7");
         assert_eq!(f80("123456").to_string(), "123456.0");
-        assert_eq!(Float::max_finite(FloatType::F80, false).to_string(), "1.189731495357231765e4932");
+        assert_eq!(
+            Float::max_finite(FloatType::F80, false).to_string(),
+            "1.189731495357231765e4932"
+        );
     }
 
     #[test]

@@ -63,7 +63,10 @@ mod tests {
         let nearer = not_raised(Float::from_f64(1e300), max);
         let nearest = not_raised(Float::from_f64(f64::MAX / 2.0), max);
         let next = not_raised(max.step(-1), max);
-        assert!(far > nearer && nearer > nearest && nearest > next, "{far} {nearer} {nearest} {next}");
+        assert!(
+            far > nearer && nearer > nearest && nearest > next,
+            "{far} {nearer} {nearest} {next}"
+        );
         assert_eq!(next, 1);
         assert_eq!(not_raised(max, max), 1, "on the boundary but not raised is still 1");
         assert_eq!(far, 62);
@@ -72,8 +75,17 @@ mod tests {
     #[test]
     fn distances_cross_zero_and_sign() {
         let min = Float::min_normal(FloatType::F32, false);
-        assert_eq!(distance(Float::zero(FloatType::F32, true), Float::zero(FloatType::F32, false)), 0);
-        assert_eq!(distance(Float::min_subnormal(FloatType::F32, true), Float::min_subnormal(FloatType::F32, false)), 2);
+        assert_eq!(
+            distance(Float::zero(FloatType::F32, true), Float::zero(FloatType::F32, false)),
+            0
+        );
+        assert_eq!(
+            distance(
+                Float::min_subnormal(FloatType::F32, true),
+                Float::min_subnormal(FloatType::F32, false)
+            ),
+            2
+        );
         assert_eq!(distance(min, min.step(-1)), 1);
         assert_eq!(not_raised(Float::quiet_nan(FloatType::F32), min), NOT_MEASURED);
     }

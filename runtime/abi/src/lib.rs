@@ -8,9 +8,9 @@
 //! `numfuzz_abi.h`.
 
 pub mod c_header;
+pub mod decimal;
 pub mod env;
 pub mod errbits;
-pub mod decimal;
 pub mod kind;
 pub mod op;
 pub mod report;

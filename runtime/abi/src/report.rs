@@ -63,7 +63,12 @@ impl ExceptionReport {
             OpShape::Ternary => format!("{}({}, {}, {}) = {result}", site.op, arg(0), arg(1), arg(2)),
             OpShape::ToInt => format!("{} {} to {}", site.op, arg(0), site.to.as_deref().unwrap_or("int")),
             OpShape::Narrow => {
-                format!("{} {} to {} = {result}", site.op, arg(0), site.to.as_deref().unwrap_or("?"))
+                format!(
+                    "{} {} to {} = {result}",
+                    site.op,
+                    arg(0),
+                    site.to.as_deref().unwrap_or("?")
+                )
             }
             OpShape::Unary => format!("{}({}) = {result}", callee(site.op, site.ty), arg(0)),
             OpShape::Binary | OpShape::FloatInt => {
@@ -75,14 +80,22 @@ impl ExceptionReport {
     /// The UBSan-style line printed by a standalone target:
     /// `exprel.c:55:21: floating-point exception: Overflow in fmul (2.6e154 * 1.1e155 = inf) [numfuzz]`.
     pub fn human_line(&self) -> String {
-        let what = if self.site.op.is_libm() { callee(self.site.op, self.site.ty) } else { self.site.op.to_string() };
+        let what = if self.site.op.is_libm() {
+            callee(self.site.op, self.site.ty)
+        } else {
+            self.site.op.to_string()
+        };
         format!(
             "{}: floating-point exception: {} in {} ({}) in {} [numfuzz]",
             self.site.location(),
             self.kind,
             what,
             self.expression(),
-            if self.site.function.is_empty() { "?" } else { &self.site.function }
+            if self.site.function.is_empty() {
+                "?"
+            } else {
+                &self.site.function
+            }
         )
     }
 }
@@ -120,17 +133,31 @@ mod tests {
             r.human_line(),
             "exprel.c:55:21: floating-point exception: Overflow in fmul (2.6e154 * 1.1e155 = inf) in exprel [numfuzz]"
         );
-        assert_eq!(report(Op::Exp, &["710.0"], Some("inf")).expression(), "exp(710.0) = inf");
+        assert_eq!(
+            report(Op::Exp, &["710.0"], Some("inf")).expression(),
+            "exp(710.0) = inf"
+        );
     }
 
     #[test]
     fn json_lines_are_tagged_and_flat() {
         let r = ReportEvent::Exception(report(Op::Pow, &["0.0", "-1.0"], Some("inf")));
         let text = serde_json::to_string(&r).unwrap();
-        assert!(text.starts_with(r#"{"event":"exception","kind":"Overflow","id":3,"op":"pow""#), "{text}");
+        assert!(
+            text.starts_with(r#"{"event":"exception","kind":"Overflow","id":3,"op":"pow""#),
+            "{text}"
+        );
         let back: ReportEvent = serde_json::from_str(&text).unwrap();
         assert_eq!(back, r);
-        let done: ReportEvent = serde_json::from_str(r#"{"event":"input_done","exceptions":2,"handled":true}"#).unwrap();
-        assert_eq!(done, ReportEvent::InputDone(InputSummary { input: None, exceptions: 2, handled: true }));
+        let done: ReportEvent =
+            serde_json::from_str(r#"{"event":"input_done","exceptions":2,"handled":true}"#).unwrap();
+        assert_eq!(
+            done,
+            ReportEvent::InputDone(InputSummary {
+                input: None,
+                exceptions: 2,
+                handled: true
+            })
+        );
     }
 }

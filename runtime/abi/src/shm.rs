@@ -41,7 +41,6 @@ pub const RUN_HANDLED: u32 = 1;
 /// The target has more slots than the region holds; some sites are not recorded.
 pub const RUN_TRUNCATED: u32 = 2;
 
-
 impl ShmHeader {
     /// The header for a region of `slots` slots, laid out back to back after the header.
     pub fn for_slots(slots: u32) -> ShmHeader {

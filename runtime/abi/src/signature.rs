@@ -108,7 +108,9 @@ impl FieldType {
             FieldType::Float(FloatType::F64) => {
                 Value::Float(Float::from_f64(f64::from_le_bytes(bytes.try_into().expect("8 bytes"))))
             }
-            FieldType::Float(FloatType::F80) => Value::Float(Float::from_f80_bytes(bytes.try_into().expect("10 bytes"))),
+            FieldType::Float(FloatType::F80) => {
+                Value::Float(Float::from_f80_bytes(bytes.try_into().expect("10 bytes")))
+            }
             int => {
                 let mut w = [0u8; 16];
                 w[..bytes.len()].copy_from_slice(bytes);
@@ -140,7 +142,10 @@ impl FieldType {
                 let (lo, hi) = int.int_range().expect("integer type");
                 match parsed {
                     Some(v) if (lo..=hi).contains(&v) => Ok(Value::Int { ty: int, value: v }),
-                    _ => Err(SignatureError::BadValue(format!("`{t}` is not a {} (range {lo}..={hi})", int.name()))),
+                    _ => Err(SignatureError::BadValue(format!(
+                        "`{t}` is not a {} (range {lo}..={hi})",
+                        int.name()
+                    ))),
                 }
             }
         }
@@ -171,7 +176,10 @@ impl FromStr for FieldType {
         FieldType::ALL
             .into_iter()
             .find(|t| t.name() == s.trim())
-            .ok_or_else(|| SignatureError::UnknownType { field: s.trim().to_string(), spec: s.to_string() })
+            .ok_or_else(|| SignatureError::UnknownType {
+                field: s.trim().to_string(),
+                spec: s.to_string(),
+            })
     }
 }
 
@@ -223,7 +231,9 @@ impl Signature {
 
     /// Encoded size of one complete input.
     pub fn size(&self) -> usize {
-        self.offsets.last().map_or(0, |o| o + self.fields.last().expect("non-empty").size())
+        self.offsets
+            .last()
+            .map_or(0, |o| o + self.fields.last().expect("non-empty").size())
     }
 
     /// Byte range of field `i`.
@@ -237,13 +247,19 @@ impl Signature {
         if padded.len() < self.size() {
             padded.resize(self.size(), 0);
         }
-        (0..self.len()).map(|i| self.fields[i].decode(&padded[self.range(i)])).collect()
+        (0..self.len())
+            .map(|i| self.fields[i].decode(&padded[self.range(i)]))
+            .collect()
     }
 
     /// Encodes values (one per field, of the field's type).
     pub fn encode(&self, values: &[Value]) -> Result<Vec<u8>, SignatureError> {
         if values.len() != self.len() {
-            return Err(SignatureError::Arity { spec: self.to_string(), expected: self.len(), got: values.len() });
+            return Err(SignatureError::Arity {
+                spec: self.to_string(),
+                expected: self.len(),
+                got: values.len(),
+            });
         }
         let mut out = Vec::with_capacity(self.size());
         for (field, value) in self.fields.iter().zip(values) {
@@ -274,7 +290,11 @@ impl Signature {
     /// Parses one textual value per field (`"709.78, 3"`) and encodes them.
     pub fn encode_text(&self, values: &[&str]) -> Result<Vec<u8>, SignatureError> {
         if values.len() != self.len() {
-            return Err(SignatureError::Arity { spec: self.to_string(), expected: self.len(), got: values.len() });
+            return Err(SignatureError::Arity {
+                spec: self.to_string(),
+                expected: self.len(),
+                got: values.len(),
+            });
         }
         let parsed = self
             .fields
@@ -316,9 +336,21 @@ mod tests {
         assert_eq!(bytes[22], 255);
         let values = sig.decode(&bytes);
         assert_eq!(values[0].to_string(), "709.7827128933851");
-        assert_eq!(values[1], Value::Int { ty: FieldType::I32, value: -3 });
+        assert_eq!(
+            values[1],
+            Value::Int {
+                ty: FieldType::I32,
+                value: -3
+            }
+        );
         assert_eq!(values[2].to_string(), "1.0");
-        assert_eq!(values[3], Value::Int { ty: FieldType::U8, value: 255 });
+        assert_eq!(
+            values[3],
+            Value::Int {
+                ty: FieldType::U8,
+                value: 255
+            }
+        );
     }
 
     #[test]

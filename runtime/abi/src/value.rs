@@ -47,9 +47,24 @@ pub struct Format {
 impl Format {
     pub const fn of(ty: FloatType) -> Format {
         match ty {
-            FloatType::F32 => Format { precision: 24, bias: 127, exp_bits: 8, width: 32 },
-            FloatType::F64 => Format { precision: 53, bias: 1023, exp_bits: 11, width: 64 },
-            FloatType::F80 => Format { precision: 64, bias: 16383, exp_bits: 15, width: 80 },
+            FloatType::F32 => Format {
+                precision: 24,
+                bias: 127,
+                exp_bits: 8,
+                width: 32,
+            },
+            FloatType::F64 => Format {
+                precision: 53,
+                bias: 1023,
+                exp_bits: 11,
+                width: 64,
+            },
+            FloatType::F80 => Format {
+                precision: 64,
+                bias: 16383,
+                exp_bits: 15,
+                width: 80,
+            },
         }
     }
     /// Smallest exponent of a normal number (unbiased).
@@ -74,20 +89,32 @@ impl Format {
 
 impl Float {
     pub const fn from_f32(x: f32) -> Float {
-        Float { ty: FloatType::F32, bits: x.to_bits() as u128 }
+        Float {
+            ty: FloatType::F32,
+            bits: x.to_bits() as u128,
+        }
     }
     pub const fn from_f64(x: f64) -> Float {
-        Float { ty: FloatType::F64, bits: x.to_bits() as u128 }
+        Float {
+            ty: FloatType::F64,
+            bits: x.to_bits() as u128,
+        }
     }
     /// An f80 from its 10 little-endian bytes (as stored in memory).
     pub fn from_f80_bytes(b: [u8; 10]) -> Float {
         let mut w = [0u8; 16];
         w[..10].copy_from_slice(&b);
-        Float { ty: FloatType::F80, bits: u128::from_le_bytes(w) }
+        Float {
+            ty: FloatType::F80,
+            bits: u128::from_le_bytes(w),
+        }
     }
     pub fn from_bits(ty: FloatType, bits: u128) -> Float {
         let width = Format::of(ty).width;
-        Float { ty, bits: bits & ((1u128 << width) - 1) }
+        Float {
+            ty,
+            bits: bits & ((1u128 << width) - 1),
+        }
     }
     pub fn to_f80_bytes(self) -> [u8; 10] {
         let b = self.bits.to_le_bytes();
@@ -137,7 +164,13 @@ impl Float {
                 if !int_bit {
                     return Class::Nan { quiet: false };
                 }
-                return if frac == 0 { Class::Infinite } else { Class::Nan { quiet: frac & quiet_bit != 0 } };
+                return if frac == 0 {
+                    Class::Infinite
+                } else {
+                    Class::Nan {
+                        quiet: frac & quiet_bit != 0,
+                    }
+                };
             }
             if exp == 0 {
                 return if mant == 0 { Class::Zero } else { Class::Subnormal };
@@ -152,7 +185,9 @@ impl Float {
             if mant == 0 {
                 Class::Infinite
             } else {
-                Class::Nan { quiet: mant & quiet_bit != 0 }
+                Class::Nan {
+                    quiet: mant & quiet_bit != 0,
+                }
             }
         } else if exp == 0 {
             if mant == 0 {
@@ -183,11 +218,17 @@ impl Float {
 
     pub fn abs(self) -> Float {
         let f = self.format();
-        Float { ty: self.ty, bits: self.bits & !(1u128 << (f.width - 1)) }
+        Float {
+            ty: self.ty,
+            bits: self.bits & !(1u128 << (f.width - 1)),
+        }
     }
     pub fn neg(self) -> Float {
         let f = self.format();
-        Float { ty: self.ty, bits: self.bits ^ (1u128 << (f.width - 1)) }
+        Float {
+            ty: self.ty,
+            bits: self.bits ^ (1u128 << (f.width - 1)),
+        }
     }
 
     /// Finite non-zero value as `m * 2^e` with an integer significand `m`.
@@ -199,7 +240,11 @@ impl Float {
             Class::Zero | Class::Infinite | Class::Nan { .. } => None,
             Class::Subnormal => Some((mant, f.emin() - (f.precision as i32 - 1))),
             Class::Normal => {
-                let m = if f.width == 80 { mant } else { mant | (1u64 << f.frac_bits()) };
+                let m = if f.width == 80 {
+                    mant
+                } else {
+                    mant | (1u64 << f.frac_bits())
+                };
                 Some((m, exp - f.bias - (f.precision as i32 - 1)))
             }
         }
@@ -271,12 +316,19 @@ impl Float {
         let f = Format::of(ty);
         let exp = (f.exp_mask() as u128) << (f.width - 1 - f.exp_bits);
         let int_bit = if f.width == 80 { 1u128 << 63 } else { 0 };
-        Float { ty, bits: exp | int_bit }.with_sign(negative)
+        Float {
+            ty,
+            bits: exp | int_bit,
+        }
+        .with_sign(negative)
     }
     pub fn quiet_nan(ty: FloatType) -> Float {
         let inf = Float::infinity(ty, false);
         let f = Format::of(ty);
-        Float { ty, bits: inf.bits | (1u128 << (f.frac_bits() - 1)) }
+        Float {
+            ty,
+            bits: inf.bits | (1u128 << (f.frac_bits() - 1)),
+        }
     }
     pub fn max_finite(ty: FloatType, negative: bool) -> Float {
         Float::from_ord(ty, Float::infinity(ty, false).ord() - 1).with_sign(negative)
@@ -285,7 +337,11 @@ impl Float {
         let f = Format::of(ty);
         let one_exp = 1u128 << (f.width - 1 - f.exp_bits);
         let int_bit = if f.width == 80 { 1u128 << 63 } else { 0 };
-        Float { ty, bits: one_exp | int_bit }.with_sign(negative)
+        Float {
+            ty,
+            bits: one_exp | int_bit,
+        }
+        .with_sign(negative)
     }
     pub fn min_subnormal(ty: FloatType, negative: bool) -> Float {
         Float::from_ord(ty, 1).with_sign(negative)
@@ -452,7 +508,10 @@ mod tests {
         assert_eq!(Float::min_normal(FloatType::F64, false).as_f64(), f64::MIN_POSITIVE);
         assert_eq!(Float::min_subnormal(FloatType::F32, true).as_f32(), -f32::from_bits(1));
         assert_eq!(Float::one(FloatType::F32).as_f32(), 1.0);
-        assert_eq!(Float::one(FloatType::F80).to_f80_bytes(), [0, 0, 0, 0, 0, 0, 0, 0x80, 0xff, 0x3f]);
+        assert_eq!(
+            Float::one(FloatType::F80).to_f80_bytes(),
+            [0, 0, 0, 0, 0, 0, 0, 0x80, 0xff, 0x3f]
+        );
         assert_eq!(Float::pow2(FloatType::F64, -1074).as_f64(), f64::from_bits(1));
     }
 
@@ -477,7 +536,10 @@ mod tests {
                 assert!(w[0].ord() < w[1].ord(), "{ty}: {:?} !< {:?}", w[0], w[1]);
             }
             assert_eq!(Float::zero(ty, true).ord(), Float::zero(ty, false).ord());
-            assert_eq!(Float::min_normal(ty, false).ord() - Float::min_normal(ty, false).step(-1).ord(), 1);
+            assert_eq!(
+                Float::min_normal(ty, false).ord() - Float::min_normal(ty, false).step(-1).ord(),
+                1
+            );
             let x = Float::one(ty);
             assert_eq!(Float::from_ord(ty, x.ord()), x);
         }
@@ -504,6 +566,12 @@ mod tests {
         assert_eq!(x.convert_exact(FloatType::F64).unwrap().as_f64(), 0.1f32 as f64);
         assert!(Float::from_f64(0.1).convert_exact(FloatType::F32).is_none());
         let y = Float::from_f64(-1.5e-310);
-        assert_eq!(y.convert_exact(FloatType::F80).unwrap().convert_exact(FloatType::F64).unwrap(), y);
+        assert_eq!(
+            y.convert_exact(FloatType::F80)
+                .unwrap()
+                .convert_exact(FloatType::F64)
+                .unwrap(),
+            y
+        );
     }
 }

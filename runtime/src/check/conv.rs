@@ -2,12 +2,12 @@
 
 use super::{Limits, Operands, Outcome};
 use crate::fpu;
+use num_bigint::BigUint;
 use numfuzz_abi::decimal::{round_to_format, Rounding};
 use numfuzz_abi::errbits::{not_raised, NOT_MEASURED};
 use numfuzz_abi::kind::ExceptionKind::{Invalid, Overflow, Underflow};
 use numfuzz_abi::op::FloatType;
 use numfuzz_abi::value::Float;
-use num_bigint::BigUint;
 
 /// `trunc(x)` as (negative, magnitude), `None` for NaN/inf or magnitudes ≥ 2^128.
 fn trunc(x: Float) -> Option<(bool, u128)> {
@@ -62,10 +62,18 @@ pub fn to_int(signed: bool, bits: u8, x: Float) -> Outcome {
         // The first invalid value on x's side of zero.
         let first_invalid = if x.is_negative() {
             let v = from_int(x.ty, true, neg_max + 1);
-            if trunc(v).is_some_and(|(_, m)| m <= neg_max) { v.step(-1) } else { v }
+            if trunc(v).is_some_and(|(_, m)| m <= neg_max) {
+                v.step(-1)
+            } else {
+                v
+            }
         } else {
             let v = from_int(x.ty, false, pos_max.saturating_add(1));
-            if trunc(v).is_some_and(|(_, m)| m <= pos_max) { v.step(1) } else { v }
+            if trunc(v).is_some_and(|(_, m)| m <= pos_max) {
+                v.step(1)
+            } else {
+                v
+            }
         };
         not_raised(x, first_invalid)
     });
@@ -80,7 +88,13 @@ pub fn narrow(src: FloatType, dst: FloatType, ops: &Operands) -> Outcome {
     if !lim.strictly_normal(r) {
         out.raised = fpu::reexec_narrow(src, dst, ops.a);
     }
-    out.measure(Overflow, || if r.is_finite() { not_raised(r.abs(), lim.max) } else { NOT_MEASURED });
+    out.measure(Overflow, || {
+        if r.is_finite() {
+            not_raised(r.abs(), lim.max)
+        } else {
+            NOT_MEASURED
+        }
+    });
     out.measure(Underflow, || {
         if r.is_finite() && !r.is_zero() {
             not_raised(r.abs(), lim.min_normal)

@@ -65,7 +65,9 @@ fn exact_power(ty: FloatType, x: Float, k: i128, r: Float) -> bool {
     if x.is_zero() {
         return r.is_zero();
     }
-    let Some((mut m, mut e)) = x.decompose() else { return false };
+    let Some((mut m, mut e)) = x.decompose() else {
+        return false;
+    };
     let tz = m.trailing_zeros();
     m >>= tz;
     e += tz as i32;
@@ -132,7 +134,9 @@ fn exact_tiny(c: &Call, lim: &Limits) -> bool {
         },
         // exp2 of an integer is a power of two, exact when representable (subnormal range).
         Op::Exp2 => int_value(x).is_some_and(|k| (-100_000..0).contains(&k) && Float::pow2(c.ty, k as i32) == r),
-        Op::Pow => c.y.is_some_and(|y| y.is_integer() && int_value(y).is_some_and(|k| exact_power(c.ty, x, k, r))),
+        Op::Pow => {
+            c.y.is_some_and(|y| y.is_integer() && int_value(y).is_some_and(|k| exact_power(c.ty, x, k, r)))
+        }
         Op::Powi => c.n.is_some_and(|n| exact_power(c.ty, x, n as i128, r)),
         Op::Hypot => x.is_zero() || c.y.is_some_and(|y| y.is_zero()),
         _ => false,

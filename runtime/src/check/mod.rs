@@ -38,7 +38,10 @@ pub struct Outcome {
 
 impl Outcome {
     pub fn new() -> Outcome {
-        Outcome { raised: 0, errbits: [NOT_MEASURED; 4] }
+        Outcome {
+            raised: 0,
+            errbits: [NOT_MEASURED; 4],
+        }
     }
 
     pub fn raised(&self, kind: ExceptionKind) -> bool {

@@ -1,0 +1,1 @@
+//! IEEE-754 field-aware mutators (see mod docs once written).

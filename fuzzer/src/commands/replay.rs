@@ -1,0 +1,23 @@
+//! `numfuzz replay TARGET FILE...`: decoded inputs and every exception they raise.
+
+use crate::cli::ReplayArgs;
+use anyhow::Context;
+use numfuzz::replay::{describe, replay};
+use numfuzz::target::Target;
+use numfuzz_abi::signature::Signature;
+use std::time::Duration;
+
+pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
+    let target = Target::inspect_numfuzz(&args.target)?;
+    let signature = match &args.signature {
+        Some(spec) => Some(Signature::parse(spec)?),
+        None => target.signature.clone(),
+    };
+    for input in &args.inputs {
+        anyhow::ensure!(input.exists(), "input `{}` does not exist", input.display());
+        let r = replay(&args.target, input, Duration::from_millis(args.timeout_ms))
+            .with_context(|| format!("replaying `{}`", input.display()))?;
+        print!("{}", describe(&r, signature.as_ref()));
+    }
+    Ok(())
+}
