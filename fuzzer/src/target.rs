@@ -4,7 +4,7 @@
 use numfuzz_abi::signature::Signature;
 use numfuzz_abi::site::SiteTable;
 use numfuzz_abi::{ABI_VERSION, RUNTIME_MARKER_PREFIX, RUNTIME_SECTION, SIGNATURE_SECTION};
-use object::{Object, ObjectSection};
+use object::{Object, ObjectSection, ObjectSymbol};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -36,6 +36,9 @@ pub struct Target {
     pub runtime_abi: Option<u32>,
     /// The declared input signature.
     pub signature: Option<Signature>,
+    /// It defines `LLVMFuzzerTestOneInput` (a libFuzzer-style harness, so the runtime's
+    /// `main` can run the in-process engine).
+    pub has_harness: bool,
 }
 
 fn section_strings(file: &object::File<'_>, name: &str) -> Vec<String> {
@@ -70,11 +73,11 @@ impl Target {
             [one] => Some(Signature::parse(one).map_err(|e| TargetError::BadSignature(path.to_path_buf(), e))?),
             many => return Err(TargetError::ManySignatures(path.to_path_buf(), many.join(" | "))),
         };
-        Ok(Target {
-            path: path.to_path_buf(),
-            runtime_abi,
-            signature,
-        })
+        let has_harness = file
+            .symbols()
+            .chain(file.dynamic_symbols())
+            .any(|s| s.is_definition() && s.name() == Ok("LLVMFuzzerTestOneInput"));
+        Ok(Target { path: path.to_path_buf(), runtime_abi, signature, has_harness })
     }
 
     /// Like [`Target::inspect`], but the target must carry a numfuzz runtime of our ABI.

@@ -1,4 +1,15 @@
 //! numfuzz's LibAFL components, shared by the `numfuzz` binary (forkserver campaigns) and
 //! the runtime linked into targets (in-process campaigns).
 
+pub mod campaign;
+pub mod config;
+pub mod context;
+pub mod feedbacks;
+pub mod inprocess;
+pub mod meta;
+pub mod monitor;
 pub mod mutators;
+pub mod output;
+pub mod scheduler;
+pub mod stats;
+pub mod summary;

@@ -1,0 +1,329 @@
+//! A numfuzz campaign: LibAFL's `Launcher` (one client per core, LLMP between them and, with
+//! `--broker`, to another machine), and per client the numfuzz components around an executor
+//! supplied by the caller (in-process inside the target, or a forkserver).
+
+use crate::config::{CampaignConfig, MutatorSchedule};
+use crate::mutators::fp_mutations;
+use crate::context::Instance;
+use crate::feedbacks::{ByteMapObserver, ErrBitsFeedback, ExceptionFeedback, FindingWriter, QueueWriter};
+use crate::monitor::StatusMonitor;
+use crate::output::{instance_dirs, InstanceDir};
+use crate::scheduler::ErrBitsFavoring;
+use crate::stats::{install_stop_handler, StatsStage};
+use libafl::corpus::{Corpus, InMemoryCorpus};
+use libafl::events::{ClientDescription, EventConfig, Launcher, LlmpRestartingEventManager};
+use libafl::executors::{Executor, HasObservers};
+use libafl::feedbacks::{
+    CrashFeedback, LogicEagerOr, LogicFastAnd, LogicFastOr, MaxMapFeedback, TimeFeedback, TimeoutFeedback,
+};
+use libafl::feedbacks::CombinedFeedback;
+use libafl::fuzzer::{Evaluator, Fuzzer as _, StdFuzzer};
+use libafl::inputs::{BytesInput, BytesInputConverter};
+use libafl::monitors::tui::TuiMonitor;
+use libafl::mutators::{havoc_mutations, tokens_mutations, HavocScheduledMutator, Mutator, StdMOptMutator, Tokens};
+use libafl::observers::{CanTrack, ExplicitTracking, HitcountsMapObserver, StdMapObserver, TimeObserver};
+use libafl::schedulers::{IndexesLenTimeMinimizerScheduler, QueueScheduler};
+use libafl::stages::StdMutationalStage;
+use libafl::state::{HasCorpus, StdState};
+use libafl::{feedback_and_fast, feedback_or, feedback_or_fast, Error, HasMetadata, NopInputFilter};
+use libafl_bolts::core_affinity::Cores;
+use libafl_bolts::rands::StdRand;
+use libafl_bolts::shmem::{ShMemProvider, StdShMemProvider};
+use libafl_bolts::tuples::{tuple_list, tuple_list_type, Merge};
+use numfuzz_abi::signature::Signature;
+use numfuzz_abi::site::SiteTable;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+pub type State = StdState<InMemoryCorpus<BytesInput>, BytesInput, StdRand, InMemoryCorpus<BytesInput>>;
+pub type Hitcounts = HitcountsMapObserver<ByteMapObserver>;
+pub type EdgesObserver = ExplicitTracking<Hitcounts, true, false>;
+pub type Observers = tuple_list_type!(EdgesObserver, ByteMapObserver, ByteMapObserver, TimeObserver);
+pub type EdgesFeedback = MaxMapFeedback<EdgesObserver, Hitcounts>;
+pub type CorpusFeedback = QueueWriter<
+    CombinedFeedback<
+        ExceptionFeedback,
+        CombinedFeedback<EdgesFeedback, CombinedFeedback<ErrBitsFeedback, TimeFeedback, LogicEagerOr>, LogicEagerOr>,
+        LogicEagerOr,
+    >,
+>;
+pub type Objective = FindingWriter<
+    CombinedFeedback<CombinedFeedback<CrashFeedback, TimeoutFeedback, LogicFastOr>, EdgesFeedback, LogicFastAnd>,
+>;
+pub type Sched = ErrBitsFavoring<IndexesLenTimeMinimizerScheduler<QueueScheduler, BytesInput, EdgesObserver>>;
+pub type Fuzzer = StdFuzzer<Sched, CorpusFeedback, BytesInputConverter, NopInputFilter, Objective>;
+pub type Mgr = LlmpRestartingEventManager<(), BytesInput, State, <StdShMemProvider as ShMemProvider>::ShMem, StdShMemProvider>;
+
+/// The target's maps as raw memory: edges (sancov or AFL++ shared memory) and numfuzz's
+/// ErrBits and exception maps (absent for targets not built with numfuzz-cc).
+#[derive(Clone, Copy, Debug)]
+pub struct TargetMaps {
+    pub edges: *mut u8,
+    pub edges_len: usize,
+    pub errbits: *mut u8,
+    pub exceptions: *mut u8,
+    /// Slots in each numfuzz map (0: none).
+    pub slots: usize,
+}
+
+impl TargetMaps {
+    /// The observers over these maps.
+    ///
+    /// # Safety
+    /// The pointers must stay valid for the whole campaign.
+    pub unsafe fn observers(&self) -> Observers {
+        // SAFETY: caller guarantees validity.
+        let edges = unsafe { StdMapObserver::from_mut_ptr("edges", self.edges, self.edges_len) };
+        let (mut errbits, exceptions) = if self.slots == 0 {
+            (StdMapObserver::owned("errbits", Vec::new()), StdMapObserver::owned("exceptions", Vec::new()))
+        } else {
+            // SAFETY: caller guarantees validity.
+            unsafe {
+                (
+                    StdMapObserver::from_mut_ptr("errbits", self.errbits, self.slots),
+                    StdMapObserver::from_mut_ptr("exceptions", self.exceptions, self.slots),
+                )
+            }
+        };
+        // Reset before every run to "not measured"; the run lowers what it measures.
+        *errbits.initial_mut() = numfuzz_abi::errbits::NOT_MEASURED;
+        tuple_list!(HitcountsMapObserver::new(edges).track_indices(), errbits, exceptions, TimeObserver::new("time"))
+    }
+}
+
+/// Everything a client needs to know about the target besides how to execute it.
+pub struct TargetInfo {
+    pub sites: SiteTable,
+    pub signature: Option<Signature>,
+    pub maps: TargetMaps,
+}
+
+/// Name of a client's instance directory.
+pub fn instance_name(cores: usize, description: &ClientDescription) -> String {
+    if cores <= 1 {
+        "default".to_string()
+    } else {
+        format!("core{}", description.core_id().0)
+    }
+}
+
+fn collect_files(path: &Path, out: &mut Vec<PathBuf>) {
+    if path.is_file() {
+        out.push(path.to_path_buf());
+    } else if let Ok(entries) = std::fs::read_dir(path) {
+        let mut entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+        entries.sort();
+        for p in entries {
+            let hidden = p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.'));
+            if !hidden {
+                collect_files(&p, out);
+            }
+        }
+    }
+}
+
+/// Seeds when the user gave none: built from the signature, or a few byte patterns.
+fn default_seeds(signature: Option<&Signature>) -> Vec<Vec<u8>> {
+    match signature {
+        Some(sig) => crate::mutators::seeds(sig),
+        None => vec![vec![0u8; 8], vec![0xffu8; 8], b"1.0".to_vec(), vec![0x3f, 0xf0, 0, 0, 0, 0, 0, 0]],
+    }
+}
+
+/// Runs one client until the campaign ends. On a clean end (the `-V` budget, Ctrl-C) the
+/// broker and the restarter have been told and `Ok` is returned: the caller releases what it
+/// holds (shared memory) and ends the client process.
+pub fn run_client<E, F>(
+    cfg: &CampaignConfig,
+    target: TargetInfo,
+    state: Option<State>,
+    mut mgr: Mgr,
+    description: ClientDescription,
+    make_executor: F,
+) -> Result<(), Error>
+where
+    F: FnOnce(Observers, &mut Fuzzer, &mut State, &mut Mgr) -> Result<E, Error>,
+    E: Executor<Mgr, BytesInput, State, Fuzzer> + HasObservers<Observers = Observers>,
+{
+    let cores = Cores::from_cmdline(&cfg.cores)?.ids.len();
+    let name = instance_name(cores, &description);
+    let out = InstanceDir::open(&cfg.out_dir, &name).map_err(|e| Error::illegal_state(e.to_string()))?;
+    let resuming_dir = out.queue().read_dir().is_ok_and(|mut d| d.next().is_some());
+    out.write_cmdline(&cfg.target, &cfg.target_args).map_err(|e| Error::os_error(e, "writing cmdline"))?;
+    let instance = Arc::new(Instance::new(out, target.sites, cfg.start_unix_ms));
+
+    // SAFETY: the maps live as long as the target process / the fuzzer's shared memory.
+    let observers = unsafe { target.maps.observers() };
+    let total_edges = target.maps.edges_len;
+    let (edges, errbits, exceptions, time) = (&observers.0, &observers.1 .0, &observers.1 .1 .0, &observers.1 .1 .1 .0);
+    let mut feedback = QueueWriter::new(
+        feedback_or!(
+            ExceptionFeedback::new(exceptions, instance.clone()),
+            MaxMapFeedback::new(edges),
+            ErrBitsFeedback::new(errbits, cfg.errbits),
+            TimeFeedback::new(time)
+        ),
+        instance.clone(),
+    );
+    let mut objective = FindingWriter::new(
+        feedback_and_fast!(
+            feedback_or_fast!(CrashFeedback::new(), TimeoutFeedback::new()),
+            MaxMapFeedback::with_name("crash_edges", edges)
+        ),
+        instance.clone(),
+    );
+    let restarted = state.is_some();
+    let mut state = match state {
+        Some(s) => s,
+        None => StdState::new(StdRand::new(), InMemoryCorpus::new(), InMemoryCorpus::new(), &mut feedback, &mut objective)?,
+    };
+    let scheduler = ErrBitsFavoring::new(IndexesLenTimeMinimizerScheduler::new(edges, QueueScheduler::new()));
+    let mut fuzzer = StdFuzzer::new(scheduler, feedback, objective);
+    let mut executor = make_executor(observers, &mut fuzzer, &mut state, &mut mgr)?;
+
+    if !state.has_metadata::<Tokens>() && !cfg.dictionaries.is_empty() {
+        let tokens = Tokens::new().add_from_files(&cfg.dictionaries)?;
+        state.add_metadata(tokens);
+    }
+
+    if !restarted {
+        if resuming_dir {
+            // Re-read what an earlier run of this instance found, without writing it again:
+            // findings first (so their exceptions count as seen), then the queue.
+            instance.set_importing(true);
+            let mut files = Vec::new();
+            collect_files(&instance.out.crashes(), &mut files);
+            collect_files(&instance.out.queue(), &mut files);
+            for f in files {
+                if let Ok(bytes) = std::fs::read(&f) {
+                    fuzzer.evaluate_input(&mut state, &mut executor, &mut mgr, &BytesInput::new(bytes))?;
+                }
+            }
+            instance.set_importing(false);
+        }
+        if state.corpus().count() == 0 {
+            let mut inputs = Vec::new();
+            if let Some(seeds) = &cfg.seeds {
+                let mut files = Vec::new();
+                collect_files(seeds, &mut files);
+                inputs.extend(files.iter().filter_map(|f| std::fs::read(f).ok()));
+            }
+            if inputs.is_empty() {
+                inputs = default_seeds(target.signature.as_ref());
+            }
+            for bytes in inputs {
+                fuzzer.add_input(&mut state, &mut executor, &mut mgr, BytesInput::new(bytes))?;
+            }
+        }
+    }
+
+    let deadline = cfg.duration_secs.map(|s| instance.start + Duration::from_secs(s));
+    let banner = cfg.target.file_name().map_or("target".into(), |n| n.to_string_lossy().into_owned());
+    let stats = StatsStage::new(instance.clone(), deadline, cfg.timeout_ms, total_edges, cfg.command_line.clone(), banner);
+    install_stop_handler();
+    // Typed inputs get the IEEE-754 field operators next to LibAFL's byte havoc (which still
+    // finds what no typed operator would: lengths, unusual encodings); untyped ones get havoc.
+    let typed = target.signature.filter(|_| cfg.fp_mutators).map(Arc::new);
+    let ended = match (typed, cfg.schedule) {
+        (Some(sig), MutatorSchedule::Mopt) => {
+            let ops = fp_mutations(&sig).merge(havoc_mutations()).merge(tokens_mutations());
+            let mutator = StdMOptMutator::new(&mut state, ops, 7, 5)?;
+            fuzz(&mut fuzzer, &mut executor, &mut state, &mut mgr, mutator, stats)
+        }
+        (Some(sig), MutatorSchedule::Havoc) => {
+            let ops = fp_mutations(&sig).merge(havoc_mutations()).merge(tokens_mutations());
+            fuzz(&mut fuzzer, &mut executor, &mut state, &mut mgr, HavocScheduledMutator::new(ops), stats)
+        }
+        (None, MutatorSchedule::Mopt) => {
+            let mutator = StdMOptMutator::new(&mut state, havoc_mutations().merge(tokens_mutations()), 7, 5)?;
+            fuzz(&mut fuzzer, &mut executor, &mut state, &mut mgr, mutator, stats)
+        }
+        (None, MutatorSchedule::Havoc) => {
+            let mutator = HavocScheduledMutator::new(havoc_mutations().merge(tokens_mutations()));
+            fuzz(&mut fuzzer, &mut executor, &mut state, &mut mgr, mutator, stats)
+        }
+    };
+    match ended {
+        Err(Error::ShuttingDown) | Ok(()) => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// The fuzzing loop with a given mutator: mutate, then write stats (and stop when due).
+fn fuzz<E, M>(
+    fuzzer: &mut Fuzzer,
+    executor: &mut E,
+    state: &mut State,
+    mgr: &mut Mgr,
+    mutator: M,
+    stats: StatsStage,
+) -> Result<(), Error>
+where
+    E: Executor<Mgr, BytesInput, State, Fuzzer> + HasObservers<Observers = Observers>,
+    M: Mutator<BytesInput, State>,
+{
+    let mut stages = tuple_list!(StdMutationalStage::new(mutator), stats);
+    fuzzer.fuzz_loop(&mut stages, executor, state, mgr)
+}
+
+/// Starts the broker and one client per core; returns in the original process when every
+/// client has finished (other processes of the launcher exit).
+pub fn launch<C>(cfg: &CampaignConfig, mut client: C) -> Result<(), Error>
+where
+    C: FnMut(Option<State>, Mgr, ClientDescription) -> Result<(), Error>,
+{
+    let main_pid = std::process::id();
+    let cores = Cores::from_cmdline(&cfg.cores)?;
+    let shmem = StdShMemProvider::new()?;
+    let remote = match &cfg.remote_broker {
+        Some(addr) => Some(addr.parse().map_err(|e| Error::illegal_argument(format!("--broker {addr}: {e}")))?),
+        None => None,
+    };
+    let run = |state: Option<State>, mgr: Mgr, desc: ClientDescription| client(state, mgr, desc);
+    let result = if cfg.tui {
+        let monitor = TuiMonitor::builder().title("numfuzz").version(env!("CARGO_PKG_VERSION")).enhanced_graphics(false).build();
+        Launcher::builder()
+            .shmem_provider(shmem)
+            .configuration(EventConfig::from_name("numfuzz"))
+            .monitor(monitor)
+            .run_client(run)
+            .cores(&cores)
+            .broker_port(cfg.broker_port)
+            .remote_broker_addr(remote)
+            .stdout_file(Some("/dev/null"))
+            .build()
+            .launch()
+    } else {
+        Launcher::builder()
+            .shmem_provider(shmem)
+            .configuration(EventConfig::from_name("numfuzz"))
+            .monitor(StatusMonitor::new(cfg.duration_secs))
+            .run_client(run)
+            .cores(&cores)
+            .broker_port(cfg.broker_port)
+            .remote_broker_addr(remote)
+            .stdout_file(Some("/dev/null"))
+            .build()
+            .launch()
+    };
+    if std::process::id() != main_pid {
+        // A per-core restarter process whose client ended cleanly.
+        std::process::exit(0);
+    }
+    match result {
+        Ok(()) | Err(Error::ShuttingDown) => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Instance directories of a campaign (for summaries).
+pub fn instances(cfg: &CampaignConfig) -> Vec<PathBuf> {
+    instance_dirs(&cfg.out_dir)
+}
+
+/// Wall-clock end of the campaign, if `-V` was given.
+pub fn deadline(cfg: &CampaignConfig) -> Option<SystemTime> {
+    cfg.duration_secs.map(|s| SystemTime::UNIX_EPOCH + Duration::from_millis(cfg.start_unix_ms) + Duration::from_secs(s))
+}
+

@@ -1,0 +1,423 @@
+//! numfuzz's feedbacks.
+//!
+//! - [`ExceptionFeedback`]: a (site, kind) this instance has not seen raises → the input is
+//!   saved in `crashes/` (named `id:…,kind:…,site:…`), logged in `exceptions.jsonl`, and kept in
+//!   the corpus (an input at an exception is a good place to look for the next one).
+//!   Exceptions are feedback, not LibAFL objectives: an objective input is never added to the
+//!   corpus, and one abort per exception would cost ~10⁴× speed.
+//! - [`ErrBitsFeedback`]: a new ErrBits minimum at any (site, kind) slot → keep the input.
+//!   numfuzz's own instead of LibAFL's `MapFeedback<…, MinReducer>` so it records *which* slots
+//!   improved (for the scheduler) and skips untouched words of the map.
+//! - [`QueueWriter`] and [`FindingWriter`] wrap the corpus feedback and the objective and write
+//!   what they accept to `queue/`, `crashes/` and `hangs/` with AFL++-style names.
+
+use crate::context::Instance;
+use crate::meta::{AflCounters, ErrBitsHistory, ErrBitsProgress, ExceptionsSeen, NewExceptions};
+use crate::output::{site_label, write_atomic, ExceptionRecord};
+use libafl::corpus::{Corpus, Testcase};
+use libafl::events::{Event, EventFirer, EventWithStats};
+use libafl::executors::ExitKind;
+use libafl::feedbacks::{Feedback, StateInitializer};
+use libafl::inputs::HasTargetBytes;
+use libafl::monitors::stats::{AggregatorOps, UserStats, UserStatsValue};
+use libafl::observers::StdMapObserver;
+use libafl::state::{HasCorpus, HasExecutions};
+use libafl::{Error, HasMetadata};
+use libafl_bolts::tuples::{Handle, Handled, MatchName, MatchNameRef};
+use libafl_bolts::Named;
+use numfuzz_abi::errbits::NOT_MEASURED;
+use numfuzz_abi::kind::{site_and_kind, ExceptionKind};
+use std::borrow::Cow;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+/// Observer over a numfuzz byte map (ErrBits or exceptions).
+pub type ByteMapObserver = StdMapObserver<'static, u8, false>;
+
+/// Indices of bytes of `map` for which `pick(index, value)` holds, skipping 8-byte words
+/// equal to `skip` (untouched slots) without looking at their bytes.
+fn scan(map: &[u8], skip: u8, mut pick: impl FnMut(usize, u8)) {
+    let word_skip = u64::from_ne_bytes([skip; 8]);
+    let mut chunks = map.chunks_exact(8);
+    let mut base = 0;
+    for chunk in &mut chunks {
+        let w = u64::from_ne_bytes(chunk.try_into().expect("8 bytes"));
+        if w != word_skip {
+            for (k, &v) in chunk.iter().enumerate() {
+                if v != skip {
+                    pick(base + k, v);
+                }
+            }
+        }
+        base += 8;
+    }
+    for (k, &v) in chunks.remainder().iter().enumerate() {
+        if v != skip {
+            pick(base + k, v);
+        }
+    }
+}
+
+fn fire_count<EM, I, S>(manager: &mut EM, state: &mut S, name: &'static str, value: u64) -> Result<(), Error>
+where
+    EM: EventFirer<I, S>,
+    S: HasExecutions,
+{
+    let executions = *state.executions();
+    manager.fire(
+        state,
+        EventWithStats::with_current_time(
+            Event::UpdateUserStats {
+                name: Cow::Borrowed(name),
+                value: UserStats::new(UserStatsValue::Number(value), AggregatorOps::Sum),
+                phantom: PhantomData,
+            },
+            executions,
+        ),
+    )
+}
+
+/// User-stat names of the exception counts, by kind index.
+pub const EXCEPTION_STATS: [&str; 4] = ["exc_invalid", "exc_divbyzero", "exc_overflow", "exc_underflow"];
+
+/// New (site, kind) exceptions: see the module docs.
+pub struct ExceptionFeedback {
+    map: Handle<ByteMapObserver>,
+    instance: Arc<Instance>,
+    fresh: Vec<u32>,
+}
+
+impl ExceptionFeedback {
+    pub fn new(observer: &ByteMapObserver, instance: Arc<Instance>) -> Self {
+        ExceptionFeedback { map: observer.handle(), instance, fresh: Vec::new() }
+    }
+}
+
+impl Named for ExceptionFeedback {
+    fn name(&self) -> &Cow<'static, str> {
+        static NAME: Cow<'static, str> = Cow::Borrowed("exceptions");
+        &NAME
+    }
+}
+
+impl<S: HasMetadata> StateInitializer<S> for ExceptionFeedback {
+    fn init_state(&mut self, state: &mut S) -> Result<(), Error> {
+        if !state.has_metadata::<ExceptionsSeen>() {
+            state.add_metadata(ExceptionsSeen::default());
+        }
+        if !state.has_metadata::<AflCounters>() {
+            state.add_metadata(self.instance.initial_counters());
+        }
+        Ok(())
+    }
+}
+
+impl<EM, I, OT, S> Feedback<EM, I, OT, S> for ExceptionFeedback
+where
+    OT: MatchName,
+    S: HasMetadata + HasExecutions + HasCorpus<I>,
+    EM: EventFirer<I, S>,
+    I: HasTargetBytes,
+{
+    fn is_interesting(&mut self, state: &mut S, _: &mut EM, _: &I, observers: &OT, _: &ExitKind) -> Result<bool, Error> {
+        self.fresh.clear();
+        let map = observers.get(&self.map).ok_or_else(|| Error::key_not_found("exceptions observer"))?;
+        let seen = &state.metadata::<ExceptionsSeen>()?.slots;
+        let fresh = &mut self.fresh;
+        scan(map, 0, |i, _| {
+            if !seen.contains(&(i as u32)) {
+                fresh.push(i as u32);
+            }
+        });
+        Ok(!self.fresh.is_empty())
+    }
+
+    fn append_metadata(&mut self, state: &mut S, manager: &mut EM, _: &OT, testcase: &mut Testcase<I>) -> Result<(), Error> {
+        if self.fresh.is_empty() {
+            return Ok(());
+        }
+        let fresh = std::mem::take(&mut self.fresh);
+        state.metadata_mut::<ExceptionsSeen>()?.slots.extend(fresh.iter().copied());
+        testcase.add_metadata(NewExceptions { slots: fresh.clone() });
+        if self.instance.importing() {
+            return Ok(());
+        }
+        let now = self.instance.elapsed_ms();
+        let executions = *state.executions();
+        let src = state.corpus().current().map(|id| id.0);
+        let counters = state.metadata_mut::<AflCounters>()?;
+        let id = counters.crashes;
+        counters.crashes += 1;
+        counters.last_crash_ms = Some(now);
+        let (site0, kind0) = site_and_kind(fresh[0] as usize);
+        let label = self.instance.sites.get(site0).map_or_else(|| format!("site{site0}"), site_label);
+        let mut name = format!("id:{id:06},kind:{kind0},site:{label}");
+        if let Some(src) = src {
+            name.push_str(&format!(",src:{src:06}"));
+        }
+        name.push_str(&format!(",time:{now},execs:{executions}"));
+        let bytes = testcase.input().as_ref().map(|i| i.target_bytes().to_vec()).unwrap_or_default();
+        write_atomic(&self.instance.out.crashes(), &name, &bytes).map_err(|e| Error::os_error(e, "writing a crash file"))?;
+        let mut kinds_found = Vec::new();
+        for &slot in &fresh {
+            let (site, kind) = site_and_kind(slot as usize);
+            counters.exceptions_by_kind[kind as usize] += 1;
+            kinds_found.push(kind);
+            if let Some(info) = self.instance.sites.get(site) {
+                let record = ExceptionRecord { time_ms: now, kind, site: info.clone(), input: format!("crashes/{name}") };
+                self.instance.out.append_exception(&record).map_err(|e| Error::os_error(e, "writing exceptions.jsonl"))?;
+            }
+        }
+        let by_kind = counters.exceptions_by_kind;
+        for kind in ExceptionKind::ALL {
+            if kinds_found.contains(&kind) {
+                fire_count(manager, state, EXCEPTION_STATS[kind as usize], by_kind[kind as usize])?;
+            }
+        }
+        Ok(())
+    }
+
+}
+
+/// New ErrBits minima: see the module docs.
+pub struct ErrBitsFeedback {
+    map: Handle<ByteMapObserver>,
+    improved: Vec<u32>,
+    /// `--no-errbits` keeps the component (one campaign type) but switches it off.
+    enabled: bool,
+}
+
+impl ErrBitsFeedback {
+    pub fn new(observer: &ByteMapObserver, enabled: bool) -> Self {
+        ErrBitsFeedback { map: observer.handle(), improved: Vec::new(), enabled }
+    }
+}
+
+impl Named for ErrBitsFeedback {
+    fn name(&self) -> &Cow<'static, str> {
+        static NAME: Cow<'static, str> = Cow::Borrowed("errbits");
+        &NAME
+    }
+}
+
+impl<S: HasMetadata> StateInitializer<S> for ErrBitsFeedback {
+    fn init_state(&mut self, state: &mut S) -> Result<(), Error> {
+        if !state.has_metadata::<ErrBitsHistory>() {
+            state.add_metadata(ErrBitsHistory::default());
+        }
+        Ok(())
+    }
+}
+
+impl<EM, I, OT, S> Feedback<EM, I, OT, S> for ErrBitsFeedback
+where
+    OT: MatchName,
+    S: HasMetadata + HasExecutions,
+    EM: EventFirer<I, S>,
+{
+    fn is_interesting(&mut self, state: &mut S, _: &mut EM, _: &I, observers: &OT, _: &ExitKind) -> Result<bool, Error> {
+        self.improved.clear();
+        if !self.enabled {
+            return Ok(false);
+        }
+        let map = observers.get(&self.map).ok_or_else(|| Error::key_not_found("errbits observer"))?;
+        let best = &state.metadata::<ErrBitsHistory>()?.best;
+        let improved = &mut self.improved;
+        scan(map, NOT_MEASURED, |i, v| {
+            if v < best.get(i).copied().unwrap_or(NOT_MEASURED) {
+                improved.push(i as u32);
+            }
+        });
+        Ok(!self.improved.is_empty())
+    }
+
+    fn append_metadata(&mut self, state: &mut S, manager: &mut EM, observers: &OT, testcase: &mut Testcase<I>) -> Result<(), Error> {
+        if !self.enabled {
+            return Ok(());
+        }
+        // Whatever made the input interesting, its ErrBits count from now on (like the
+        // history update of LibAFL's MapFeedback).
+        let map = observers.get(&self.map).ok_or_else(|| Error::key_not_found("errbits observer"))?;
+        let history = state.metadata_mut::<ErrBitsHistory>()?;
+        if history.best.len() < map.len() {
+            history.best.resize(map.len(), NOT_MEASURED);
+        }
+        let (best, measured) = (&mut history.best, &mut history.measured);
+        scan(map, NOT_MEASURED, |i, v| {
+            if best[i] == NOT_MEASURED {
+                *measured += 1;
+            }
+            if v < best[i] {
+                best[i] = v;
+            }
+        });
+        let measured = *measured;
+        if !self.improved.is_empty() {
+            testcase.add_metadata(ErrBitsProgress { slots: std::mem::take(&mut self.improved) });
+            fire_count(manager, state, "errbits_slots", measured)?;
+        }
+        Ok(())
+    }
+
+}
+
+/// Writes every input the wrapped feedback keeps to `queue/`.
+pub struct QueueWriter<F> {
+    inner: F,
+    instance: Arc<Instance>,
+}
+
+impl<F> QueueWriter<F> {
+    pub fn new(inner: F, instance: Arc<Instance>) -> Self {
+        QueueWriter { inner, instance }
+    }
+}
+
+impl<F: Named> Named for QueueWriter<F> {
+    fn name(&self) -> &Cow<'static, str> {
+        self.inner.name()
+    }
+}
+
+impl<F: StateInitializer<S>, S: HasMetadata> StateInitializer<S> for QueueWriter<F> {
+    fn init_state(&mut self, state: &mut S) -> Result<(), Error> {
+        if !state.has_metadata::<AflCounters>() {
+            state.add_metadata(self.instance.initial_counters());
+        }
+        self.inner.init_state(state)
+    }
+}
+
+impl<EM, F, I, OT, S> Feedback<EM, I, OT, S> for QueueWriter<F>
+where
+    F: Feedback<EM, I, OT, S>,
+    S: HasMetadata + HasExecutions + HasCorpus<I>,
+    I: HasTargetBytes,
+{
+    fn is_interesting(&mut self, state: &mut S, manager: &mut EM, input: &I, observers: &OT, exit_kind: &ExitKind) -> Result<bool, Error> {
+        self.inner.is_interesting(state, manager, input, observers, exit_kind)
+    }
+
+    fn append_metadata(&mut self, state: &mut S, manager: &mut EM, observers: &OT, testcase: &mut Testcase<I>) -> Result<(), Error> {
+        self.inner.append_metadata(state, manager, observers, testcase)?;
+        if self.instance.importing() {
+            return Ok(());
+        }
+        let now = self.instance.elapsed_ms();
+        let executions = *state.executions();
+        let src = state.corpus().current().map(|id| id.0);
+        let counters = state.metadata_mut::<AflCounters>()?;
+        let id = counters.queue;
+        counters.queue += 1;
+        counters.last_find_ms = Some(now);
+        let mut name = format!("id:{id:06}");
+        match src {
+            Some(src) => name.push_str(&format!(",src:{src:06}")),
+            None => name.push_str(",orig:seed"),
+        }
+        name.push_str(&format!(",time:{now},execs:{executions}"));
+        if testcase.has_metadata::<NewExceptions>() {
+            name.push_str(",+exc");
+        }
+        if testcase.has_metadata::<ErrBitsProgress>() {
+            name.push_str(",+errbits");
+        }
+        let bytes = testcase.input().as_ref().map(|i| i.target_bytes().to_vec()).unwrap_or_default();
+        write_atomic(&self.instance.out.queue(), &name, &bytes).map_err(|e| Error::os_error(e, "writing a queue file"))?;
+        Ok(())
+    }
+
+}
+
+/// Writes every input the wrapped objective accepts to `crashes/` (a real crash) or
+/// `hangs/` (a timeout).
+pub struct FindingWriter<F> {
+    inner: F,
+    instance: Arc<Instance>,
+    exit: ExitKind,
+}
+
+impl<F> FindingWriter<F> {
+    pub fn new(inner: F, instance: Arc<Instance>) -> Self {
+        FindingWriter { inner, instance, exit: ExitKind::Ok }
+    }
+}
+
+impl<F: Named> Named for FindingWriter<F> {
+    fn name(&self) -> &Cow<'static, str> {
+        self.inner.name()
+    }
+}
+
+impl<F: StateInitializer<S>, S: HasMetadata> StateInitializer<S> for FindingWriter<F> {
+    fn init_state(&mut self, state: &mut S) -> Result<(), Error> {
+        if !state.has_metadata::<AflCounters>() {
+            state.add_metadata(self.instance.initial_counters());
+        }
+        self.inner.init_state(state)
+    }
+}
+
+impl<EM, F, I, OT, S> Feedback<EM, I, OT, S> for FindingWriter<F>
+where
+    F: Feedback<EM, I, OT, S>,
+    S: HasMetadata + HasExecutions + HasCorpus<I>,
+    I: HasTargetBytes,
+{
+    fn is_interesting(&mut self, state: &mut S, manager: &mut EM, input: &I, observers: &OT, exit_kind: &ExitKind) -> Result<bool, Error> {
+        self.exit = *exit_kind;
+        self.inner.is_interesting(state, manager, input, observers, exit_kind)
+    }
+
+    fn append_metadata(&mut self, state: &mut S, manager: &mut EM, observers: &OT, testcase: &mut Testcase<I>) -> Result<(), Error> {
+        self.inner.append_metadata(state, manager, observers, testcase)?;
+        if self.instance.importing() {
+            return Ok(());
+        }
+        let now = self.instance.elapsed_ms();
+        let executions = *state.executions();
+        let src = state.corpus().current().map(|id| id.0);
+        let counters = state.metadata_mut::<AflCounters>()?;
+        let (dir, id, what) = if self.exit == ExitKind::Timeout {
+            let id = counters.hangs;
+            counters.hangs += 1;
+            counters.last_hang_ms = Some(now);
+            (self.instance.out.hangs(), id, "hang")
+        } else {
+            let id = counters.crashes;
+            counters.crashes += 1;
+            counters.real_crashes += 1;
+            counters.last_crash_ms = Some(now);
+            (self.instance.out.crashes(), id, "crash")
+        };
+        let mut name = format!("id:{id:06},{what}");
+        if let Some(src) = src {
+            name.push_str(&format!(",src:{src:06}"));
+        }
+        name.push_str(&format!(",time:{now},execs:{executions}"));
+        let bytes = testcase.input().as_ref().map(|i| i.target_bytes().to_vec()).unwrap_or_default();
+        write_atomic(&dir, &name, &bytes).map_err(|e| Error::os_error(e, "writing a finding"))?;
+        Ok(())
+    }
+
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scan;
+
+    #[test]
+    fn scan_finds_every_touched_byte() {
+        let mut map = vec![0xFFu8; 37];
+        map[0] = 3;
+        map[8] = 0;
+        map[17] = 9;
+        map[36] = 1;
+        let mut found = Vec::new();
+        scan(&map, 0xFF, |i, v| found.push((i, v)));
+        assert_eq!(found, vec![(0, 3), (8, 0), (17, 9), (36, 1)]);
+        let mut none = Vec::new();
+        scan(&[0u8; 16], 0, |i, _| none.push(i));
+        assert!(none.is_empty());
+    }
+}

@@ -1,0 +1,67 @@
+//! The in-process campaign: the LibAFL engine linked into a numfuzz-cc target (the way
+//! libFuzzer is), started by `numfuzz run` through `NUMFUZZ_ENGINE=<config.json>`.
+
+use crate::campaign::{launch, run_client, TargetInfo, TargetMaps};
+use crate::config::CampaignConfig;
+use libafl::executors::{ExitKind, InProcessExecutor};
+use libafl::inputs::{BytesInput, HasTargetBytes};
+use numfuzz_abi::signature::Signature;
+use numfuzz_abi::site::SiteTable;
+use std::path::Path;
+use std::time::Duration;
+
+/// What the runtime hands over: how to run one input, and the target's maps.
+pub struct InProcessTarget<'a> {
+    /// Runs the harness on one input (the runtime resets its per-run state around it).
+    pub run: &'a dyn Fn(&[u8]),
+    pub maps: TargetMaps,
+    pub sites: SiteTable,
+    pub signature: Option<Signature>,
+}
+
+/// Runs the campaign described by the config file; returns the process exit code.
+pub fn run(config_path: &Path, target: InProcessTarget<'_>) -> i32 {
+    let cfg = match CampaignConfig::load(config_path) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("numfuzz: {e}");
+            return 1;
+        }
+    };
+    let signature = match &cfg.signature {
+        Some(spec) => match Signature::parse(spec) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                eprintln!("numfuzz: --signature: {e}");
+                return 1;
+            }
+        },
+        None => target.signature.clone(),
+    };
+    let result = launch(&cfg, |state, mgr, description| {
+        let info = TargetInfo { sites: target.sites.clone(), signature: signature.clone(), maps: target.maps };
+        let mut harness = |input: &BytesInput| {
+            (target.run)(&input.target_bytes());
+            ExitKind::Ok
+        };
+        run_client(&cfg, info, state, mgr, description, |observers, fuzzer, state, mgr| {
+            InProcessExecutor::builder()
+                .harness(&mut harness)
+                .observers(observers)
+                .fuzzer(fuzzer)
+                .state(state)
+                .event_mgr(mgr)
+                .timeout(Duration::from_millis(cfg.timeout_ms))
+                .build()
+        })?;
+        // The client ended cleanly; this process must not continue into the launcher's code.
+        std::process::exit(0)
+    });
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("numfuzz: campaign failed: {e}");
+            1
+        }
+    }
+}

@@ -1,0 +1,59 @@
+//! Metadata numfuzz keeps in the LibAFL state (it survives client restarts) and on testcases.
+
+use libafl_bolts::impl_serdeany;
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+
+/// Per-instance counters behind the AFL-style file names and `fuzzer_stats`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct AflCounters {
+    pub queue: u64,
+    pub crashes: u64,
+    pub hangs: u64,
+    /// Crash files that are real crashes (signals) rather than FP exceptions.
+    pub real_crashes: u64,
+    /// Milliseconds since the campaign start of the last new queue entry / crash / hang.
+    pub last_find_ms: Option<u64>,
+    pub last_crash_ms: Option<u64>,
+    pub last_hang_ms: Option<u64>,
+    /// Distinct (site, kind) found, by kind index.
+    pub exceptions_by_kind: [u64; 4],
+}
+impl_serdeany!(AflCounters);
+
+/// The (site, kind) slots whose exception this instance has seen.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ExceptionsSeen {
+    pub slots: HashSet<u32>,
+}
+impl_serdeany!(ExceptionsSeen);
+
+/// The best (lowest) ErrBits seen per slot.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ErrBitsHistory {
+    pub best: Vec<u8>,
+    /// Slots measured at least once.
+    pub measured: u64,
+}
+impl_serdeany!(ErrBitsHistory);
+
+/// On a testcase: the slots where it lowered the best ErrBits.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ErrBitsProgress {
+    pub slots: Vec<u32>,
+}
+impl_serdeany!(ErrBitsProgress);
+
+/// On a testcase: the (site, kind) slots it raised first.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct NewExceptions {
+    pub slots: Vec<u32>,
+}
+impl_serdeany!(NewExceptions);
+
+/// Which testcase is currently best for each ErrBits slot (for the scheduler's favourites).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ErrBitsTopRated {
+    pub by_slot: std::collections::HashMap<u32, libafl::corpus::CorpusId>,
+}
+impl_serdeany!(ErrBitsTopRated);

@@ -1,0 +1,99 @@
+//! Scheduling that fuzzes inputs kept for ErrBits progress.
+//!
+//! LibAFL's minimizer scheduler favours, per edge, the smallest/fastest input covering it and
+//! skips non-favoured inputs 95 % of the time; an input kept only because it came closer to an
+//! exception covers no new edge and would hardly ever be fuzzed. [`ErrBitsFavoring`] also
+//! favours, per ErrBits slot, the input holding the current best distance (and un-favours the
+//! one it replaced, which the minimizer re-favours if it is still best for an edge).
+
+use crate::meta::{ErrBitsProgress, ErrBitsTopRated};
+use libafl::corpus::{Corpus, CorpusId, Testcase};
+use libafl::schedulers::minimizer::IsFavoredMetadata;
+use libafl::schedulers::{HasQueueCycles, RemovableScheduler, Scheduler};
+use libafl::state::HasCorpus;
+use libafl::{Error, HasMetadata};
+use libafl_bolts::tuples::MatchName;
+
+pub struct ErrBitsFavoring<CS> {
+    inner: CS,
+}
+
+impl<CS> ErrBitsFavoring<CS> {
+    pub fn new(inner: CS) -> Self {
+        ErrBitsFavoring { inner }
+    }
+
+    fn favour<I, S>(state: &mut S, id: CorpusId) -> Result<(), Error>
+    where
+        S: HasCorpus<I> + HasMetadata,
+    {
+        let slots = match state.corpus().get(id)?.borrow().metadata_map().get::<ErrBitsProgress>() {
+            Some(p) => p.slots.clone(),
+            None => return Ok(()),
+        };
+        if !state.has_metadata::<ErrBitsTopRated>() {
+            state.add_metadata(ErrBitsTopRated::default());
+        }
+        let top = state.metadata_mut::<ErrBitsTopRated>()?;
+        let mut replaced = Vec::new();
+        for slot in slots {
+            if let Some(old) = top.by_slot.insert(slot, id) {
+                if old != id {
+                    replaced.push(old);
+                }
+            }
+        }
+        let still_best: Vec<bool> = replaced.iter().map(|old| top.by_slot.values().any(|v| v == old)).collect();
+        for (old, keep) in replaced.into_iter().zip(still_best) {
+            if !keep {
+                if let Ok(tc) = state.corpus().get(old) {
+                    drop(tc.borrow_mut().metadata_map_mut().remove::<IsFavoredMetadata>());
+                }
+            }
+        }
+        state.corpus().get(id)?.borrow_mut().add_metadata(IsFavoredMetadata {});
+        Ok(())
+    }
+}
+
+impl<CS, I, S> Scheduler<I, S> for ErrBitsFavoring<CS>
+where
+    CS: Scheduler<I, S>,
+    S: HasCorpus<I> + HasMetadata,
+{
+    fn on_add(&mut self, state: &mut S, id: CorpusId) -> Result<(), Error> {
+        self.inner.on_add(state, id)?;
+        Self::favour(state, id)
+    }
+
+    fn on_evaluation<OT: MatchName>(&mut self, state: &mut S, input: &I, observers: &OT) -> Result<(), Error> {
+        self.inner.on_evaluation(state, input, observers)
+    }
+
+    fn next(&mut self, state: &mut S) -> Result<CorpusId, Error> {
+        self.inner.next(state)
+    }
+
+    fn set_current_scheduled(&mut self, state: &mut S, next_id: Option<CorpusId>) -> Result<(), Error> {
+        self.inner.set_current_scheduled(state, next_id)
+    }
+}
+
+impl<CS, I, S> RemovableScheduler<I, S> for ErrBitsFavoring<CS>
+where
+    CS: RemovableScheduler<I, S>,
+{
+    fn on_remove(&mut self, state: &mut S, id: CorpusId, testcase: &Option<Testcase<I>>) -> Result<(), Error> {
+        self.inner.on_remove(state, id, testcase)
+    }
+
+    fn on_replace(&mut self, state: &mut S, id: CorpusId, prev: &Testcase<I>) -> Result<(), Error> {
+        self.inner.on_replace(state, id, prev)
+    }
+}
+
+impl<CS: HasQueueCycles> HasQueueCycles for ErrBitsFavoring<CS> {
+    fn queue_cycles(&self) -> u64 {
+        self.inner.queue_cycles()
+    }
+}

@@ -1,0 +1,155 @@
+//! `numfuzz run`: a fuzzing campaign.
+
+use crate::cli::{ExecutorChoice, RunArgs, ScheduleChoice};
+use anyhow::{bail, Context};
+use numfuzz::target::Target;
+use numfuzz_abi::signature::Signature;
+use numfuzz_engine::config::{CampaignConfig, ExecutorKind, MutatorSchedule};
+use numfuzz_engine::output::{prepare, OutState};
+use numfuzz_engine::summary::Summary;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Name of the campaign configuration file inside `-o`.
+const CONFIG_FILE: &str = ".numfuzz-campaign.json";
+
+fn free_port() -> anyhow::Result<u16> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").context("finding a free port for the LLMP broker")?;
+    Ok(listener.local_addr()?.port())
+}
+
+fn resolve_target(path: &Path) -> anyhow::Result<PathBuf> {
+    let found = if path.components().count() == 1 && !path.exists() {
+        // A bare name: look it up on PATH like a shell would.
+        std::env::var_os("PATH")
+            .and_then(|p| std::env::split_paths(&p).map(|d| d.join(path)).find(|c| c.is_file()))
+            .unwrap_or_else(|| path.to_path_buf())
+    } else {
+        path.to_path_buf()
+    };
+    if !found.exists() {
+        bail!("target `{}` does not exist (build it with numfuzz-cc, or check the path)", path.display());
+    }
+    Ok(std::fs::canonicalize(&found)?)
+}
+
+pub fn run(args: RunArgs) -> anyhow::Result<()> {
+    let Some((target_arg, target_args)) = args.command.split_first() else {
+        bail!("no target given; usage: numfuzz run -o OUT [OPTIONS] -- TARGET [ARGS... @@]");
+    };
+    let target_path = resolve_target(Path::new(target_arg))?;
+    let target = Target::inspect(&target_path)?;
+    if let Some(spec) = &args.signature {
+        Signature::parse(spec).with_context(|| "--signature")?;
+    }
+    if let Some(seeds) = &args.seeds {
+        if !seeds.exists() {
+            bail!("-i {}: no such file or directory (give a directory of seed inputs, or omit -i to start from seeds built from the signature)", seeds.display());
+        }
+    }
+    for d in &args.dictionaries {
+        if !d.is_file() {
+            bail!("-x {}: no such file", d.display());
+        }
+    }
+    if target.runtime_abi.is_some() && !target.is_numfuzz() {
+        Target::inspect_numfuzz(&target_path)?;
+    }
+    let executor = match args.executor {
+        ExecutorChoice::Inprocess => {
+            if !target.is_numfuzz() || !target.has_harness {
+                bail!(
+                    "--executor inprocess needs a libFuzzer-style harness (LLVMFuzzerTestOneInput) built with numfuzz-cc; `{}` is not one (use --executor forkserver)",
+                    target_path.display()
+                );
+            }
+            ExecutorKind::InProcess
+        }
+        ExecutorChoice::Forkserver => ExecutorKind::Forkserver,
+        ExecutorChoice::Auto if target.is_numfuzz() && target.has_harness => ExecutorKind::InProcess,
+        ExecutorChoice::Auto => {
+            if !target.is_numfuzz() {
+                eprintln!(
+                    "numfuzz: warning: `{}` was not built with numfuzz-cc: fuzzing it through the AFL++ forkserver with edge coverage only (no floating-point exception detection)",
+                    target_path.display()
+                );
+            }
+            ExecutorKind::Forkserver
+        }
+    };
+    if executor == ExecutorKind::InProcess && !target_args.is_empty() {
+        bail!("the in-process executor passes inputs directly to LLVMFuzzerTestOneInput; drop the arguments after the target ({})", target_args.join(" "));
+    }
+    let state = prepare(&args.out, &target_path)?;
+    let out = std::fs::canonicalize(&args.out)?;
+    let tui = !args.no_tui && std::io::stdout().is_terminal() && std::env::var_os("CI").is_none();
+    let cfg = CampaignConfig {
+        target: target_path.clone(),
+        target_args: target_args.to_vec(),
+        out_dir: out.clone(),
+        seeds: args.seeds.as_ref().map(|s| std::fs::canonicalize(s)).transpose()?,
+        timeout_ms: args.timeout_ms,
+        duration_secs: args.duration_secs,
+        cores: args.cores.clone(),
+        signature: args.signature.clone(),
+        errbits: !args.no_errbits,
+        fp_mutators: !args.no_fp_mutators,
+        schedule: match args.schedule {
+            ScheduleChoice::Mopt => MutatorSchedule::Mopt,
+            ScheduleChoice::Havoc => MutatorSchedule::Havoc,
+        },
+        dictionaries: args.dictionaries.iter().map(std::fs::canonicalize).collect::<Result<_, _>>()?,
+        executor,
+        broker_port: match args.port {
+            Some(p) => p,
+            None => free_port()?,
+        },
+        remote_broker: args.broker.clone(),
+        tui,
+        start_unix_ms: SystemTime::now().duration_since(UNIX_EPOCH)?.as_millis() as u64,
+        command_line: std::env::args().collect::<Vec<_>>().join(" "),
+    };
+    let config_path = out.join(CONFIG_FILE);
+    cfg.save(&config_path).with_context(|| format!("writing {}", config_path.display()))?;
+    if !tui {
+        let sig = match (&args.signature, &target.signature) {
+            (Some(s), _) => s.clone(),
+            (None, Some(s)) => s.to_string(),
+            (None, None) => "none (plain bytes)".into(),
+        };
+        println!(
+            "numfuzz: {} campaign on {} (signature {sig}), {} in {}{}{}",
+            match executor {
+                ExecutorKind::InProcess => "in-process",
+                ExecutorKind::Forkserver => "forkserver",
+            },
+            target_path.display(),
+            if args.cores.contains(['-', ',']) { format!("cores {}", args.cores) } else { format!("core {}", args.cores) },
+            out.display(),
+            if state == OutState::Resume { " (resuming)" } else { "" },
+            args.duration_secs.map_or(String::new(), |s| format!(", {s} s")),
+        );
+    }
+
+    match executor {
+        ExecutorKind::InProcess => {
+            // The target runs the engine linked into it; numfuzz waits and summarises.
+            // SAFETY: ignoring SIGINT in this process only (the target handles Ctrl-C itself).
+            unsafe { libc::signal(libc::SIGINT, libc::SIG_IGN) };
+            let status = Command::new(&target_path)
+                .env(numfuzz_abi::env::ENGINE, &config_path)
+                .status()
+                .with_context(|| format!("starting {}", target_path.display()))?;
+            if !status.success() {
+                bail!("the campaign ended with {status}");
+            }
+        }
+        ExecutorKind::Forkserver => {
+            numfuzz::forkserver::run_campaign(&cfg, &target)?;
+        }
+    }
+    print!("{}", Summary::read(&out));
+    Ok(())
+}

@@ -1,0 +1,84 @@
+//! Forkserver campaigns: any AFL++-instrumented binary, or a numfuzz-cc target run with
+//! `--executor forkserver` (then numfuzz's ErrBits and exception maps travel in a second
+//! shared-memory region named by `NUMFUZZ_SHM_ID`).
+
+use crate::target::Target;
+use numfuzz_abi::env as abi_env;
+use numfuzz_abi::kind::KINDS_PER_SITE;
+use numfuzz_abi::shm::ShmHeader;
+use numfuzz_abi::site::SiteTable;
+use numfuzz_engine::campaign::{launch, run_client, TargetInfo, TargetMaps};
+use numfuzz_engine::config::CampaignConfig;
+use libafl::executors::forkserver::ForkserverExecutor;
+use libafl::executors::StdChildArgs;
+use libafl::Error;
+use libafl_bolts::shmem::{ShMem, ShMemProvider, StdShMemProvider};
+use libafl_bolts::target_args::StdTargetArgs;
+use std::time::Duration;
+
+/// AFL++'s default coverage map size.
+const AFL_DEFAULT_MAP: usize = 65536;
+
+pub fn run_campaign(cfg: &CampaignConfig, target: &Target) -> anyhow::Result<()> {
+    let sites = if target.is_numfuzz() { target.site_table()? } else { SiteTable::default() };
+    let slots = sites.sites.len() * KINDS_PER_SITE as usize;
+    // numfuzz targets know their edge count; for others honour AFL_MAP_SIZE like afl-fuzz.
+    let map_size = if target.is_numfuzz() {
+        (sites.edges as usize + 1).next_multiple_of(64).max(64)
+    } else {
+        std::env::var(abi_env::AFL_MAP_SIZE).ok().and_then(|v| v.parse().ok()).unwrap_or(AFL_DEFAULT_MAP)
+    };
+    let signature = match &cfg.signature {
+        Some(spec) => Some(numfuzz_abi::signature::Signature::parse(spec)?),
+        None => target.signature.clone(),
+    };
+    launch(cfg, |state, mgr, description| {
+        let mut provider = StdShMemProvider::new()?;
+        let mut edges = provider.new_shmem(map_size)?;
+        // SAFETY: single-threaded client set-up, before the target is spawned.
+        unsafe {
+            edges.write_to_env(abi_env::AFL_SHM_ID)?;
+            std::env::set_var(abi_env::AFL_MAP_SIZE, map_size.to_string());
+        }
+        let mut region = if slots > 0 {
+            let header = ShmHeader::for_slots(slots as u32);
+            let mut shm = provider.new_shmem(header.region_size())?;
+            // SAFETY: the region is at least a header long; the header is plain data.
+            unsafe { shm.as_mut_ptr().cast::<ShmHeader>().write_unaligned(header) };
+            // SAFETY: as above.
+            unsafe { shm.write_to_env(abi_env::SHM_ID)? };
+            Some((shm, header))
+        } else {
+            None
+        };
+        let maps = TargetMaps {
+            edges: edges.as_mut_ptr(),
+            edges_len: map_size,
+            errbits: region.as_mut().map_or(std::ptr::null_mut(), |(r, h)| {
+                // SAFETY: offsets from the header that describes this region.
+                unsafe { r.as_mut_ptr().add(h.errbits_offset as usize) }
+            }),
+            exceptions: region.as_mut().map_or(std::ptr::null_mut(), |(r, h)| {
+                // SAFETY: as above.
+                unsafe { r.as_mut_ptr().add(h.exceptions_offset as usize) }
+            }),
+            slots,
+        };
+        let info = TargetInfo { sites: sites.clone(), signature: signature.clone(), maps };
+        run_client(cfg, info, state, mgr, description, |observers, _fuzzer, _state, _mgr| {
+            let (edges_observer, others) = observers;
+            ForkserverExecutor::builder()
+                .program(cfg.target.clone())
+                .parse_afl_cmdline(&cfg.target_args)
+                .shmem_provider(&mut provider)
+                .coverage_map_size(map_size)
+                .is_persistent(true)
+                .timeout(Duration::from_millis(cfg.timeout_ms))
+                .build_dynamic_map(edges_observer, others)
+        })?;
+        drop(region);
+        drop(edges);
+        std::process::exit(0)
+    })
+    .map_err(|e: Error| anyhow::anyhow!("forkserver campaign failed: {e}"))
+}
