@@ -3,6 +3,8 @@
 //! Guards are numbered from 1 (0 marks an unnumbered guard range). The map is local memory
 //! until a fuzzer hands over its own (AFL++'s `__AFL_SHM_ID`).
 
+use crate::sysv_shm;
+use numfuzz_abi::env;
 use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicUsize, Ordering};
 
 const LOCAL_SIZE: usize = 1 << 21;
@@ -35,6 +37,24 @@ pub fn use_map(ptr: *mut u8, len: usize) {
     MAP_LEN.store(0, Ordering::Release);
     MAP.store(ptr, Ordering::Release);
     MAP_LEN.store(len, Ordering::Release);
+}
+
+/// Counts edges into the AFL++ coverage map named by `__AFL_SHM_ID`, if set. Returns whether
+/// it was. The usable length is the segment's size, capped by `AFL_MAP_SIZE` when given:
+/// afl-fuzz 4.04c announces a provisional 8 MiB `AFL_MAP_SIZE` while probing the target's
+/// map size with a 64 KiB segment, so the announced size alone is not safe to write to.
+pub fn attach_afl_map() -> Result<bool, String> {
+    if std::env::var_os(env::AFL_SHM_ID).is_none() {
+        return Ok(false);
+    }
+    let seg = sysv_shm::attach(env::AFL_SHM_ID, false)?;
+    let announced = std::env::var(env::AFL_MAP_SIZE)
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0);
+    let len = announced.map_or(seg.len, |n| n.min(seg.len));
+    use_map(seg.ptr, len);
+    Ok(true)
 }
 
 /// Zeroes the entries in use.

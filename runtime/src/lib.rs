@@ -7,12 +7,15 @@
 
 mod check;
 mod edges;
+mod engine;
+mod forkserver;
 mod fpu;
 mod region;
 mod report;
 mod signature;
 mod sites;
 mod standalone;
+mod sysv_shm;
 
 use check::Operands;
 use fpu::F80Slot;
@@ -140,12 +143,32 @@ pub extern "C" fn numfuzz_handled() {
 }
 
 /// Start-up, from the shim's constructor: after sites and guards are numbered, before the
-/// program's own constructors.
+/// program's own constructors. `argc` is the program's argument count; `libfuzzer_harness`
+/// says the runtime's `main` will run `LLVMFuzzerTestOneInput`.
+///
+/// Maps come first so that the forkserver's children inherit them.
 #[unsafe(no_mangle)]
-pub extern "C" fn numfuzz_rt_early_init() {
+pub extern "C" fn numfuzz_rt_early_init(argc: c_int, libfuzzer_harness: c_int) {
     fpu::check_layout();
     report::configure_from_env();
-    Region::local(sites::count()).install();
+    match Region::attach_from_env(sites::count()) {
+        Ok(Some(region)) => {
+            // numfuzz's own campaigns: record every exception, never abort.
+            region.install();
+            report::set_record_only();
+        }
+        Ok(None) => Region::local(sites::count()).install(),
+        Err(e) => startup_error(&e),
+    }
+    if let Err(e) = edges::attach_afl_map() {
+        startup_error(&e);
+    }
+    forkserver::start(libfuzzer_harness != 0, argc > 1);
+}
+
+fn startup_error(msg: &str) -> ! {
+    eprintln!("numfuzz target: {msg}");
+    std::process::exit(1)
 }
 
 fn write_sites(path: &str) -> i32 {
@@ -191,6 +214,13 @@ pub unsafe extern "C" fn numfuzz_rt_main(
         eprintln!("numfuzz target: this program defines neither main() nor LLVMFuzzerTestOneInput()");
         return 1;
     };
+    if let Some(config) = std::env::var_os(env::ENGINE) {
+        if let Some(init) = initialize {
+            // SAFETY: libFuzzer's contract for LLVMFuzzerInitialize.
+            unsafe { init(&mut argc, &mut argv) };
+        }
+        return engine::run_campaign(std::path::Path::new(&config), &Harness { test_one });
+    }
     if let Some(init) = initialize {
         // SAFETY: libFuzzer's contract for LLVMFuzzerInitialize.
         unsafe { init(&mut argc, &mut argv) };
@@ -204,5 +234,8 @@ pub unsafe extern "C" fn numfuzz_rt_main(
         })
         .collect();
     let harness = Harness { test_one };
+    if forkserver::in_child() {
+        return forkserver::run_harness(&args, &harness);
+    }
     standalone::run(&args, &harness)
 }

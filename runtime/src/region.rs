@@ -4,9 +4,11 @@
 //! memory the in-process engine observes; standalone it is local memory that the replay
 //! driver resets per input (its exception map also de-duplicates reports within an input).
 
+use crate::sysv_shm;
+use numfuzz_abi::env;
 use numfuzz_abi::errbits::NOT_MEASURED;
 use numfuzz_abi::kind::KINDS_PER_SITE;
-use numfuzz_abi::shm::{ShmHeader, RUN_HANDLED, RUN_TRUNCATED};
+use numfuzz_abi::shm::{ShmHeader, HEADER_SIZE, RUN_HANDLED, RUN_TRUNCATED};
 use std::sync::atomic::{AtomicPtr, Ordering};
 
 pub struct Region {
@@ -46,6 +48,40 @@ impl Region {
         }
         // SAFETY: same memory, header validated.
         Some(unsafe { Region::at_existing(base, header, sites) })
+    }
+
+    /// The fuzzer's region named by `NUMFUZZ_SHM_ID` (None if unset), with room for `sites`
+    /// sites. Errors say what is wrong with it.
+    pub fn attach_from_env(sites: u32) -> Result<Option<&'static Region>, String> {
+        if std::env::var_os(env::SHM_ID).is_none() {
+            return Ok(None);
+        }
+        let seg = sysv_shm::attach(env::SHM_ID, false)?;
+        let mismatch = || {
+            format!(
+                "{} does not name a numfuzz region of this version (ABI {}); run the target with the numfuzz that built it",
+                env::SHM_ID,
+                numfuzz_abi::ABI_VERSION
+            )
+        };
+        if seg.len < HEADER_SIZE {
+            return Err(mismatch());
+        }
+        // SAFETY: the segment holds at least a header.
+        let header = unsafe { seg.ptr.cast::<ShmHeader>().read_unaligned() };
+        if !header.is_valid() {
+            return Err(mismatch());
+        }
+        if header.region_size() > seg.len {
+            return Err(format!(
+                "{}: the region header describes {} bytes but the segment has {}",
+                env::SHM_ID,
+                header.region_size(),
+                seg.len
+            ));
+        }
+        // SAFETY: the segment holds the whole region its valid header describes.
+        unsafe { Region::adopt(seg.ptr, sites) }.map(Some).ok_or_else(mismatch)
     }
 
     unsafe fn at(base: *mut u8, header: ShmHeader, sites: u32) -> &'static Region {
@@ -126,6 +162,12 @@ impl Region {
             std::ptr::write_bytes(self.exceptions, 0, self.slots);
             (*self.header).run_flags &= RUN_TRUNCATED;
         }
+    }
+
+    /// Clears the per-run flags only (the maps are reset by whoever observes them).
+    pub fn clear_run_flags(&self) {
+        // SAFETY: header is valid.
+        unsafe { (*self.header).run_flags &= RUN_TRUNCATED };
     }
 
     pub fn set_handled(&self) {

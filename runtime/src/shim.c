@@ -21,10 +21,18 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) __attribute__((weak));
 int numfuzz_rt_main(int argc, char **argv, int (*test_one)(const uint8_t *, size_t),
                     int (*initialize)(int *, char ***));
 void numfuzz_rt_register_sites(void *start, void *stop);
-void numfuzz_rt_early_init(void);
+void numfuzz_rt_early_init(int argc, int libfuzzer_harness);
 
-__attribute__((weak)) int main(int argc, char **argv) {
+static int numfuzz_shim_main(int argc, char **argv) {
   return numfuzz_rt_main(argc, argv, LLVMFuzzerTestOneInput, LLVMFuzzerInitialize);
+}
+/* A weak alias, so the constructor can tell whether the program's own main won. */
+int main(int argc, char **argv) __attribute__((weak, alias("numfuzz_shim_main")));
+
+static int numfuzz_shim_main_is_ours(void) {
+  /* Through a volatile pointer: the compiler must not assume which main the linker picked. */
+  int (*volatile linked)(int, char **) = main;
+  return linked == numfuzz_shim_main;
 }
 
 /* Referenced by every instrumented module's constructor, so this object (with its
@@ -56,8 +64,12 @@ const char *numfuzz_shim_signature(size_t *len) {
 }
 
 /* Runs before ordinary constructors of the program but after the site and guard
- * constructors (priority 2). */
-__attribute__((constructor(50))) static void numfuzz_shim_ctor(void) { numfuzz_rt_early_init(); }
+ * constructors (priority 2). glibc passes constructors the program's arguments. */
+__attribute__((constructor(50))) static void numfuzz_shim_ctor(int argc, char **argv, char **envp) {
+  (void)argv;
+  (void)envp;
+  numfuzz_rt_early_init(argc, numfuzz_shim_main_is_ours() && LLVMFuzzerTestOneInput != NULL);
+}
 
 /* --- exact flags by re-execution ------------------------------------------------------- */
 

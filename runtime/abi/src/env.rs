@@ -34,3 +34,6 @@ pub const AFL_MAP_SIZE: &str = "AFL_MAP_SIZE";
 pub const AFL_PERSISTENT: &str = "__AFL_PERSISTENT";
 /// The AFL forkserver's control (read) file descriptor; status is this + 1.
 pub const FORKSRV_FD: i32 = 198;
+/// Inputs one forked process runs when a forkserver drives a libFuzzer-style harness in
+/// persistent mode (default 10000); `1` gives every input a fresh process.
+pub const LOOP: &str = "NUMFUZZ_LOOP";
