@@ -3,30 +3,37 @@
 //! shared-memory region named by `NUMFUZZ_SHM_ID`).
 
 use crate::target::Target;
+use libafl::executors::forkserver::ForkserverExecutor;
+use libafl::executors::StdChildArgs;
+use libafl::Error;
+use libafl_bolts::shmem::{ShMem, ShMemProvider, StdShMemProvider};
+use libafl_bolts::target_args::StdTargetArgs;
 use numfuzz_abi::env as abi_env;
 use numfuzz_abi::kind::KINDS_PER_SITE;
 use numfuzz_abi::shm::ShmHeader;
 use numfuzz_abi::site::SiteTable;
 use numfuzz_engine::campaign::{launch, run_client, TargetInfo, TargetMaps};
 use numfuzz_engine::config::CampaignConfig;
-use libafl::executors::forkserver::ForkserverExecutor;
-use libafl::executors::StdChildArgs;
-use libafl::Error;
-use libafl_bolts::shmem::{ShMem, ShMemProvider, StdShMemProvider};
-use libafl_bolts::target_args::StdTargetArgs;
 use std::time::Duration;
 
 /// AFL++'s default coverage map size.
 const AFL_DEFAULT_MAP: usize = 65536;
 
 pub fn run_campaign(cfg: &CampaignConfig, target: &Target) -> anyhow::Result<()> {
-    let sites = if target.is_numfuzz() { target.site_table()? } else { SiteTable::default() };
+    let sites = if target.is_numfuzz() {
+        target.site_table()?
+    } else {
+        SiteTable::default()
+    };
     let slots = sites.sites.len() * KINDS_PER_SITE as usize;
     // numfuzz targets know their edge count; for others honour AFL_MAP_SIZE like afl-fuzz.
     let map_size = if target.is_numfuzz() {
         (sites.edges as usize + 1).next_multiple_of(64).max(64)
     } else {
-        std::env::var(abi_env::AFL_MAP_SIZE).ok().and_then(|v| v.parse().ok()).unwrap_or(AFL_DEFAULT_MAP)
+        std::env::var(abi_env::AFL_MAP_SIZE)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(AFL_DEFAULT_MAP)
     };
     let signature = match &cfg.signature {
         Some(spec) => Some(numfuzz_abi::signature::Signature::parse(spec)?),
@@ -64,18 +71,29 @@ pub fn run_campaign(cfg: &CampaignConfig, target: &Target) -> anyhow::Result<()>
             }),
             slots,
         };
-        let info = TargetInfo { sites: sites.clone(), signature: signature.clone(), maps };
-        run_client(cfg, info, state, mgr, description, |observers, _fuzzer, _state, _mgr| {
-            let (edges_observer, others) = observers;
-            ForkserverExecutor::builder()
-                .program(cfg.target.clone())
-                .parse_afl_cmdline(&cfg.target_args)
-                .shmem_provider(&mut provider)
-                .coverage_map_size(map_size)
-                .is_persistent(true)
-                .timeout(Duration::from_millis(cfg.timeout_ms))
-                .build_dynamic_map(edges_observer, others)
-        })?;
+        let info = TargetInfo {
+            sites: sites.clone(),
+            signature: signature.clone(),
+            maps,
+        };
+        run_client(
+            cfg,
+            info,
+            state,
+            mgr,
+            description,
+            |observers, _fuzzer, _state, _mgr| {
+                let (edges_observer, others) = observers;
+                ForkserverExecutor::builder()
+                    .program(cfg.target.clone())
+                    .parse_afl_cmdline(&cfg.target_args)
+                    .shmem_provider(&mut provider)
+                    .coverage_map_size(map_size)
+                    .is_persistent(true)
+                    .timeout(Duration::from_millis(cfg.timeout_ms))
+                    .build_dynamic_map(edges_observer, others)
+            },
+        )?;
         drop(region);
         drop(edges);
         std::process::exit(0)

@@ -57,12 +57,20 @@ fn numfuzz(args: &[&str]) -> Output {
 }
 
 fn text(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
 }
 
 fn files(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)
-        .map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
         .unwrap_or_default();
     v.retain(|n| n.starts_with("id:"));
     v.sort();
@@ -78,7 +86,9 @@ fn exceptions(instance: &Path) -> Vec<serde_json::Value> {
 }
 
 fn has_overflow_at(instance: &Path, line: u32) -> bool {
-    exceptions(instance).iter().any(|e| e["kind"] == "Overflow" && e["site"]["line"] == line)
+    exceptions(instance)
+        .iter()
+        .any(|e| e["kind"] == "Overflow" && e["site"]["line"] == line)
 }
 
 fn assert_afl_shaped(instance: &Path) {
@@ -89,19 +99,41 @@ fn assert_afl_shaped(instance: &Path) {
         assert!(instance.join(f).is_file(), "{} lacks {f}", instance.display());
     }
     let stats = std::fs::read_to_string(instance.join("fuzzer_stats")).unwrap();
-    for key in ["start_time", "execs_done", "execs_per_sec", "corpus_count", "saved_crashes", "saved_hangs", "fuzzer_pid"] {
-        assert!(stats.lines().any(|l| l.starts_with(key)), "fuzzer_stats lacks {key}:\n{stats}");
+    for key in [
+        "start_time",
+        "execs_done",
+        "execs_per_sec",
+        "corpus_count",
+        "saved_crashes",
+        "saved_hangs",
+        "fuzzer_pid",
+    ] {
+        assert!(
+            stats.lines().any(|l| l.starts_with(key)),
+            "fuzzer_stats lacks {key}:\n{stats}"
+        );
     }
     let plot = std::fs::read_to_string(instance.join("plot_data")).unwrap();
-    assert!(plot.starts_with("# relative_time, cycles_done"), "plot_data header: {plot}");
-    assert!(!files(&instance.join("queue")).is_empty(), "empty queue in {}", instance.display());
+    assert!(
+        plot.starts_with("# relative_time, cycles_done"),
+        "plot_data header: {plot}"
+    );
+    assert!(
+        !files(&instance.join("queue")).is_empty(),
+        "empty queue in {}",
+        instance.display()
+    );
 }
 
 fn stat(instance: &Path, key: &str) -> u64 {
     let stats = std::fs::read_to_string(instance.join("fuzzer_stats")).unwrap();
     stats
         .lines()
-        .find_map(|l| l.strip_prefix(key).and_then(|r| r.trim_start().strip_prefix(':')).map(|v| v.trim().to_string()))
+        .find_map(|l| {
+            l.strip_prefix(key)
+                .and_then(|r| r.trim_start().strip_prefix(':'))
+                .map(|v| v.trim().to_string())
+        })
         .unwrap_or_else(|| panic!("no {key} in fuzzer_stats"))
         .parse()
         .unwrap()
@@ -133,11 +165,22 @@ fn errbits_guides_to_a_narrow_overflow_window() {
         .expect("a crash file named by kind and site");
     // The saved input really is in the window: replaying it reports the same exception.
     let reports = testkit::reports(&built.exe, &std::fs::read(inst.join("crashes").join(&crash)).unwrap());
-    assert!(reports.iter().any(|r| r.kind.name() == "Overflow" && r.site.line == STEEP_LINE && r.site.op.name() == "fmul"));
+    assert!(reports
+        .iter()
+        .any(|r| r.kind.name() == "Overflow" && r.site.line == STEEP_LINE && r.site.op.name() == "fmul"));
 
     // The ablation: the same campaign without ErrBits. Recorded, not asserted.
     let out2 = out_dir(&built, "out-no-errbits");
-    let o2 = numfuzz(&["run", "-o", out2.to_str().unwrap(), "-V", "30", "--no-errbits", "--", &exe]);
+    let o2 = numfuzz(&[
+        "run",
+        "-o",
+        out2.to_str().unwrap(),
+        "-V",
+        "30",
+        "--no-errbits",
+        "--",
+        &exe,
+    ]);
     assert!(o2.status.success(), "{}", text(&o2));
     eprintln!(
         "ablation: Overflow at steep.c:{STEEP_LINE} within 30 s without ErrBits: {}",
@@ -150,7 +193,17 @@ fn two_cores_give_two_afl_instances_that_both_fuzz() {
     let _turn = one_at_a_time();
     let built = compile("steep", &[("steep.c", STEEP)], &["-O1"], &[]);
     let out = out_dir(&built, "out");
-    let o = numfuzz(&["run", "-o", out.to_str().unwrap(), "-V", "20", "--cores", "0-1", "--", built.exe.to_str().unwrap()]);
+    let o = numfuzz(&[
+        "run",
+        "-o",
+        out.to_str().unwrap(),
+        "-V",
+        "20",
+        "--cores",
+        "0-1",
+        "--",
+        built.exe.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", text(&o));
     let instances: Vec<PathBuf> = ["core0", "core1"].iter().map(|n| out.join(n)).collect();
     for inst in &instances {
@@ -163,9 +216,16 @@ fn two_cores_give_two_afl_instances_that_both_fuzz() {
         text(&o)
     );
     // afl-whatsup (Debian's AFL++) reads the directory.
-    let w = Command::new("afl-whatsup").arg("-s").arg(&out).output().expect("afl-whatsup (scripts/setup.sh installs afl++)");
+    let w = Command::new("afl-whatsup")
+        .arg("-s")
+        .arg(&out)
+        .output()
+        .expect("afl-whatsup (scripts/setup.sh installs afl++)");
     let wt = text(&w);
-    assert!(wt.contains("Dead or remote : 2"), "afl-whatsup did not see both instances:\n{wt}");
+    assert!(
+        wt.contains("Dead or remote : 2"),
+        "afl-whatsup did not see both instances:\n{wt}"
+    );
 }
 
 #[test]
@@ -177,12 +237,20 @@ fn resume_keeps_findings_and_writes_nothing_twice() {
     let o = numfuzz(&["run", "-o", out.to_str().unwrap(), "-V", "8", "-t", "100", "--", &exe]);
     assert!(o.status.success(), "{}", text(&o));
     let inst = out.join("default");
-    let (queue1, crashes1, exc1) = (files(&inst.join("queue")), files(&inst.join("crashes")), exceptions(&inst));
+    let (queue1, crashes1, exc1) = (
+        files(&inst.join("queue")),
+        files(&inst.join("crashes")),
+        exceptions(&inst),
+    );
     assert!(!crashes1.is_empty());
     let o = numfuzz(&["run", "-o", out.to_str().unwrap(), "-V", "5", "-t", "100", "--", &exe]);
     assert!(o.status.success(), "{}", text(&o));
     assert!(text(&o).contains("(resuming)"), "{}", text(&o));
-    let (queue2, crashes2, exc2) = (files(&inst.join("queue")), files(&inst.join("crashes")), exceptions(&inst));
+    let (queue2, crashes2, exc2) = (
+        files(&inst.join("queue")),
+        files(&inst.join("crashes")),
+        exceptions(&inst),
+    );
     for f in &queue1 {
         assert!(queue2.contains(f), "queue entry {f} lost on resume");
     }
@@ -192,7 +260,12 @@ fn resume_keeps_findings_and_writes_nothing_twice() {
     assert_eq!(exc2[..exc1.len()], exc1[..], "exceptions.jsonl rewritten");
     let mut pairs: Vec<(String, String)> = exc2
         .iter()
-        .map(|e| (e["kind"].to_string(), format!("{}:{}", e["site"]["line"], e["site"]["column"])))
+        .map(|e| {
+            (
+                e["kind"].to_string(),
+                format!("{}:{}", e["site"]["line"], e["site"]["column"]),
+            )
+        })
         .collect();
     let n = pairs.len();
     pairs.sort();
@@ -205,20 +278,46 @@ fn a_segfault_and_a_hang_are_saved_and_fuzzing_goes_on() {
     let _turn = one_at_a_time();
     let built = compile("crashy", &[("crashy.c", CRASHY)], &["-O1"], &[]);
     let out = out_dir(&built, "out");
-    let o = numfuzz(&["run", "-o", out.to_str().unwrap(), "-V", "15", "-t", "100", "--", built.exe.to_str().unwrap()]);
+    let o = numfuzz(&[
+        "run",
+        "-o",
+        out.to_str().unwrap(),
+        "-V",
+        "15",
+        "-t",
+        "100",
+        "--",
+        built.exe.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", text(&o));
     let inst = out.join("default");
     let crashes = files(&inst.join("crashes"));
-    let crash = crashes.iter().find(|n| n.contains(",crash")).unwrap_or_else(|| panic!("no crash saved: {crashes:?}"));
+    let crash = crashes
+        .iter()
+        .find(|n| n.contains(",crash"))
+        .unwrap_or_else(|| panic!("no crash saved: {crashes:?}"));
     let hang = files(&inst.join("hangs")).into_iter().next().expect("no hang saved");
-    let execs_at = |name: &str| name.split(',').find_map(|p| p.strip_prefix("execs:")).unwrap().parse::<u64>().unwrap();
-    assert!(stat(&inst, "execs_done") > execs_at(crash).max(execs_at(&hang)), "fuzzing stopped at the crash");
+    let execs_at = |name: &str| {
+        name.split(',')
+            .find_map(|p| p.strip_prefix("execs:"))
+            .unwrap()
+            .parse::<u64>()
+            .unwrap()
+    };
+    assert!(
+        stat(&inst, "execs_done") > execs_at(crash).max(execs_at(&hang)),
+        "fuzzing stopped at the crash"
+    );
     // The saved inputs reproduce: a signal, and a run past the time limit.
     let bytes = std::fs::read(inst.join("crashes").join(crash)).unwrap();
     let r = testkit::run(&built.exe, &[], &bytes, &[("NUMFUZZ_ABORT", "0")]);
     use std::os::unix::process::ExitStatusExt;
     assert_eq!(r.status.signal(), Some(libc::SIGSEGV));
-    let x = f64::from_le_bytes(std::fs::read(inst.join("hangs").join(&hang)).unwrap()[..8].try_into().unwrap());
+    let x = f64::from_le_bytes(
+        std::fs::read(inst.join("hangs").join(&hang)).unwrap()[..8]
+            .try_into()
+            .unwrap(),
+    );
     assert!(x < -1000.0 && x > -1e6, "hang input {x} is not in the looping range");
 }
 
@@ -235,13 +334,30 @@ fn a_target_not_built_with_numfuzz_cc_is_fuzzed_through_the_forkserver() {
     )
     .unwrap();
     let exe = dir.path().join("prog");
-    let cc = Command::new("afl-cc").arg(&src).arg("-o").arg(&exe).output().expect("afl-cc (scripts/setup.sh installs afl++)");
+    let cc = Command::new("afl-cc")
+        .arg(&src)
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .expect("afl-cc (scripts/setup.sh installs afl++)");
     assert!(cc.status.success(), "{}", text(&cc));
     let out = dir.path().join("out");
-    let o = numfuzz(&["run", "-o", out.to_str().unwrap(), "-V", "10", "--", exe.to_str().unwrap(), "@@"]);
+    let o = numfuzz(&[
+        "run",
+        "-o",
+        out.to_str().unwrap(),
+        "-V",
+        "10",
+        "--",
+        exe.to_str().unwrap(),
+        "@@",
+    ]);
     assert!(o.status.success(), "{}", text(&o));
     let t = text(&o);
-    assert!(t.contains("not built with numfuzz-cc") && t.contains("forkserver"), "no warning:\n{t}");
+    assert!(
+        t.contains("not built with numfuzz-cc") && t.contains("forkserver"),
+        "no warning:\n{t}"
+    );
     let inst = out.join("default");
     assert_afl_shaped(&inst);
     assert!(stat(&inst, "execs_done") > 100, "the forkserver campaign barely ran");
@@ -256,17 +372,36 @@ fn bad_invocations_get_one_line_errors_and_lose_nothing() {
     std::fs::create_dir_all(&foreign).unwrap();
     std::fs::write(foreign.join("thesis.tex"), "precious").unwrap();
     let cases: Vec<(Vec<&str>, &str)> = vec![
-        (vec!["run", "-o", foreign.to_str().unwrap(), "--", exe], "not a numfuzz or AFL++ output directory"),
-        (vec!["run", "-o", "/tmp/x", "--", "/nonexistent/target"], "does not exist"),
-        (vec!["run", "-o", "/tmp/x", "-i", "/nonexistent/seeds", "--", exe], "-i /nonexistent/seeds"),
-        (vec!["run", "-o", "/tmp/x", "--signature", "f64,double", "--", exe], "unknown field type `double`"),
-        (vec!["run", "-o", "/tmp/x", "--bogus", "--", exe], "unexpected argument '--bogus'"),
+        (
+            vec!["run", "-o", foreign.to_str().unwrap(), "--", exe],
+            "not a numfuzz or AFL++ output directory",
+        ),
+        (
+            vec!["run", "-o", "/tmp/x", "--", "/nonexistent/target"],
+            "does not exist",
+        ),
+        (
+            vec!["run", "-o", "/tmp/x", "-i", "/nonexistent/seeds", "--", exe],
+            "-i /nonexistent/seeds",
+        ),
+        (
+            vec!["run", "-o", "/tmp/x", "--signature", "f64,double", "--", exe],
+            "unknown field type `double`",
+        ),
+        (
+            vec!["run", "-o", "/tmp/x", "--bogus", "--", exe],
+            "unexpected argument '--bogus'",
+        ),
         (vec!["run", "-o", "/tmp/x", "--", exe, "@@"], "drop the arguments"),
     ];
     for (args, expected) in cases {
         let o = numfuzz(&args);
         assert!(!o.status.success(), "{args:?} succeeded");
-        assert!(text(&o).contains(expected), "{args:?}: expected `{expected}` in:\n{}", text(&o));
+        assert!(
+            text(&o).contains(expected),
+            "{args:?}: expected `{expected}` in:\n{}",
+            text(&o)
+        );
     }
     assert_eq!(std::fs::read_to_string(foreign.join("thesis.tex")).unwrap(), "precious");
     // Another target's campaign directory is refused too.
@@ -274,8 +409,20 @@ fn bad_invocations_get_one_line_errors_and_lose_nothing() {
     let o = numfuzz(&["run", "-o", out.to_str().unwrap(), "-V", "2", "--", exe]);
     assert!(o.status.success(), "{}", text(&o));
     let other = compile("steep", &[("steep.c", STEEP)], &[], &[]);
-    let o = numfuzz(&["run", "-o", out.to_str().unwrap(), "-V", "2", "--", other.exe.to_str().unwrap()]);
-    assert!(!o.status.success() && text(&o).contains("campaign of another target"), "{}", text(&o));
+    let o = numfuzz(&[
+        "run",
+        "-o",
+        out.to_str().unwrap(),
+        "-V",
+        "2",
+        "--",
+        other.exe.to_str().unwrap(),
+    ]);
+    assert!(
+        !o.status.success() && text(&o).contains("campaign of another target"),
+        "{}",
+        text(&o)
+    );
 }
 
 #[test]
@@ -313,9 +460,16 @@ fn ctrl_c_stops_cleanly_with_final_stats() {
     assert!(status.success(), "exit {status:?}: {}", text(&o));
     assert_afl_shaped(&inst);
     let updated = stat(&inst, "last_update");
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
     assert!(now - updated <= 3, "fuzzer_stats not written at the stop");
-    assert!(text(&o).contains("distinct floating-point exceptions"), "no summary:\n{}", text(&o));
+    assert!(
+        text(&o).contains("distinct floating-point exceptions"),
+        "no summary:\n{}",
+        text(&o)
+    );
 }
 
 use std::os::unix::process::CommandExt;

@@ -189,10 +189,6 @@ impl Region {
         self.errbits
     }
 
-    pub fn header_ptr(&self) -> *mut ShmHeader {
-        self.header
-    }
-
     /// Distinct (site, kind) pairs raised since the last reset.
     pub fn raised_count(&self) -> u32 {
         // SAFETY: map holds `slots` bytes.

@@ -3,20 +3,20 @@
 //! supplied by the caller (in-process inside the target, or a forkserver).
 
 use crate::config::{CampaignConfig, MutatorSchedule};
-use crate::mutators::fp_mutations;
 use crate::context::Instance;
 use crate::feedbacks::{ByteMapObserver, ErrBitsFeedback, ExceptionFeedback, FindingWriter, QueueWriter};
 use crate::monitor::StatusMonitor;
-use crate::output::{instance_dirs, InstanceDir};
+use crate::mutators::fp_mutations;
+use crate::output::InstanceDir;
 use crate::scheduler::ErrBitsFavoring;
 use crate::stats::{install_stop_handler, StatsStage};
 use libafl::corpus::{Corpus, InMemoryCorpus};
 use libafl::events::{ClientDescription, EventConfig, Launcher, LlmpRestartingEventManager};
 use libafl::executors::{Executor, HasObservers};
+use libafl::feedbacks::CombinedFeedback;
 use libafl::feedbacks::{
     CrashFeedback, LogicEagerOr, LogicFastAnd, LogicFastOr, MaxMapFeedback, TimeFeedback, TimeoutFeedback,
 };
-use libafl::feedbacks::CombinedFeedback;
 use libafl::fuzzer::{Evaluator, Fuzzer as _, StdFuzzer};
 use libafl::inputs::{BytesInput, BytesInputConverter};
 use libafl::monitors::tui::TuiMonitor;
@@ -34,7 +34,7 @@ use numfuzz_abi::signature::Signature;
 use numfuzz_abi::site::SiteTable;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 pub type State = StdState<InMemoryCorpus<BytesInput>, BytesInput, StdRand, InMemoryCorpus<BytesInput>>;
 pub type Hitcounts = HitcountsMapObserver<ByteMapObserver>;
@@ -53,7 +53,8 @@ pub type Objective = FindingWriter<
 >;
 pub type Sched = ErrBitsFavoring<IndexesLenTimeMinimizerScheduler<QueueScheduler, BytesInput, EdgesObserver>>;
 pub type Fuzzer = StdFuzzer<Sched, CorpusFeedback, BytesInputConverter, NopInputFilter, Objective>;
-pub type Mgr = LlmpRestartingEventManager<(), BytesInput, State, <StdShMemProvider as ShMemProvider>::ShMem, StdShMemProvider>;
+pub type Mgr =
+    LlmpRestartingEventManager<(), BytesInput, State, <StdShMemProvider as ShMemProvider>::ShMem, StdShMemProvider>;
 
 /// The target's maps as raw memory: edges (sancov or AFL++ shared memory) and numfuzz's
 /// ErrBits and exception maps (absent for targets not built with numfuzz-cc).
@@ -76,7 +77,10 @@ impl TargetMaps {
         // SAFETY: caller guarantees validity.
         let edges = unsafe { StdMapObserver::from_mut_ptr("edges", self.edges, self.edges_len) };
         let (mut errbits, exceptions) = if self.slots == 0 {
-            (StdMapObserver::owned("errbits", Vec::new()), StdMapObserver::owned("exceptions", Vec::new()))
+            (
+                StdMapObserver::owned("errbits", Vec::new()),
+                StdMapObserver::owned("exceptions", Vec::new()),
+            )
         } else {
             // SAFETY: caller guarantees validity.
             unsafe {
@@ -88,7 +92,12 @@ impl TargetMaps {
         };
         // Reset before every run to "not measured"; the run lowers what it measures.
         *errbits.initial_mut() = numfuzz_abi::errbits::NOT_MEASURED;
-        tuple_list!(HitcountsMapObserver::new(edges).track_indices(), errbits, exceptions, TimeObserver::new("time"))
+        tuple_list!(
+            HitcountsMapObserver::new(edges).track_indices(),
+            errbits,
+            exceptions,
+            TimeObserver::new("time")
+        )
     }
 }
 
@@ -127,7 +136,12 @@ fn collect_files(path: &Path, out: &mut Vec<PathBuf>) {
 fn default_seeds(signature: Option<&Signature>) -> Vec<Vec<u8>> {
     match signature {
         Some(sig) => crate::mutators::seeds(sig),
-        None => vec![vec![0u8; 8], vec![0xffu8; 8], b"1.0".to_vec(), vec![0x3f, 0xf0, 0, 0, 0, 0, 0, 0]],
+        None => vec![
+            vec![0u8; 8],
+            vec![0xffu8; 8],
+            b"1.0".to_vec(),
+            vec![0x3f, 0xf0, 0, 0, 0, 0, 0, 0],
+        ],
     }
 }
 
@@ -150,7 +164,8 @@ where
     let name = instance_name(cores, &description);
     let out = InstanceDir::open(&cfg.out_dir, &name).map_err(|e| Error::illegal_state(e.to_string()))?;
     let resuming_dir = out.queue().read_dir().is_ok_and(|mut d| d.next().is_some());
-    out.write_cmdline(&cfg.target, &cfg.target_args).map_err(|e| Error::os_error(e, "writing cmdline"))?;
+    out.write_cmdline(&cfg.target, &cfg.target_args)
+        .map_err(|e| Error::os_error(e, "writing cmdline"))?;
     let instance = Arc::new(Instance::new(out, target.sites, cfg.start_unix_ms));
 
     // SAFETY: the maps live as long as the target process / the fuzzer's shared memory.
@@ -176,7 +191,13 @@ where
     let restarted = state.is_some();
     let mut state = match state {
         Some(s) => s,
-        None => StdState::new(StdRand::new(), InMemoryCorpus::new(), InMemoryCorpus::new(), &mut feedback, &mut objective)?,
+        None => StdState::new(
+            StdRand::new(),
+            InMemoryCorpus::new(),
+            InMemoryCorpus::new(),
+            &mut feedback,
+            &mut objective,
+        )?,
     };
     let scheduler = ErrBitsFavoring::new(IndexesLenTimeMinimizerScheduler::new(edges, QueueScheduler::new()));
     let mut fuzzer = StdFuzzer::new(scheduler, feedback, objective);
@@ -219,8 +240,18 @@ where
     }
 
     let deadline = cfg.duration_secs.map(|s| instance.start + Duration::from_secs(s));
-    let banner = cfg.target.file_name().map_or("target".into(), |n| n.to_string_lossy().into_owned());
-    let stats = StatsStage::new(instance.clone(), deadline, cfg.timeout_ms, total_edges, cfg.command_line.clone(), banner);
+    let banner = cfg
+        .target
+        .file_name()
+        .map_or("target".into(), |n| n.to_string_lossy().into_owned());
+    let stats = StatsStage::new(
+        instance.clone(),
+        deadline,
+        cfg.timeout_ms,
+        total_edges,
+        cfg.command_line.clone(),
+        banner,
+    );
     install_stop_handler();
     // Typed inputs get the IEEE-754 field operators next to LibAFL's byte havoc (which still
     // finds what no typed operator would: lengths, unusual encodings); untyped ones get havoc.
@@ -233,7 +264,14 @@ where
         }
         (Some(sig), MutatorSchedule::Havoc) => {
             let ops = fp_mutations(&sig).merge(havoc_mutations()).merge(tokens_mutations());
-            fuzz(&mut fuzzer, &mut executor, &mut state, &mut mgr, HavocScheduledMutator::new(ops), stats)
+            fuzz(
+                &mut fuzzer,
+                &mut executor,
+                &mut state,
+                &mut mgr,
+                HavocScheduledMutator::new(ops),
+                stats,
+            )
         }
         (None, MutatorSchedule::Mopt) => {
             let mutator = StdMOptMutator::new(&mut state, havoc_mutations().merge(tokens_mutations()), 7, 5)?;
@@ -277,12 +315,19 @@ where
     let cores = Cores::from_cmdline(&cfg.cores)?;
     let shmem = StdShMemProvider::new()?;
     let remote = match &cfg.remote_broker {
-        Some(addr) => Some(addr.parse().map_err(|e| Error::illegal_argument(format!("--broker {addr}: {e}")))?),
+        Some(addr) => Some(
+            addr.parse()
+                .map_err(|e| Error::illegal_argument(format!("--broker {addr}: {e}")))?,
+        ),
         None => None,
     };
     let run = |state: Option<State>, mgr: Mgr, desc: ClientDescription| client(state, mgr, desc);
     let result = if cfg.tui {
-        let monitor = TuiMonitor::builder().title("numfuzz").version(env!("CARGO_PKG_VERSION")).enhanced_graphics(false).build();
+        let monitor = TuiMonitor::builder()
+            .title("numfuzz")
+            .version(env!("CARGO_PKG_VERSION"))
+            .enhanced_graphics(false)
+            .build();
         Launcher::builder()
             .shmem_provider(shmem)
             .configuration(EventConfig::from_name("numfuzz"))
@@ -316,14 +361,3 @@ where
         Err(e) => Err(e),
     }
 }
-
-/// Instance directories of a campaign (for summaries).
-pub fn instances(cfg: &CampaignConfig) -> Vec<PathBuf> {
-    instance_dirs(&cfg.out_dir)
-}
-
-/// Wall-clock end of the campaign, if `-V` was given.
-pub fn deadline(cfg: &CampaignConfig) -> Option<SystemTime> {
-    cfg.duration_secs.map(|s| SystemTime::UNIX_EPOCH + Duration::from_millis(cfg.start_unix_ms) + Duration::from_secs(s))
-}
-

@@ -64,7 +64,8 @@ pub struct CampaignConfig {
 
 impl CampaignConfig {
     pub fn load(path: &Path) -> Result<CampaignConfig, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read campaign config {}: {e}", path.display()))?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read campaign config {}: {e}", path.display()))?;
         serde_json::from_str(&text).map_err(|e| format!("malformed campaign config {}: {e}", path.display()))
     }
 

@@ -28,7 +28,10 @@ impl Instance {
     }
 
     pub fn elapsed_ms(&self) -> u64 {
-        SystemTime::now().duration_since(self.start).unwrap_or_default().as_millis() as u64
+        SystemTime::now()
+            .duration_since(self.start)
+            .unwrap_or_default()
+            .as_millis() as u64
     }
 
     pub fn importing(&self) -> bool {

@@ -89,7 +89,11 @@ pub struct ExceptionFeedback {
 
 impl ExceptionFeedback {
     pub fn new(observer: &ByteMapObserver, instance: Arc<Instance>) -> Self {
-        ExceptionFeedback { map: observer.handle(), instance, fresh: Vec::new() }
+        ExceptionFeedback {
+            map: observer.handle(),
+            instance,
+            fresh: Vec::new(),
+        }
     }
 }
 
@@ -119,9 +123,18 @@ where
     EM: EventFirer<I, S>,
     I: HasTargetBytes,
 {
-    fn is_interesting(&mut self, state: &mut S, _: &mut EM, _: &I, observers: &OT, _: &ExitKind) -> Result<bool, Error> {
+    fn is_interesting(
+        &mut self,
+        state: &mut S,
+        _: &mut EM,
+        _: &I,
+        observers: &OT,
+        _: &ExitKind,
+    ) -> Result<bool, Error> {
         self.fresh.clear();
-        let map = observers.get(&self.map).ok_or_else(|| Error::key_not_found("exceptions observer"))?;
+        let map = observers
+            .get(&self.map)
+            .ok_or_else(|| Error::key_not_found("exceptions observer"))?;
         let seen = &state.metadata::<ExceptionsSeen>()?.slots;
         let fresh = &mut self.fresh;
         scan(map, 0, |i, _| {
@@ -132,12 +145,21 @@ where
         Ok(!self.fresh.is_empty())
     }
 
-    fn append_metadata(&mut self, state: &mut S, manager: &mut EM, _: &OT, testcase: &mut Testcase<I>) -> Result<(), Error> {
+    fn append_metadata(
+        &mut self,
+        state: &mut S,
+        manager: &mut EM,
+        _: &OT,
+        testcase: &mut Testcase<I>,
+    ) -> Result<(), Error> {
         if self.fresh.is_empty() {
             return Ok(());
         }
         let fresh = std::mem::take(&mut self.fresh);
-        state.metadata_mut::<ExceptionsSeen>()?.slots.extend(fresh.iter().copied());
+        state
+            .metadata_mut::<ExceptionsSeen>()?
+            .slots
+            .extend(fresh.iter().copied());
         testcase.add_metadata(NewExceptions { slots: fresh.clone() });
         if self.instance.importing() {
             return Ok(());
@@ -150,22 +172,39 @@ where
         counters.crashes += 1;
         counters.last_crash_ms = Some(now);
         let (site0, kind0) = site_and_kind(fresh[0] as usize);
-        let label = self.instance.sites.get(site0).map_or_else(|| format!("site{site0}"), site_label);
+        let label = self
+            .instance
+            .sites
+            .get(site0)
+            .map_or_else(|| format!("site{site0}"), site_label);
         let mut name = format!("id:{id:06},kind:{kind0},site:{label}");
         if let Some(src) = src {
             name.push_str(&format!(",src:{src:06}"));
         }
         name.push_str(&format!(",time:{now},execs:{executions}"));
-        let bytes = testcase.input().as_ref().map(|i| i.target_bytes().to_vec()).unwrap_or_default();
-        write_atomic(&self.instance.out.crashes(), &name, &bytes).map_err(|e| Error::os_error(e, "writing a crash file"))?;
+        let bytes = testcase
+            .input()
+            .as_ref()
+            .map(|i| i.target_bytes().to_vec())
+            .unwrap_or_default();
+        write_atomic(&self.instance.out.crashes(), &name, &bytes)
+            .map_err(|e| Error::os_error(e, "writing a crash file"))?;
         let mut kinds_found = Vec::new();
         for &slot in &fresh {
             let (site, kind) = site_and_kind(slot as usize);
             counters.exceptions_by_kind[kind as usize] += 1;
             kinds_found.push(kind);
             if let Some(info) = self.instance.sites.get(site) {
-                let record = ExceptionRecord { time_ms: now, kind, site: info.clone(), input: format!("crashes/{name}") };
-                self.instance.out.append_exception(&record).map_err(|e| Error::os_error(e, "writing exceptions.jsonl"))?;
+                let record = ExceptionRecord {
+                    time_ms: now,
+                    kind,
+                    site: info.clone(),
+                    input: format!("crashes/{name}"),
+                };
+                self.instance
+                    .out
+                    .append_exception(&record)
+                    .map_err(|e| Error::os_error(e, "writing exceptions.jsonl"))?;
             }
         }
         let by_kind = counters.exceptions_by_kind;
@@ -176,7 +215,6 @@ where
         }
         Ok(())
     }
-
 }
 
 /// New ErrBits minima: see the module docs.
@@ -189,7 +227,11 @@ pub struct ErrBitsFeedback {
 
 impl ErrBitsFeedback {
     pub fn new(observer: &ByteMapObserver, enabled: bool) -> Self {
-        ErrBitsFeedback { map: observer.handle(), improved: Vec::new(), enabled }
+        ErrBitsFeedback {
+            map: observer.handle(),
+            improved: Vec::new(),
+            enabled,
+        }
     }
 }
 
@@ -215,12 +257,21 @@ where
     S: HasMetadata + HasExecutions,
     EM: EventFirer<I, S>,
 {
-    fn is_interesting(&mut self, state: &mut S, _: &mut EM, _: &I, observers: &OT, _: &ExitKind) -> Result<bool, Error> {
+    fn is_interesting(
+        &mut self,
+        state: &mut S,
+        _: &mut EM,
+        _: &I,
+        observers: &OT,
+        _: &ExitKind,
+    ) -> Result<bool, Error> {
         self.improved.clear();
         if !self.enabled {
             return Ok(false);
         }
-        let map = observers.get(&self.map).ok_or_else(|| Error::key_not_found("errbits observer"))?;
+        let map = observers
+            .get(&self.map)
+            .ok_or_else(|| Error::key_not_found("errbits observer"))?;
         let best = &state.metadata::<ErrBitsHistory>()?.best;
         let improved = &mut self.improved;
         scan(map, NOT_MEASURED, |i, v| {
@@ -231,13 +282,21 @@ where
         Ok(!self.improved.is_empty())
     }
 
-    fn append_metadata(&mut self, state: &mut S, manager: &mut EM, observers: &OT, testcase: &mut Testcase<I>) -> Result<(), Error> {
+    fn append_metadata(
+        &mut self,
+        state: &mut S,
+        manager: &mut EM,
+        observers: &OT,
+        testcase: &mut Testcase<I>,
+    ) -> Result<(), Error> {
         if !self.enabled {
             return Ok(());
         }
         // Whatever made the input interesting, its ErrBits count from now on (like the
         // history update of LibAFL's MapFeedback).
-        let map = observers.get(&self.map).ok_or_else(|| Error::key_not_found("errbits observer"))?;
+        let map = observers
+            .get(&self.map)
+            .ok_or_else(|| Error::key_not_found("errbits observer"))?;
         let history = state.metadata_mut::<ErrBitsHistory>()?;
         if history.best.len() < map.len() {
             history.best.resize(map.len(), NOT_MEASURED);
@@ -253,12 +312,13 @@ where
         });
         let measured = *measured;
         if !self.improved.is_empty() {
-            testcase.add_metadata(ErrBitsProgress { slots: std::mem::take(&mut self.improved) });
+            testcase.add_metadata(ErrBitsProgress {
+                slots: std::mem::take(&mut self.improved),
+            });
             fire_count(manager, state, "errbits_slots", measured)?;
         }
         Ok(())
     }
-
 }
 
 /// Writes every input the wrapped feedback keeps to `queue/`.
@@ -294,11 +354,24 @@ where
     S: HasMetadata + HasExecutions + HasCorpus<I>,
     I: HasTargetBytes,
 {
-    fn is_interesting(&mut self, state: &mut S, manager: &mut EM, input: &I, observers: &OT, exit_kind: &ExitKind) -> Result<bool, Error> {
+    fn is_interesting(
+        &mut self,
+        state: &mut S,
+        manager: &mut EM,
+        input: &I,
+        observers: &OT,
+        exit_kind: &ExitKind,
+    ) -> Result<bool, Error> {
         self.inner.is_interesting(state, manager, input, observers, exit_kind)
     }
 
-    fn append_metadata(&mut self, state: &mut S, manager: &mut EM, observers: &OT, testcase: &mut Testcase<I>) -> Result<(), Error> {
+    fn append_metadata(
+        &mut self,
+        state: &mut S,
+        manager: &mut EM,
+        observers: &OT,
+        testcase: &mut Testcase<I>,
+    ) -> Result<(), Error> {
         self.inner.append_metadata(state, manager, observers, testcase)?;
         if self.instance.importing() {
             return Ok(());
@@ -322,11 +395,15 @@ where
         if testcase.has_metadata::<ErrBitsProgress>() {
             name.push_str(",+errbits");
         }
-        let bytes = testcase.input().as_ref().map(|i| i.target_bytes().to_vec()).unwrap_or_default();
-        write_atomic(&self.instance.out.queue(), &name, &bytes).map_err(|e| Error::os_error(e, "writing a queue file"))?;
+        let bytes = testcase
+            .input()
+            .as_ref()
+            .map(|i| i.target_bytes().to_vec())
+            .unwrap_or_default();
+        write_atomic(&self.instance.out.queue(), &name, &bytes)
+            .map_err(|e| Error::os_error(e, "writing a queue file"))?;
         Ok(())
     }
-
 }
 
 /// Writes every input the wrapped objective accepts to `crashes/` (a real crash) or
@@ -339,7 +416,11 @@ pub struct FindingWriter<F> {
 
 impl<F> FindingWriter<F> {
     pub fn new(inner: F, instance: Arc<Instance>) -> Self {
-        FindingWriter { inner, instance, exit: ExitKind::Ok }
+        FindingWriter {
+            inner,
+            instance,
+            exit: ExitKind::Ok,
+        }
     }
 }
 
@@ -364,12 +445,25 @@ where
     S: HasMetadata + HasExecutions + HasCorpus<I>,
     I: HasTargetBytes,
 {
-    fn is_interesting(&mut self, state: &mut S, manager: &mut EM, input: &I, observers: &OT, exit_kind: &ExitKind) -> Result<bool, Error> {
+    fn is_interesting(
+        &mut self,
+        state: &mut S,
+        manager: &mut EM,
+        input: &I,
+        observers: &OT,
+        exit_kind: &ExitKind,
+    ) -> Result<bool, Error> {
         self.exit = *exit_kind;
         self.inner.is_interesting(state, manager, input, observers, exit_kind)
     }
 
-    fn append_metadata(&mut self, state: &mut S, manager: &mut EM, observers: &OT, testcase: &mut Testcase<I>) -> Result<(), Error> {
+    fn append_metadata(
+        &mut self,
+        state: &mut S,
+        manager: &mut EM,
+        observers: &OT,
+        testcase: &mut Testcase<I>,
+    ) -> Result<(), Error> {
         self.inner.append_metadata(state, manager, observers, testcase)?;
         if self.instance.importing() {
             return Ok(());
@@ -395,11 +489,14 @@ where
             name.push_str(&format!(",src:{src:06}"));
         }
         name.push_str(&format!(",time:{now},execs:{executions}"));
-        let bytes = testcase.input().as_ref().map(|i| i.target_bytes().to_vec()).unwrap_or_default();
+        let bytes = testcase
+            .input()
+            .as_ref()
+            .map(|i| i.target_bytes().to_vec())
+            .unwrap_or_default();
         write_atomic(&dir, &name, &bytes).map_err(|e| Error::os_error(e, "writing a finding"))?;
         Ok(())
     }
-
 }
 
 #[cfg(test)]

@@ -39,7 +39,11 @@ pub fn run(config_path: &Path, target: InProcessTarget<'_>) -> i32 {
         None => target.signature.clone(),
     };
     let result = launch(&cfg, |state, mgr, description| {
-        let info = TargetInfo { sites: target.sites.clone(), signature: signature.clone(), maps: target.maps };
+        let info = TargetInfo {
+            sites: target.sites.clone(),
+            signature: signature.clone(),
+            maps: target.maps,
+        };
         let mut harness = |input: &BytesInput| {
             (target.run)(&input.target_bytes());
             ExitKind::Ok

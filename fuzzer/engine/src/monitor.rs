@@ -19,7 +19,13 @@ pub struct StatusMonitor {
 
 impl StatusMonitor {
     pub fn new(budget_secs: Option<u64>) -> Self {
-        StatusMonitor { started: Instant::now(), last_print: None, last_exceptions: 0, last_find: None, budget: budget_secs }
+        StatusMonitor {
+            started: Instant::now(),
+            last_print: None,
+            last_exceptions: 0,
+            last_find: None,
+            budget: budget_secs,
+        }
     }
 }
 
@@ -50,7 +56,9 @@ impl Monitor for StatusMonitor {
             return Ok(());
         }
         self.last_print = Some(Instant::now());
-        let edges = stats.edges_coverage().map_or("-".to_string(), |e| format!("{}/{}", e.edges_hit, e.edges_total));
+        let edges = stats
+            .edges_coverage()
+            .map_or("-".to_string(), |e| format!("{}/{}", e.edges_hit, e.edges_total));
         let g = stats.global_stats();
         let (execs, speed, corpus, objectives) = (g.total_execs, g.execs_per_sec, g.corpus_size, g.objective_size);
         let kinds: Vec<String> = ExceptionKind::ALL
@@ -61,7 +69,9 @@ impl Monitor for StatusMonitor {
             .collect();
         let elapsed = self.started.elapsed().as_secs();
         let budget = self.budget.map_or(String::new(), |b| format!("/{b}s"));
-        let last = self.last_find.map_or("none yet".to_string(), |t| format!("{}s ago", t.elapsed().as_secs()));
+        let last = self
+            .last_find
+            .map_or("none yet".to_string(), |t| format!("{}s ago", t.elapsed().as_secs()));
         println!(
             "[numfuzz] {elapsed}s{budget}  execs {} ({}/s)  corpus {corpus}  edges {edges}  exceptions {total}{}  crashes+hangs {objectives}  last exception {last}",
             human(execs as f64),

@@ -85,19 +85,32 @@ pub fn prepare(root: &Path, target: &Path) -> Result<OutState, OutputError> {
         if entries.len() > 3 {
             shown.push("...");
         }
-        return Err(OutputError::Foreign { path: root.to_path_buf(), found: shown.join(", ") });
+        return Err(OutputError::Foreign {
+            path: root.to_path_buf(),
+            found: shown.join(", "),
+        });
     }
     if let Some(other) = recorded_target(root) {
         let same = Path::new(&other) == target
-            || fs::canonicalize(&other).ok().zip(fs::canonicalize(target).ok()).is_some_and(|(a, b)| a == b);
+            || fs::canonicalize(&other)
+                .ok()
+                .zip(fs::canonicalize(target).ok())
+                .is_some_and(|(a, b)| a == b);
         if !same {
-            return Err(OutputError::OtherCampaign { path: root.to_path_buf(), other });
+            return Err(OutputError::OtherCampaign {
+                path: root.to_path_buf(),
+                other,
+            });
         }
     }
     if !root.join(MARKER).exists() {
         fs::write(root.join(MARKER), "numfuzz output directory\n").map_err(io(root))?;
     }
-    Ok(if instances.is_empty() { OutState::Fresh } else { OutState::Resume })
+    Ok(if instances.is_empty() {
+        OutState::Fresh
+    } else {
+        OutState::Resume
+    })
 }
 
 /// Writes `bytes` to `dir/name` atomically.
@@ -111,13 +124,23 @@ pub fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<Pat
 
 /// Characters that cannot appear in an AFL-style file name component.
 fn sanitize(s: &str) -> String {
-    s.chars().map(|c| if c == '/' || c == ',' || c.is_whitespace() { '_' } else { c }).collect()
+    s.chars()
+        .map(|c| {
+            if c == '/' || c == ',' || c.is_whitespace() {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect()
 }
 
 /// `site:exp.c:406:17`: the file's last component (the name must stay a single path
 /// component; the full path is in exceptions.jsonl).
 pub fn site_label(site: &SiteInfo) -> String {
-    let file = Path::new(&site.file).file_name().map_or(site.file.clone(), |f| f.to_string_lossy().into_owned());
+    let file = Path::new(&site.file)
+        .file_name()
+        .map_or(site.file.clone(), |f| f.to_string_lossy().into_owned());
     format!("{}:{}:{}", sanitize(&file), site.line, site.column)
 }
 
@@ -160,7 +183,10 @@ impl InstanceDir {
         for sub in ["queue", "crashes", "hangs"] {
             fs::create_dir_all(dir.join(sub)).map_err(io(&dir))?;
         }
-        Ok(InstanceDir { dir, name: name.to_string() })
+        Ok(InstanceDir {
+            dir,
+            name: name.to_string(),
+        })
     }
 
     pub fn queue(&self) -> PathBuf {
@@ -187,7 +213,10 @@ impl InstanceDir {
     pub fn append_exception(&self, record: &ExceptionRecord) -> std::io::Result<()> {
         let mut line = serde_json::to_string(record).map_err(std::io::Error::other)?;
         line.push('\n');
-        let mut f = OpenOptions::new().create(true).append(true).open(self.dir.join("exceptions.jsonl"))?;
+        let mut f = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.dir.join("exceptions.jsonl"))?;
         f.write_all(line.as_bytes())
     }
 
@@ -263,7 +292,11 @@ mod tests {
     }
 
     fn tempfile_dir() -> PathBuf {
-        let d = std::env::temp_dir().join(format!("numfuzz-out-test-{}-{:?}", std::process::id(), std::thread::current().id()));
+        let d = std::env::temp_dir().join(format!(
+            "numfuzz-out-test-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
         let _ = fs::remove_dir_all(&d);
         fs::create_dir_all(&d).unwrap();
         d

@@ -43,7 +43,10 @@ impl<CS> ErrBitsFavoring<CS> {
                 }
             }
         }
-        let still_best: Vec<bool> = replaced.iter().map(|old| top.by_slot.values().any(|v| v == old)).collect();
+        let still_best: Vec<bool> = replaced
+            .iter()
+            .map(|old| top.by_slot.values().any(|v| v == old))
+            .collect();
         for (old, keep) in replaced.into_iter().zip(still_best) {
             if !keep {
                 if let Ok(tc) = state.corpus().get(old) {

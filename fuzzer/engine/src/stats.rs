@@ -122,10 +122,22 @@ impl StatsStage {
         let counters = state.metadata::<AflCounters>().cloned().unwrap_or_default();
         let seen = state.metadata::<ExceptionsSeen>().map_or(0, |s| s.slots.len());
         let errbits_measured = state.metadata::<ErrBitsHistory>().map_or(0, |h| h.measured);
-        let start_unix = self.instance.start.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs();
-        let now_unix = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default().as_secs();
+        let start_unix = self
+            .instance
+            .start
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_secs();
+        let now_unix = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_secs();
         let to_unix = |ms: Option<u64>| ms.map_or(0, |m| start_unix + m / 1000);
-        let cvg = if self.total_edges > 0 { edges_found as f64 * 100.0 / self.total_edges as f64 } else { 0.0 };
+        let cvg = if self.total_edges > 0 {
+            edges_found as f64 * 100.0 / self.total_edges as f64
+        } else {
+            0.0
+        };
 
         let mut s = String::new();
         let mut kv = |k: &str, v: String| s.push_str(&format!("{k:<18}: {v}\n"));
@@ -159,7 +171,10 @@ impl StatsStage {
         kv("total_edges", self.total_edges.to_string());
         kv("fp_exceptions", seen.to_string());
         for kind in ExceptionKind::ALL {
-            kv(&format!("fp_{}", kind.name().to_lowercase()), counters.exceptions_by_kind[kind as usize].to_string());
+            kv(
+                &format!("fp_{}", kind.name().to_lowercase()),
+                counters.exceptions_by_kind[kind as usize].to_string(),
+            );
         }
         kv("real_crashes", counters.real_crashes.to_string());
         kv("errbits_slots", errbits_measured.to_string());
@@ -186,7 +201,8 @@ impl StatsStage {
             "{}, 0, {cur_item}, {corpus_count}, {pending_total}, {pending_favs}, {cvg:.2}%, {}, {}, 0, {recent:.2}, {execs}, {edges_found}\n",
             run_time, counters.crashes, counters.hangs
         ));
-        f.write_all(line.as_bytes()).map_err(|e| Error::os_error(e, "writing plot_data"))?;
+        f.write_all(line.as_bytes())
+            .map_err(|e| Error::os_error(e, "writing plot_data"))?;
         Ok(())
     }
 
@@ -197,7 +213,12 @@ impl StatsStage {
 
 impl<E, EM, S, Z> Stage<E, EM, S, Z> for StatsStage
 where
-    S: HasCorpus<libafl::inputs::BytesInput> + HasExecutions + HasMetadata + HasNamedMetadata + Stoppable + HasStartTime,
+    S: HasCorpus<libafl::inputs::BytesInput>
+        + HasExecutions
+        + HasMetadata
+        + HasNamedMetadata
+        + Stoppable
+        + HasStartTime,
 {
     fn perform(&mut self, _fuzzer: &mut Z, _executor: &mut E, state: &mut S, _manager: &mut EM) -> Result<(), Error> {
         let due = self.last_write.is_none_or(|t| t.elapsed() >= self.interval);

@@ -35,11 +35,24 @@ impl Summary {
             s.real_crashes += stat(&stats, "real_crashes").unwrap_or(0);
             s.hangs += stat(&stats, "saved_hangs").unwrap_or(0);
             s.crash_files += std::fs::read_dir(dir.join("crashes")).map_or(0, |d| {
-                d.flatten().filter(|e| e.file_name().to_string_lossy().starts_with("id:")).count()
+                d.flatten()
+                    .filter(|e| e.file_name().to_string_lossy().starts_with("id:"))
+                    .count()
             });
             for mut r in read_exceptions(&dir) {
-                let key = (r.site.path().display().to_string(), r.site.line, r.site.column, r.site.op.to_string(), r.kind);
-                r.input = format!("{}/{}", dir.file_name().map_or(String::new(), |n| n.to_string_lossy().into_owned()), r.input);
+                let key = (
+                    r.site.path().display().to_string(),
+                    r.site.line,
+                    r.site.column,
+                    r.site.op.to_string(),
+                    r.kind,
+                );
+                r.input = format!(
+                    "{}/{}",
+                    dir.file_name()
+                        .map_or(String::new(), |n| n.to_string_lossy().into_owned()),
+                    r.input
+                );
                 match first.get(&key) {
                     Some(old) if old.time_ms <= r.time_ms => {}
                     _ => {
@@ -49,7 +62,8 @@ impl Summary {
             }
         }
         s.exceptions = first.into_values().collect();
-        s.exceptions.sort_by_key(|r| (r.kind, r.site.file.clone(), r.site.line, r.site.column));
+        s.exceptions
+            .sort_by_key(|r| (r.kind, r.site.file.clone(), r.site.line, r.site.column));
         s
     }
 
@@ -60,7 +74,10 @@ impl Summary {
 
 impl fmt::Display for Summary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let kinds: Vec<String> = ExceptionKind::ALL.iter().map(|&k| format!("{} {k}", self.count(k))).collect();
+        let kinds: Vec<String> = ExceptionKind::ALL
+            .iter()
+            .map(|&k| format!("{} {k}", self.count(k)))
+            .collect();
         writeln!(
             f,
             "{} distinct floating-point exceptions ({}), {} real crashes, {} hangs, {} executions in {} instance(s)",

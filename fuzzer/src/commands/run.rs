@@ -30,7 +30,10 @@ fn resolve_target(path: &Path) -> anyhow::Result<PathBuf> {
         path.to_path_buf()
     };
     if !found.exists() {
-        bail!("target `{}` does not exist (build it with numfuzz-cc, or check the path)", path.display());
+        bail!(
+            "target `{}` does not exist (build it with numfuzz-cc, or check the path)",
+            path.display()
+        );
     }
     Ok(std::fs::canonicalize(&found)?)
 }
@@ -89,7 +92,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         target: target_path.clone(),
         target_args: target_args.to_vec(),
         out_dir: out.clone(),
-        seeds: args.seeds.as_ref().map(|s| std::fs::canonicalize(s)).transpose()?,
+        seeds: args.seeds.as_ref().map(std::fs::canonicalize).transpose()?,
         timeout_ms: args.timeout_ms,
         duration_secs: args.duration_secs,
         cores: args.cores.clone(),
@@ -100,7 +103,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             ScheduleChoice::Mopt => MutatorSchedule::Mopt,
             ScheduleChoice::Havoc => MutatorSchedule::Havoc,
         },
-        dictionaries: args.dictionaries.iter().map(std::fs::canonicalize).collect::<Result<_, _>>()?,
+        dictionaries: args
+            .dictionaries
+            .iter()
+            .map(std::fs::canonicalize)
+            .collect::<Result<_, _>>()?,
         executor,
         broker_port: match args.port {
             Some(p) => p,
@@ -112,7 +119,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         command_line: std::env::args().collect::<Vec<_>>().join(" "),
     };
     let config_path = out.join(CONFIG_FILE);
-    cfg.save(&config_path).with_context(|| format!("writing {}", config_path.display()))?;
+    cfg.save(&config_path)
+        .with_context(|| format!("writing {}", config_path.display()))?;
     if !tui {
         let sig = match (&args.signature, &target.signature) {
             (Some(s), _) => s.clone(),
@@ -126,7 +134,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
                 ExecutorKind::Forkserver => "forkserver",
             },
             target_path.display(),
-            if args.cores.contains(['-', ',']) { format!("cores {}", args.cores) } else { format!("core {}", args.cores) },
+            if args.cores.contains(['-', ',']) {
+                format!("cores {}", args.cores)
+            } else {
+                format!("core {}", args.cores)
+            },
             out.display(),
             if state == OutState::Resume { " (resuming)" } else { "" },
             args.duration_secs.map_or(String::new(), |s| format!(", {s} s")),

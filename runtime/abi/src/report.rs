@@ -9,6 +9,8 @@ use serde::{Deserialize, Serialize};
 /// One line of a target's JSON report stream.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
+// A wire format read one line at a time: boxing the large variant would buy nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum ReportEvent {
     /// An exception raised at a site (once per (site, kind) per input).
     Exception(ExceptionReport),

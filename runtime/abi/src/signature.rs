@@ -331,7 +331,7 @@ mod tests {
         assert_eq!(sig.size(), 8 + 4 + 10 + 1);
         assert_eq!(sig.range(2), 12..22);
         let bytes = sig.encode_text(&["709.78271289338511", "-3", "1", "255"]).unwrap();
-        assert_eq!(&bytes[..8], &709.78271289338511f64.to_le_bytes());
+        assert_eq!(&bytes[..8], &709.782_712_893_385_1_f64.to_le_bytes());
         assert_eq!(&bytes[8..12], &(-3i32).to_le_bytes());
         assert_eq!(bytes[22], 255);
         let values = sig.decode(&bytes);

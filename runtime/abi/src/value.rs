@@ -223,6 +223,9 @@ impl Float {
             bits: self.bits & !(1u128 << (f.width - 1)),
         }
     }
+    /// The value with its sign flipped (also available as unary `-`; the method reads better
+    /// in chains like `one.neg().step(1)`).
+    #[allow(clippy::should_implement_trait)]
     pub fn neg(self) -> Float {
         let f = self.format();
         Float {
@@ -430,6 +433,13 @@ impl Float {
     /// C99 `%a` style hexadecimal, normalised (`0x1.8p+1`, `-0x1p-1074`).
     pub fn to_hex(self) -> String {
         decimal::to_hex(self)
+    }
+}
+
+impl std::ops::Neg for Float {
+    type Output = Float;
+    fn neg(self) -> Float {
+        Float::neg(self)
     }
 }
 
