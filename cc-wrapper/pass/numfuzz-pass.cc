@@ -195,9 +195,16 @@ private:
   }
 
   bool planIntrinsic(CallInst *CI, StringRef Name, CheckPlan &P) {
-    // llvm.<base>.<type suffixes>
-    StringRef Base = Name.drop_front(5).split('.').first;
+    // llvm.<base>.<type suffixes>, or llvm.experimental.constrained.<base>.<type suffixes>
+    // in code built with `#pragma STDC FENV_ACCESS ON`, -frounding-math or
+    // -ffp-exception-behavior=strict: the same operations, with the rounding and exception
+    // arguments (metadata) after the value arguments.
+    StringRef Rest = Name.drop_front(5);
+    bool Constrained = Rest.consume_front("experimental.constrained.");
+    StringRef Base = Rest.split('.').first;
     unsigned Shape = NUMFUZZ_SHAPE_UNARY;
+    if (Constrained && planConstrainedInstruction(CI, Base, P))
+      return P.FloatTy != nullptr;
     if (Base == "fma" || Base == "fmuladd") {
       P.Op = Base == "fma" ? NUMFUZZ_OP_FMA : NUMFUZZ_OP_FMULADD;
       Shape = NUMFUZZ_SHAPE_TERNARY;
@@ -246,6 +253,50 @@ private:
       P.Int = CI->getArgOperand(1);
     }
     return true;
+  }
+
+  // The constrained forms of the instructions plan() handles (fadd ... fptrunc).
+  bool planConstrainedInstruction(CallInst *CI, StringRef Base, CheckPlan &P) {
+    static const struct {
+      const char *Name;
+      unsigned Op;
+    } Arith[] = {{"fadd", NUMFUZZ_OP_FADD},
+                 {"fsub", NUMFUZZ_OP_FSUB},
+                 {"fmul", NUMFUZZ_OP_FMUL},
+                 {"fdiv", NUMFUZZ_OP_FDIV},
+                 {"frem", NUMFUZZ_OP_FREM}};
+    for (const auto &A : Arith)
+      if (Base == A.Name) {
+        P.Op = A.Op;
+        P.FloatTy = checkedScalar(CI->getType());
+        P.Floats = {CI->getArgOperand(0), CI->getArgOperand(1)};
+        P.Result = CI;
+        return true;
+      }
+    if (Base == "fptosi" || Base == "fptoui") {
+      P.Op = Base == "fptosi" ? NUMFUZZ_OP_FPTOSI : NUMFUZZ_OP_FPTOUI;
+      P.FloatTy = checkedScalar(CI->getArgOperand(0)->getType());
+      unsigned Bits = CI->getType()->getScalarSizeInBits();
+      if (Bits == 0 || Bits > 255)
+        P.FloatTy = nullptr;
+      P.Aux = Bits;
+      P.Floats = {CI->getArgOperand(0)};
+      return true;
+    }
+    if (Base == "fptrunc") {
+      P.Op = NUMFUZZ_OP_FPTRUNC;
+      P.FloatTy = checkedScalar(CI->getArgOperand(0)->getType());
+      Type *Dst = checkedScalar(CI->getType());
+      if (!Dst)
+        P.FloatTy = nullptr;
+      else
+        P.Aux = typeCode(Dst);
+      P.Floats = {CI->getArgOperand(0)};
+      P.Result = CI;
+      P.ResultInSourceType = true;
+      return true;
+    }
+    return false;
   }
 
   Constant *str(StringRef S) {
@@ -323,6 +374,10 @@ private:
       return;
     IRBuilder<> B(After);
     B.SetCurrentDebugLocation(P.Inst->getDebugLoc());
+    // In a strictfp function every call and FP operation must be strictfp too: the builder
+    // then marks the checker calls and emits the fptrunc result's widening as a constrained
+    // fpext (exact, it never raises).
+    B.setIsFPConstrained(F.hasFnAttribute(Attribute::StrictFP));
     unsigned Lanes = 1;
     Type *Shaped = P.Floats[0]->getType();
     if (auto *VT = dyn_cast<FixedVectorType>(Shaped))

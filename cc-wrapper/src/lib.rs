@@ -59,7 +59,7 @@ pub struct Invocation {
     pub query_only: bool,
     /// `-E`, `-M` or `-MM`: preprocessing, output to stdout unless `-o`.
     pub preprocess: bool,
-    /// `-c` or `-S`.
+    /// `-c`, `-S` or `-fsyntax-only`.
     pub compile_only: bool,
     pub shared: bool,
     pub has_output: bool,
@@ -81,7 +81,8 @@ impl Invocation {
             let a = args[i].as_str();
             match a {
                 "-E" | "-M" | "-MM" => inv.preprocess = true,
-                "-c" | "-S" => inv.compile_only = true,
+                // -fsyntax-only: a compile that stops before code generation, never a link.
+                "-c" | "-S" | "-fsyntax-only" => inv.compile_only = true,
                 "-shared" => inv.shared = true,
                 "-o" => {
                     inv.has_output = true;
@@ -161,16 +162,26 @@ impl Toolchain {
     }
 }
 
-/// Flags added to every invocation that compiles source files.
-pub fn compile_flags(mode: Mode, tc: &Toolchain) -> Vec<String> {
-    let mut flags = vec![
-        // Source-level semantics: each `a*b+c` is two checked, separately rounded operations.
-        "-ffp-contract=off".to_string(),
+/// What changes preprocessing: `numfuzz.h` on the include path and the macros every
+/// compile sees (ClangWrapper's fuzzing-build macro is repeated so that invocations clang
+/// runs directly, such as `-E`, `-c a.c` without `-o` or `-S`, see it too).
+pub fn preprocessor_flags(tc: &Toolchain) -> Vec<String> {
+    vec![
         format!("-I{}", tc.include.display()),
         "-D__NUMFUZZ__=1".to_string(),
-    ];
+        "-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION=1".to_string(),
+    ]
+}
+
+/// Flags added to every invocation that compiles source files.
+pub fn compile_flags(mode: Mode, tc: &Toolchain) -> Vec<String> {
+    // Source-level semantics: each `a*b+c` is two checked, separately rounded operations.
+    let mut flags = vec!["-ffp-contract=off".to_string()];
+    flags.extend(preprocessor_flags(tc));
     match mode {
         Mode::Fuzz => {
+            // Site records take file and line from the debug info.
+            flags.push("-g".into());
             flags.push("-fsanitize-coverage=trace-pc-guard".into());
             flags.push(format!("-fpass-plugin={}", tc.pass.display()));
         }
@@ -190,6 +201,9 @@ pub fn link_flags(mode: Mode, tc: &Toolchain) -> Vec<String> {
         // Pull in the runtime's constructor (forkserver) and marker even when the program
         // has its own main and references nothing else of the runtime.
         format!("-Wl,-u,{}", symbols::ANCHOR),
+        // clang >= 19 links UBSan's runtime for -fsanitize-coverage alone; it would turn a
+        // SIGSEGV into `exit(1)` and shadow the runtime's own coverage callbacks.
+        "-fno-sanitize-link-runtime".to_string(),
     ];
     if mode == Mode::Coverage {
         flags.push("-fprofile-instr-generate".into());
@@ -228,8 +242,7 @@ pub fn run(args: &[String], cpp: bool) -> Result<i32, WrapperError> {
     if inv.preprocess {
         // Only what changes preprocessing: configure scripts treat any stderr output of
         // `$CC -E` (such as "argument unused") as a broken preprocessor.
-        let extra = [format!("-I{}", tc.include.display()), "-D__NUMFUZZ__=1".to_string()];
-        return run_direct(compiler, args, &extra);
+        return run_direct(compiler, args, &preprocessor_flags(&tc));
     }
     if mode == Mode::Fuzz && inv.sources > 0 && !tc.pass.exists() {
         return Err(WrapperError::MissingPass(tc.pass.clone()));
@@ -304,5 +317,6 @@ mod tests {
         assert_eq!(inv("-x c - -o x").sources, 1);
         assert_eq!(inv("-c a.c b.cpp -I inc").sources, 2);
         assert!(inv("-ofoo foo.c").has_output);
+        assert!(!inv("-fsyntax-only foo.c").links());
     }
 }

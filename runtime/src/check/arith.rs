@@ -6,6 +6,76 @@ use numfuzz_abi::errbits::{not_raised, NOT_MEASURED};
 use numfuzz_abi::kind::ExceptionKind::{DivByZero, Invalid, Overflow, Underflow};
 use numfuzz_abi::op::{FloatType, Op};
 
+/// Bit-level constants of a binary interchange format, for the fast path.
+struct Binary {
+    sign: u64,
+    min_normal: u64,
+    max: u64,
+    inf: u64,
+}
+
+const F32: Binary = Binary {
+    sign: 1 << 31,
+    min_normal: 0x0080_0000,
+    max: 0x7f7f_ffff,
+    inf: 0x7f80_0000,
+};
+const F64: Binary = Binary {
+    sign: 1 << 63,
+    min_normal: 0x0010_0000_0000_0000,
+    max: 0x7fef_ffff_ffff_ffff,
+    inf: 0x7ff0_0000_0000_0000,
+};
+
+/// `ceil(log2(1 + d))` for the fast path (distances of f32/f64 stay below 2^64).
+#[inline]
+fn bits(d: u64) -> u8 {
+    (64 - d.leading_zeros()) as u8
+}
+
+/// The common cases, decided on raw f32/f64 bits without the generic model. No flag is
+/// possible when the result is finite and below the largest finite in magnitude, and
+/// - above the smallest normal (a tiny result rounded up to it may have underflowed), or
+/// - the operation is a sum or difference (tiny ones are exact), or
+/// - it is a zero product with a zero factor, or a zero quotient of a zero dividend or an
+///   infinite divisor (exact).
+///
+/// For these formats `ord` of a non-negative finite value is its bit pattern, so ErrBits are
+/// plain differences. None when the result needs the full classification.
+#[inline]
+pub fn fast(op: Op, ty: FloatType, ops: &Operands) -> Option<Outcome> {
+    let f = match ty {
+        FloatType::F64 => &F64,
+        FloatType::F32 => &F32,
+        FloatType::F80 => return None,
+    };
+    let r = ops.r.bits as u64 & !f.sign;
+    if r >= f.max {
+        return None;
+    }
+    let (a, b) = (ops.a.bits as u64 & !f.sign, ops.b.bits as u64 & !f.sign);
+    let flagless = r > f.min_normal
+        || match op {
+            Op::FAdd | Op::FSub => true,
+            Op::FMul => r == 0 && (a == 0 || b == 0),
+            Op::FDiv => r == 0 && (a == 0 || b == f.inf),
+            _ => false,
+        };
+    if !flagless || !matches!(op, Op::FAdd | Op::FSub | Op::FMul | Op::FDiv | Op::FMulAdd | Op::Fma) {
+        return None;
+    }
+    let underflow = match r {
+        0 => NOT_MEASURED,
+        r => bits(r.abs_diff(f.min_normal)).max(1),
+    };
+    // r < max, so the overflow distance is at least 1.
+    let mut errbits = [NOT_MEASURED, NOT_MEASURED, bits(f.max - r), underflow];
+    if op == Op::FDiv && b < f.inf {
+        errbits[DivByZero as usize] = bits(b).max(1);
+    }
+    Some(Outcome { raised: 0, errbits })
+}
+
 pub fn classify(op: Op, ty: FloatType, ops: &Operands) -> Outcome {
     let lim = Limits::of(ty);
     let (a, b, r) = (ops.a, ops.b, ops.r);

@@ -4,10 +4,12 @@
 //!   domain error of Annex F returns NaN).
 //! - DivByZero: an infinite result from finite arguments at an exact pole (log(±0),
 //!   log1p(-1), atanh(±1), pow(±0, y<0), lgamma at non-positive integers, tgamma(±0)).
-//! - Overflow: an infinite result from finite arguments anywhere else.
+//! - Overflow: an infinite result from finite arguments anywhere else, or the largest finite
+//!   value where the arguments show the exact result is larger (exp, exp2, expm1, sinh, cosh,
+//!   ldexp, scalbn under directed rounding).
 //! - Underflow: a result below the smallest normal from finite arguments that is inexact
 //!   (the exact tiny results — sin(±0), fmod, exact ldexp scaling, exp2 of an integer, exact
-//!   powers, log(1), … — raise nothing).
+//!   powers, exact hypot, log(1), … — raise nothing).
 
 use super::{Limits, Operands, Outcome};
 use num_bigint::BigUint;
@@ -15,7 +17,7 @@ use numfuzz_abi::decimal::{round_to_format, Rounding};
 use numfuzz_abi::errbits::{not_raised, NOT_MEASURED};
 use numfuzz_abi::kind::ExceptionKind::{DivByZero, Invalid, Overflow, Underflow};
 use numfuzz_abi::op::{FloatType, Op, OpShape};
-use numfuzz_abi::value::Float;
+use numfuzz_abi::value::{Float, Format};
 use std::cmp::Ordering;
 
 struct Call {
@@ -138,13 +140,48 @@ fn exact_tiny(c: &Call, lim: &Limits) -> bool {
             c.y.is_some_and(|y| y.is_integer() && int_value(y).is_some_and(|k| exact_power(c.ty, x, k, r)))
         }
         Op::Powi => c.n.is_some_and(|n| exact_power(c.ty, x, n as i128, r)),
-        Op::Hypot => x.is_zero() || c.y.is_some_and(|y| y.is_zero()),
+        Op::Hypot => c.y.is_some_and(|y| exact_hypot(x, y, r)),
         _ => false,
     }
 }
 
-/// The value of an integral float if it fits an i128.
+/// `r * r == x * x + y * y` exactly (hypot(x, 0) = |x|, and Pythagorean triples).
+fn exact_hypot(x: Float, y: Float, r: Float) -> bool {
+    let square = |v: Float| v.decompose().map(|(m, e)| (BigUint::from(m) * m, 2 * e as i64));
+    let Some((rr, er)) = square(r) else { return false };
+    let terms: Vec<(BigUint, i64)> = [x, y].into_iter().filter_map(square).collect();
+    let base = terms.iter().map(|t| t.1).fold(er, i64::min);
+    // Tiny results only: every exponent lies within a few thousand of the others.
+    let at = |(m, e): &(BigUint, i64)| m << (e - base) as u64;
+    terms.iter().map(at).sum::<BigUint>() == at(&(rr, er))
+}
+
+/// The exact result exceeds the largest finite value, known from the arguments alone for
+/// these functions. Under directed rounding such a result is the largest finite value, not
+/// infinity, and it still overflowed.
+fn overflows_by_argument(c: &Call, lim: &Limits) -> bool {
+    let x = c.x;
+    match c.op {
+        Op::Exp | Op::Expm1 => !c.lt(x, lim.exp_overflow),
+        Op::Exp2 => !c.lt(x, lim.exp2_overflow),
+        Op::Sinh | Op::Cosh => !c.lt(x.abs(), lim.sinh_overflow),
+        Op::Ldexp | Op::Scalbn => match (x.decompose(), c.n) {
+            (Some((m, e)), Some(n)) => {
+                // floor(log2 |x|) + n > emax
+                let log2 = e as i64 + 63 - m.leading_zeros() as i64;
+                log2.saturating_add(n) > Format::of(c.ty).emax() as i64
+            }
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// The value of an integral float if it fits an i128 (None for non-integers).
 fn int_value(x: Float) -> Option<i128> {
+    if !x.is_integer() {
+        return None;
+    }
     if x.is_zero() {
         return Some(0);
     }
@@ -192,6 +229,9 @@ pub fn classify(op: Op, ty: FloatType, ops: &Operands) -> Outcome {
     }
     if c.r.is_infinite() && c.args_finite() {
         out.raise(if is_pole(&c, lim) { DivByZero } else { Overflow });
+    }
+    if c.args_finite() && c.eq(c.r.abs(), lim.max) && overflows_by_argument(&c, lim) {
+        out.raise(Overflow);
     }
     if c.args_finite() && c.r.is_finite() && c.lt(c.r.abs(), lim.min_normal) && !exact_tiny(&c, lim) {
         out.raise(Underflow);

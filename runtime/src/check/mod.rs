@@ -76,7 +76,15 @@ impl Default for Outcome {
 }
 
 /// Classifies one operation. `aux` is the site record's auxiliary byte.
+#[inline]
 pub fn classify(op: Op, ty: FloatType, aux: u8, ops: &Operands) -> Outcome {
+    if let Some(out) = arith::fast(op, ty, ops) {
+        return out;
+    }
+    classify_fully(op, ty, aux, ops)
+}
+
+fn classify_fully(op: Op, ty: FloatType, aux: u8, ops: &Operands) -> Outcome {
     let out = match op {
         Op::FAdd | Op::FSub | Op::FMul | Op::FDiv | Op::FRem | Op::FMulAdd | Op::Fma => arith::classify(op, ty, ops),
         Op::FPToSI | Op::FPToUI => conv::to_int(op == Op::FPToSI, aux, ops.a),
