@@ -11,7 +11,14 @@ use crate::output::InstanceDir;
 use crate::scheduler::ErrBitsFavoring;
 use crate::stats::{install_stop_handler, StatsStage};
 use libafl::corpus::{Corpus, InMemoryCorpus};
-use libafl::events::{ClientDescription, EventConfig, Launcher, LlmpRestartingEventManager};
+use libafl::events::llmp::{setup_restarting_mgr_llmp, ManagerKind};
+use libafl::events::{
+    ClientDescription, EventConfig, Launcher, LlmpRestartingEventManager, ShouldSaveState, StdLlmpEventHook,
+};
+use libafl::monitors::Monitor;
+use libafl_bolts::llmp::{Broker, LlmpBroker, LlmpHookTuple};
+use libafl_bolts::shmem::ShMem;
+use std::net::{SocketAddr, ToSocketAddrs};
 use libafl::executors::{Executor, HasObservers};
 use libafl::feedbacks::CombinedFeedback;
 use libafl::feedbacks::{
@@ -305,53 +312,138 @@ where
     fuzzer.fuzz_loop(&mut stages, executor, state, mgr)
 }
 
+/// Processes this process forked (the per-core client restarters), from /proc.
+fn child_pids() -> Vec<i32> {
+    let me = std::process::id();
+    std::fs::read_to_string(format!("/proc/{me}/task/{me}/children"))
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
+        .collect()
+}
+
+/// True once `pid` has exited (gone, or a zombie waiting to be reaped).
+fn exited(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+    }
+}
+
+/// The broker's loop, with LibAFL 0.16.1's broker-to-broker link made usable:
+///
+/// - The link is connected only once the local clients have registered: a link made earlier
+///   takes the client id the first local client then also gets, and the link drops that
+///   client's messages as its own echo, so nothing reaches the other machine.
+/// - LibAFL's `loop_with_timeouts` ends once as many clients as expected have come and gone,
+///   and a link counts as a client (it can leave and be re-added), which can end a linked
+///   broker before its local client starts. This loop runs until the local client processes
+///   have exited instead.
+/// - Ctrl-C is left to the clients, which stop cleanly and write their final stats.
+fn run_broker<HT, SHM, SP>(
+    broker: &mut LlmpBroker<HT, SHM, SP>,
+    mut remote: Option<SocketAddr>,
+    local_clients: usize,
+) -> Result<(Option<State>, Mgr), Error>
+where
+    HT: LlmpHookTuple<SHM, SP>,
+    SHM: ShMem,
+    SP: ShMemProvider<ShMem = SHM>,
+{
+    // SAFETY: ignoring SIGINT in the broker process only.
+    unsafe { libc::signal(libc::SIGINT, libc::SIG_IGN) };
+    let clients = child_pids();
+    let started = std::time::Instant::now();
+    let mut last_timeout = started;
+    while !clients.iter().all(|&p| exited(p)) {
+        let busy = broker.broker_once()?;
+        if let Some(addr) = remote {
+            let registered = broker.num_clients_seen().saturating_sub(broker.nb_listeners());
+            if registered >= local_clients || started.elapsed() > Duration::from_secs(60) {
+                broker.inner_mut().connect_b2b(addr)?;
+                remote = None;
+            }
+        }
+        if last_timeout.elapsed() >= Duration::from_secs(30) {
+            broker.on_timeout()?;
+            last_timeout = std::time::Instant::now();
+        }
+        if !busy {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+    // Deliver what the last clients sent (final stats) to the monitor.
+    while broker.broker_once()? {}
+    Err(Error::shutting_down())
+}
+
 /// Starts the broker and one client per core; returns in the original process when every
 /// client has finished (other processes of the launcher exit).
-pub fn launch<C>(cfg: &CampaignConfig, mut client: C) -> Result<(), Error>
+pub fn launch<C>(cfg: &CampaignConfig, client: C) -> Result<(), Error>
 where
     C: FnMut(Option<State>, Mgr, ClientDescription) -> Result<(), Error>,
 {
+    if cfg.tui {
+        let monitor =
+            TuiMonitor::builder().title("numfuzz").version(env!("CARGO_PKG_VERSION")).enhanced_graphics(false).build();
+        launch_with_monitor(cfg, monitor, client)
+    } else {
+        launch_with_monitor(cfg, StatusMonitor::new(cfg.duration_secs), client)
+    }
+}
+
+fn launch_with_monitor<C, MT>(cfg: &CampaignConfig, monitor: MT, mut client: C) -> Result<(), Error>
+where
+    C: FnMut(Option<State>, Mgr, ClientDescription) -> Result<(), Error>,
+    MT: Monitor,
+{
+    crate::logging::init_from_env();
     let main_pid = std::process::id();
     let cores = Cores::from_cmdline(&cfg.cores)?;
     let shmem = StdShMemProvider::new()?;
-    let remote = match &cfg.remote_broker {
+    let remote: Option<SocketAddr> = match &cfg.remote_broker {
         Some(addr) => Some(
-            addr.parse()
-                .map_err(|e| Error::illegal_argument(format!("--broker {addr}: {e}")))?,
+            addr.to_socket_addrs()
+                .map_err(|e| Error::illegal_argument(format!("--broker {addr}: {e}")))?
+                .next()
+                .ok_or_else(|| Error::illegal_argument(format!("--broker {addr}: no address")))?,
         ),
         None => None,
     };
-    let run = |state: Option<State>, mgr: Mgr, desc: ClientDescription| client(state, mgr, desc);
-    let result = if cfg.tui {
-        let monitor = TuiMonitor::builder()
-            .title("numfuzz")
-            .version(env!("CARGO_PKG_VERSION"))
-            .enhanced_graphics(false)
-            .build();
-        Launcher::builder()
-            .shmem_provider(shmem)
-            .configuration(EventConfig::from_name("numfuzz"))
-            .monitor(monitor)
-            .run_client(run)
-            .cores(&cores)
-            .broker_port(cfg.broker_port)
-            .remote_broker_addr(remote)
-            .stdout_file(Some("/dev/null"))
-            .build()
-            .launch()
-    } else {
-        Launcher::builder()
-            .shmem_provider(shmem)
-            .configuration(EventConfig::from_name("numfuzz"))
-            .monitor(StatusMonitor::new(cfg.duration_secs))
-            .run_client(run)
-            .cores(&cores)
-            .broker_port(cfg.broker_port)
-            .remote_broker_addr(remote)
-            .stdout_file(Some("/dev/null"))
-            .build()
-            .launch()
+    let configuration = EventConfig::from_name("numfuzz");
+    // LibAFL 0.16.1's Launcher drops `remote_broker_addr` on the floor for LLMP brokers, so the
+    // broker (and its broker-to-broker link for multi-machine campaigns) is set up here.
+    let spawn = |_: &Launcher<'_, _, MT, StdShMemProvider>, description: Option<ClientDescription>, monitor: Option<MT>| {
+        match description {
+            Some(client_description) => setup_restarting_mgr_llmp(
+                shmem.clone(),
+                configuration,
+                None::<MT>,
+                cfg.broker_port,
+                ManagerKind::Client { client_description },
+                None,
+                ShouldSaveState::OnRestart,
+                tuple_list!(),
+            ),
+            None => {
+                let monitor = monitor.ok_or_else(|| Error::illegal_state("the broker has no monitor"))?;
+                let hook = StdLlmpEventHook::<BytesInput, MT>::new(monitor)?;
+                let mut broker = LlmpBroker::create_attach_to_tcp(shmem.clone(), tuple_list!(hook), cfg.broker_port)?;
+                run_broker(&mut broker, remote, cores.ids.len())
+            }
+        }
     };
+    let run = |state: Option<State>, mgr: Mgr, desc: ClientDescription| client(state, mgr, desc);
+    let result = Launcher::builder()
+        .shmem_provider(shmem.clone())
+        .configuration(configuration)
+        .monitor(monitor)
+        .run_client(run)
+        .cores(&cores)
+        .broker_port(cfg.broker_port)
+        .stdout_file(Some("/dev/null"))
+        .build()
+        .launch_with_manager(spawn);
     if std::process::id() != main_pid {
         // A per-core restarter process whose client ended cleanly.
         std::process::exit(0);

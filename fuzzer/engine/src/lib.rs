@@ -6,6 +6,7 @@ pub mod config;
 pub mod context;
 pub mod feedbacks;
 pub mod inprocess;
+pub mod logging;
 pub mod meta;
 pub mod monitor;
 pub mod mutators;

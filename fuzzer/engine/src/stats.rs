@@ -11,7 +11,7 @@ use libafl::corpus::Corpus;
 use libafl::feedbacks::MapFeedbackMetadata;
 use libafl::schedulers::minimizer::IsFavoredMetadata;
 use libafl::stages::{Restartable, Stage};
-use libafl::state::{HasCorpus, HasExecutions, HasStartTime, Stoppable};
+use libafl::state::{HasCorpus, HasExecutions, HasImported, Stoppable};
 use libafl::{Error, HasMetadata, HasNamedMetadata};
 use numfuzz_abi::kind::ExceptionKind;
 use std::fs::OpenOptions;
@@ -83,7 +83,7 @@ impl StatsStage {
     /// Writes `fuzzer_stats` and a `plot_data` line now.
     pub fn write<S, I>(&mut self, state: &mut S) -> Result<(), Error>
     where
-        S: HasCorpus<I> + HasExecutions + HasMetadata + HasNamedMetadata,
+        S: HasCorpus<I> + HasExecutions + HasMetadata + HasNamedMetadata + HasImported,
     {
         let now = Instant::now();
         let execs = *state.executions();
@@ -153,7 +153,7 @@ impl StatsStage {
         kv("corpus_count", corpus_count.to_string());
         kv("corpus_favored", favored.to_string());
         kv("corpus_found", counters.queue.to_string());
-        kv("corpus_imported", "0".into());
+        kv("corpus_imported", state.imported().to_string());
         kv("corpus_variable", "0".into());
         kv("max_depth", "0".into());
         kv("cur_item", cur_item.to_string());
@@ -218,7 +218,7 @@ where
         + HasMetadata
         + HasNamedMetadata
         + Stoppable
-        + HasStartTime,
+        + HasImported,
 {
     fn perform(&mut self, _fuzzer: &mut Z, _executor: &mut E, state: &mut S, _manager: &mut EM) -> Result<(), Error> {
         let due = self.last_write.is_none_or(|t| t.elapsed() >= self.interval);
