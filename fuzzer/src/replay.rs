@@ -1,22 +1,84 @@
 //! Out-of-process replay of inputs on a numfuzz target: every exception each input raises,
-//! whether the harness called `NUMFUZZ_HANDLED()`, crashes and hangs. Used by
-//! `numfuzz replay` and `numfuzz triage`.
+//! whether the harness called `NUMFUZZ_HANDLED()`, crashes (with the stack the runtime
+//! prints) and hangs; and the decoded, printable view of inputs and exceptions that
+//! `numfuzz replay` and `numfuzz triage` both show.
 
+use numfuzz_abi::kind::ExceptionKind;
 use numfuzz_abi::report::{ExceptionReport, ReportEvent};
-use numfuzz_abi::signature::Signature;
+use numfuzz_abi::signature::{FieldType, Signature};
 use numfuzz_abi::value::Value;
-use std::io::Read;
+use serde::Serialize;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+
+/// First line of the runtime's crash report (see `runtime/src/crash.rs`).
+const FATAL_PREFIX: &str = "numfuzz: fatal signal ";
+
+/// One frame of a crash stack.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Frame {
+    pub function: String,
+    pub file: Option<String>,
+    pub line: Option<u32>,
+    pub column: Option<u32>,
+}
+
+impl Frame {
+    /// `poke_null (h.c:9:25)`, or just the function.
+    pub fn display(&self) -> String {
+        match (&self.file, self.line) {
+            (Some(file), Some(line)) => match self.column {
+                Some(col) => format!("{} ({file}:{line}:{col})", self.function),
+                None => format!("{} ({file}:{line})", self.function),
+            },
+            _ => self.function.clone(),
+        }
+    }
+
+    /// Parses `numfuzz:     #0 0x0000… in poke_null /src/h.c:9:25`.
+    fn parse(line: &str) -> Option<Frame> {
+        let rest = line.strip_prefix("numfuzz:")?.trim_start().strip_prefix('#')?;
+        let (_, rest) = rest.split_once(" in ")?;
+        let (function, location) = match rest.split_once(' ') {
+            Some((f, loc)) => (f, Some(loc.trim())),
+            None => (rest, None),
+        };
+        let (file, line, column) = location.map_or((None, None, None), split_location);
+        Some(Frame {
+            function: function.to_string(),
+            file,
+            line,
+            column,
+        })
+    }
+}
+
+/// `file:line[:col]` (the file itself may contain ':').
+fn split_location(loc: &str) -> (Option<String>, Option<u32>, Option<u32>) {
+    let number = |s: &str| s.parse::<u32>().ok();
+    let Some((head, last)) = loc.rsplit_once(':').filter(|(_, n)| number(n).is_some()) else {
+        return (Some(loc.to_string()), None, None);
+    };
+    match head.rsplit_once(':').filter(|(_, n)| number(n).is_some()) {
+        Some((file, line)) => (Some(file.to_string()), number(line), number(last)),
+        None => (Some(head.to_string()), number(last), None),
+    }
+}
 
 /// How a replay ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Ending {
     /// The harness returned; `handled` is whether it called `NUMFUZZ_HANDLED()`.
     Completed { handled: bool },
-    /// Killed by a signal (a real crash), with the last lines it printed.
-    Crashed { signal: i32, output_tail: String },
+    /// Killed by a signal (a real crash): the stack the runtime printed (innermost first;
+    /// empty when the program died without one) and the last lines it printed.
+    Crashed {
+        signal: i32,
+        stack: Vec<Frame>,
+        output_tail: String,
+    },
     /// Exceeded the time limit.
     TimedOut,
     /// Exited without completing the input (non-zero status, no summary).
@@ -37,74 +99,162 @@ impl Replay {
     pub fn values(&self, signature: &Signature) -> Vec<Value> {
         signature.decode(&self.bytes)
     }
+
+    /// The frame that names a crash: the innermost one in the program's own code (an
+    /// absolute source path; system libraries' frames such as `raise`/`abort` have
+    /// relative or no paths), else the innermost one.
+    pub fn crash_frame(&self) -> Option<&Frame> {
+        match &self.ending {
+            Ending::Crashed { stack, .. } => stack
+                .iter()
+                .find(|f| f.file.as_deref().is_some_and(|p| p.starts_with('/')))
+                .or_else(|| stack.first()),
+            _ => None,
+        }
+    }
+
+    /// The input raised `kind` at a site for which `at` is true.
+    pub fn raises(&self, kind: ExceptionKind, at: impl Fn(&ExceptionReport) -> bool) -> bool {
+        self.exceptions.iter().any(|e| e.kind == kind && at(e))
+    }
 }
 
+/// How to run a target on one input: its path, and the arguments recorded for the campaign
+/// (`@@` is replaced by the input file; other arguments get the input on stdin, as afl-fuzz
+/// does; no arguments: the input file is the only argument, as the runtime's `main` reads).
+#[derive(Clone, Debug)]
+pub struct Replayer {
+    pub target: PathBuf,
+    pub args: Vec<String>,
+    pub timeout: Duration,
+}
+
+impl Replayer {
+    pub fn new(target: &Path, timeout: Duration) -> Replayer {
+        Replayer {
+            target: target.to_path_buf(),
+            args: Vec::new(),
+            timeout,
+        }
+    }
+
+    /// Replays the input file `input` in its own process, so one input's state never leaks
+    /// into another's.
+    pub fn run(&self, input: &Path) -> std::io::Result<Replay> {
+        let bytes = std::fs::read(input)?;
+        let mut cmd = Command::new(&self.target);
+        let on_stdin = !self.args.is_empty() && !self.args.iter().any(|a| a.contains("@@"));
+        if self.args.is_empty() {
+            cmd.arg(input);
+        } else {
+            cmd.args(self.args.iter().map(|a| a.replace("@@", &input.to_string_lossy())));
+        }
+        cmd.env(numfuzz_abi::env::ABORT, "0")
+            .env(numfuzz_abi::env::REPORT, "json")
+            .env_remove(numfuzz_abi::env::SHM_ID)
+            .env_remove(numfuzz_abi::env::AFL_SHM_ID)
+            .env_remove(numfuzz_abi::env::SITES)
+            .env_remove(numfuzz_abi::env::ENGINE)
+            .stdin(if on_stdin { Stdio::piped() } else { Stdio::null() })
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn()?;
+        if let Some(mut stdin) = child.stdin.take() {
+            let data = bytes.clone();
+            // The target may exit before reading everything.
+            std::thread::spawn(move || {
+                let _ = stdin.write_all(&data);
+            });
+        }
+        let mut stderr = child.stderr.take().expect("piped stderr");
+        let reader = std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = stderr.read_to_end(&mut buf);
+            buf
+        });
+        let start = Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait()? {
+                break Some(s);
+            }
+            if start.elapsed() > self.timeout {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        };
+        let text = String::from_utf8_lossy(&reader.join().unwrap_or_default()).into_owned();
+        Ok(parse_run(input, bytes, status, &text))
+    }
+
+    /// Replays `bytes` (written to a temporary file).
+    pub fn run_bytes(&self, bytes: &[u8]) -> std::io::Result<Replay> {
+        let mut file = tempfile::Builder::new().prefix("numfuzz-input-").tempfile()?;
+        file.write_all(bytes)?;
+        file.flush()?;
+        self.run(file.path())
+    }
+}
+
+/// Replays `input` on `target` with no arguments and time limit `timeout`.
+pub fn replay(target: &Path, input: &Path, timeout: Duration) -> std::io::Result<Replay> {
+    Replayer::new(target, timeout).run(input)
+}
+
+/// The last `lines` lines that are neither JSON reports nor the crash stack.
 fn tail(text: &str, lines: usize) -> String {
-    let kept: Vec<&str> = text.lines().filter(|l| !l.starts_with('{')).collect();
+    let kept: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with('{') && !l.starts_with("numfuzz:"))
+        .collect();
     kept[kept.len().saturating_sub(lines)..].join("\n")
 }
 
-/// Replays `input` on `target` (each input in its own process, so one input's state never
-/// leaks into another's).
-pub fn replay(target: &Path, input: &Path, timeout: Duration) -> std::io::Result<Replay> {
-    let bytes = std::fs::read(input)?;
-    let mut child = Command::new(target)
-        .arg(input)
-        .env(numfuzz_abi::env::ABORT, "0")
-        .env(numfuzz_abi::env::REPORT, "json")
-        .env_remove(numfuzz_abi::env::SHM_ID)
-        .env_remove(numfuzz_abi::env::AFL_SHM_ID)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()?;
-    let mut stderr = child.stderr.take().expect("piped stderr");
-    let reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = stderr.read_to_end(&mut buf);
-        buf
-    });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait()? {
-            break Some(s);
-        }
-        if start.elapsed() > timeout {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    };
-    let text = String::from_utf8_lossy(&reader.join().unwrap_or_default()).into_owned();
+fn parse_run(input: &Path, bytes: Vec<u8>, status: Option<std::process::ExitStatus>, text: &str) -> Replay {
+    use std::os::unix::process::ExitStatusExt;
     let mut exceptions = Vec::new();
     let mut summary = None;
-    for line in text.lines().filter(|l| l.starts_with('{')) {
-        match serde_json::from_str::<ReportEvent>(line) {
-            Ok(ReportEvent::Exception(r)) => exceptions.push(r),
-            Ok(ReportEvent::InputDone(s)) => summary = Some(s),
-            Err(_) => {}
+    let mut stack = Vec::new();
+    let mut in_stack = false;
+    for line in text.lines() {
+        if line.starts_with('{') {
+            match serde_json::from_str::<ReportEvent>(line) {
+                Ok(ReportEvent::Exception(r)) => exceptions.push(r),
+                Ok(ReportEvent::InputDone(s)) => summary = Some(s),
+                Err(_) => {}
+            }
+        } else if line.starts_with(FATAL_PREFIX) {
+            in_stack = true;
+            stack.clear();
+        } else if in_stack {
+            match Frame::parse(line) {
+                Some(f) => stack.push(f),
+                None => in_stack = false,
+            }
         }
     }
-    use std::os::unix::process::ExitStatusExt;
     let ending = match (status, summary) {
         (None, _) => Ending::TimedOut,
         (Some(s), _) if s.signal().is_some() => Ending::Crashed {
             signal: s.signal().unwrap_or(0),
-            output_tail: tail(&text, 8),
+            stack,
+            output_tail: tail(text, 8),
         },
         (Some(s), Some(sum)) if s.success() => Ending::Completed { handled: sum.handled },
+        // A program with its own main() prints no summary; it completed all the same.
+        (Some(s), None) if s.success() => Ending::Completed { handled: false },
         (Some(s), _) => Ending::Failed {
             status: s.code(),
-            output_tail: tail(&text, 8),
+            output_tail: tail(text, 8),
         },
     };
-    Ok(Replay {
+    Replay {
         input: input.to_path_buf(),
         bytes,
         exceptions,
         ending,
-    })
+    }
 }
 
 /// Name of a signal number (`SIGSEGV`).
@@ -114,12 +264,64 @@ pub fn signal_name(signal: i32) -> String {
         .unwrap_or_else(|_| format!("signal {signal}"))
 }
 
+/// One input field as numfuzz prints it: type, shortest round-trip decimal, hex.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DecodedField {
+    #[serde(rename = "type")]
+    pub ty: String,
+    pub value: String,
+    pub hex: String,
+}
+
+impl DecodedField {
+    pub fn of(field: FieldType, value: &Value) -> DecodedField {
+        DecodedField {
+            ty: field.name().to_string(),
+            value: value.to_string(),
+            hex: value.to_hex(),
+        }
+    }
+}
+
+/// Every field of `bytes` decoded by `signature`.
+pub fn decode_fields(signature: &Signature, bytes: &[u8]) -> Vec<DecodedField> {
+    signature
+        .fields()
+        .iter()
+        .zip(signature.decode(bytes))
+        .map(|(f, v)| DecodedField::of(*f, &v))
+        .collect()
+}
+
+/// `709.7827128933851, 3` (decimals only).
+pub fn fields_decimal(fields: &[DecodedField]) -> String {
+    fields.iter().map(|f| f.value.as_str()).collect::<Vec<_>>().join(", ")
+}
+
+/// `709.7827128933851 (0x1.62e42fefa39f9p+9), 3 (0x00000003)`.
+pub fn fields_with_hex(fields: &[DecodedField]) -> String {
+    fields
+        .iter()
+        .map(|f| format!("{} ({})", f.value, f.hex))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Function of a site, `?` when the debug info had none.
+pub fn function_of(e: &ExceptionReport) -> &str {
+    if e.site.function.is_empty() {
+        "?"
+    } else {
+        &e.site.function
+    }
+}
+
 /// Plain-text description of one replay, as `numfuzz replay` prints it.
 pub fn describe(replay: &Replay, signature: Option<&Signature>) -> String {
     let mut s = format!("{} ({} bytes)\n", replay.input.display(), replay.bytes.len());
     if let Some(sig) = signature {
-        for (i, (field, value)) in sig.fields().iter().zip(replay.values(sig)).enumerate() {
-            s.push_str(&format!("  [{i}] {field:<3} = {value}  ({})\n", value.to_hex()));
+        for (i, field) in decode_fields(sig, &replay.bytes).iter().enumerate() {
+            s.push_str(&format!("  [{i}] {:<3} = {}  ({})\n", field.ty, field.value, field.hex));
         }
     }
     for e in &replay.exceptions {
@@ -127,11 +329,7 @@ pub fn describe(replay: &Replay, signature: Option<&Signature>) -> String {
             "  {:<9} {} in {}: {}\n",
             e.kind.name(),
             e.site.location(),
-            if e.site.function.is_empty() {
-                "?"
-            } else {
-                &e.site.function
-            },
+            function_of(e),
             e.expression()
         ));
     }
@@ -149,8 +347,15 @@ pub fn describe(replay: &Replay, signature: Option<&Signature>) -> String {
             };
             s.push_str(&format!("  => {what}\n"));
         }
-        Ending::Crashed { signal, output_tail } => {
+        Ending::Crashed {
+            signal,
+            stack,
+            output_tail,
+        } => {
             s.push_str(&format!("  => crashed with {}\n", signal_name(*signal)));
+            for (i, f) in stack.iter().enumerate() {
+                s.push_str(&format!("     #{i} {}\n", f.display()));
+            }
             for l in output_tail.lines() {
                 s.push_str(&format!("     | {l}\n"));
             }
@@ -167,4 +372,49 @@ pub fn describe(replay: &Replay, signature: Option<&Signature>) -> String {
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stack_frames_parse() {
+        let f = Frame::parse("numfuzz:     #0 0x000055a678e8ab5d in poke_null /tmp/t/h2.c:4:82").unwrap();
+        assert_eq!(f.function, "poke_null");
+        assert_eq!(
+            (f.file.as_deref(), f.line, f.column),
+            (Some("/tmp/t/h2.c"), Some(4), Some(82))
+        );
+        assert_eq!(f.display(), "poke_null (/tmp/t/h2.c:4:82)");
+        let g = Frame::parse("numfuzz:     #3 0x00007f15e3811472 in __GI_abort ./stdlib/abort.c:79").unwrap();
+        assert_eq!(
+            (g.file.as_deref(), g.line, g.column),
+            (Some("./stdlib/abort.c"), Some(79), None)
+        );
+        let h = Frame::parse("numfuzz:     #4 0x00007f15e3811472 in ??").unwrap();
+        assert_eq!((h.function.as_str(), h.file), ("??", None));
+        assert!(Frame::parse("numfuzz: fatal signal SIGSEGV").is_none());
+    }
+
+    #[test]
+    fn a_crash_report_is_read_with_its_stack_and_exceptions() {
+        let text =
+            "{\"event\":\"exception\",\"kind\":\"Overflow\",\"id\":1,\"op\":\"exp\",\"type\":\"f64\",\"file\":\"h.c\",\
+                    \"directory\":\"/s\",\"line\":5,\"column\":3,\"function\":\"g\",\"operands\":[\"710.0\"],\
+                    \"operands_hex\":[\"0x1.63p+9\"],\"result\":\"inf\",\"result_hex\":\"inf\"}\n\
+                    numfuzz: fatal signal SIGABRT\n\
+                    numfuzz:     #0 0x01 in raise ./signal/raise.c:26:13\n\
+                    numfuzz:     #1 0x02 in check /s/h.c:9:3\n\
+                    numfuzz:     #2 0x03 in LLVMFuzzerTestOneInput /s/h.c:20:5\n";
+        use std::os::unix::process::ExitStatusExt;
+        let status = std::process::ExitStatus::from_raw(libc::SIGABRT);
+        let r = parse_run(Path::new("x"), vec![], Some(status), text);
+        assert_eq!(r.exceptions.len(), 1);
+        let Ending::Crashed { signal, stack, .. } = &r.ending else {
+            panic!("{:?}", r.ending)
+        };
+        assert_eq!((*signal, stack.len()), (libc::SIGABRT, 3));
+        assert_eq!(r.crash_frame().unwrap().function, "check");
+    }
 }

@@ -30,6 +30,7 @@ pub fn run(args: &[String], harness: &Harness) -> i32 {
     if files.is_empty() {
         files.push(None);
     }
+    crate::crash::install();
     let region = Region::current().expect("region installed at start-up");
     let mut status = 0;
     for file in files {

@@ -1,0 +1,74 @@
+//! `numfuzz triage OUT`: the campaign's distinct findings, located, decoded and optionally
+//! minimised, as a table, Markdown, JSON or SARIF.
+
+use crate::cli::{TriageArgs, TriageFormat};
+use anyhow::{bail, Context};
+use numfuzz::triage::format::{headline, render, Format};
+use numfuzz::triage::{triage, Options};
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::time::Duration;
+
+pub fn run(args: TriageArgs) -> anyhow::Result<()> {
+    let jobs = match args.jobs {
+        Some(0) => bail!("--jobs must be at least 1"),
+        Some(n) => n,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    if args.timeout_ms == 0 {
+        bail!("--timeout must be at least 1 ms");
+    }
+    if let Some(out) = &args.output {
+        if out.is_dir() {
+            bail!("--output {} is a directory; give a file name", out.display());
+        }
+    }
+    let minimize_into = args.minimize.then(|| match &args.output {
+        Some(file) => match file.parent().filter(|p| !p.as_os_str().is_empty()) {
+            Some(dir) => dir.join("minimized"),
+            None => PathBuf::from("minimized"),
+        },
+        None => args.out.join("minimized"),
+    });
+    let opts = Options {
+        out: args.out.clone(),
+        target: args.target.clone(),
+        jobs,
+        timeout: Duration::from_millis(args.timeout_ms),
+        minimize_into,
+    };
+    let show_progress = std::io::stderr().is_terminal();
+    let report = triage(&opts, |done, total| {
+        if show_progress {
+            eprint!("\rnumfuzz: replayed {done}/{total} inputs");
+            if done == total {
+                eprintln!();
+            }
+        }
+    })?;
+    if report.inputs_replayed == 0 {
+        eprintln!(
+            "numfuzz: no findings: {} holds no inputs in */crashes or */hangs",
+            args.out.display()
+        );
+    }
+    let format = match args.format {
+        TriageFormat::Table => Format::Table,
+        TriageFormat::Md => Format::Markdown,
+        TriageFormat::Json => Format::Json,
+        TriageFormat::Sarif => Format::Sarif,
+    };
+    let text = render(&report, format, args.srcroot.as_deref());
+    match &args.output {
+        Some(file) => {
+            std::fs::write(file, &text).with_context(|| format!("writing {}", file.display()))?;
+            eprintln!("numfuzz: wrote {}: {}", file.display(), headline(&report));
+        }
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            stdout.write_all(text.as_bytes())?;
+            stdout.flush()?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,277 @@
+//! The JSON report. Its schema is documented in the README ("Triage") and pinned by a test:
+//! keys come in the order of the structs below, every key is always present (`null` when
+//! unknown), and `schema_version` changes whenever a key is renamed, removed or changes
+//! meaning.
+
+use crate::replay::{DecodedField, Frame};
+use crate::triage::group::{InputView, KindCount, Report};
+use numfuzz_abi::kind::ExceptionKind;
+use serde::Serialize;
+
+/// Version of the JSON schema.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Serialize)]
+struct Document<'a> {
+    schema_version: u32,
+    tool: Tool,
+    out_dir: String,
+    target: String,
+    signature: Option<&'a str>,
+    instances: &'a [String],
+    inputs_replayed: usize,
+    timeout_ms: u64,
+    summary: Summary,
+    findings: Vec<Finding<'a>>,
+    crashes: Vec<Crash<'a>>,
+    hangs: Vec<Hang<'a>>,
+    not_reproduced: Vec<NotReproduced<'a>>,
+    minimized_dir: Option<String>,
+}
+
+#[derive(Serialize)]
+struct Tool {
+    name: &'static str,
+    version: &'static str,
+}
+
+#[derive(Serialize)]
+struct Counts {
+    findings: usize,
+    silent: usize,
+    handled: usize,
+}
+
+impl From<KindCount> for Counts {
+    fn from(c: KindCount) -> Counts {
+        Counts {
+            findings: c.findings,
+            silent: c.silent,
+            handled: c.handled,
+        }
+    }
+}
+
+#[derive(Serialize)]
+#[allow(non_snake_case)]
+struct ByKind {
+    Invalid: Counts,
+    DivByZero: Counts,
+    Overflow: Counts,
+    Underflow: Counts,
+}
+
+#[derive(Serialize)]
+struct Summary {
+    findings: usize,
+    silent: usize,
+    handled: usize,
+    by_kind: ByKind,
+    crashes: usize,
+    hangs: usize,
+    not_reproduced: usize,
+}
+
+#[derive(Serialize)]
+struct Input<'a> {
+    path: &'a str,
+    fields: &'a [DecodedField],
+}
+
+impl<'a> From<&'a InputView> for Input<'a> {
+    fn from(v: &'a InputView) -> Input<'a> {
+        Input {
+            path: &v.rel,
+            fields: &v.fields,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct Location<'a> {
+    file: &'a str,
+    directory: &'a str,
+    path: &'a str,
+    line: u32,
+    column: u32,
+    function: &'a str,
+}
+
+#[derive(Serialize)]
+struct Operation<'a> {
+    op: &'static str,
+    #[serde(rename = "type")]
+    ty: &'static str,
+    to: Option<&'a str>,
+    expression: String,
+    operands: &'a [String],
+    operands_hex: &'a [String],
+    result: Option<&'a str>,
+    result_hex: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct Minimized<'a> {
+    path: String,
+    fields: &'a [DecodedField],
+    expression: &'a str,
+}
+
+#[derive(Serialize)]
+struct Finding<'a> {
+    id: &'a str,
+    kind: &'static str,
+    status: &'static str,
+    location: Location<'a>,
+    operation: Operation<'a>,
+    input: Input<'a>,
+    input_count: usize,
+    silent_inputs: usize,
+    handled_inputs: usize,
+    first_seen_ms: Option<u64>,
+    inputs: &'a [String],
+    minimized: Option<Minimized<'a>>,
+    minimize_note: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct Crash<'a> {
+    signal: &'a str,
+    frame: Option<&'a Frame>,
+    stack: &'a [Frame],
+    input: Input<'a>,
+    input_count: usize,
+    first_seen_ms: Option<u64>,
+    inputs: &'a [String],
+}
+
+#[derive(Serialize)]
+struct Hang<'a> {
+    input: Input<'a>,
+    first_seen_ms: Option<u64>,
+}
+
+#[derive(Serialize)]
+struct NotReproduced<'a> {
+    input: &'a str,
+    expected: &'a str,
+    observed: &'a str,
+}
+
+/// The report as a JSON value.
+pub fn to_value(report: &Report) -> serde_json::Value {
+    serde_json::to_value(document(report)).expect("JSON values serialise")
+}
+
+fn document(report: &Report) -> Document<'_> {
+    let total = report.count(None);
+    let kind = |k: ExceptionKind| Counts::from(report.count(Some(k)));
+    let findings = report
+        .findings
+        .iter()
+        .map(|f| {
+            let e = &f.example;
+            Finding {
+                id: &f.id,
+                kind: f.key.kind.name(),
+                status: f.status().name(),
+                location: Location {
+                    file: &f.site.file,
+                    directory: &f.site.directory,
+                    path: &f.key.path,
+                    line: f.site.line,
+                    column: f.site.column,
+                    function: &f.site.function,
+                },
+                operation: Operation {
+                    op: f.site.op.name(),
+                    ty: f.site.ty.name(),
+                    to: f.site.to.as_deref(),
+                    expression: e.expression(),
+                    operands: &e.operands,
+                    operands_hex: &e.operands_hex,
+                    result: e.result.as_deref(),
+                    result_hex: e.result_hex.as_deref(),
+                },
+                input: (&f.input).into(),
+                input_count: f.inputs.len(),
+                silent_inputs: f.silent_inputs,
+                handled_inputs: f.handled_inputs,
+                first_seen_ms: f.first_seen_ms,
+                inputs: &f.inputs,
+                minimized: f.minimized.as_ref().map(|m| Minimized {
+                    path: m.path.display().to_string(),
+                    fields: &m.fields,
+                    expression: &m.expression,
+                }),
+                minimize_note: f.minimize_note.as_deref(),
+            }
+        })
+        .collect();
+    let crashes = report
+        .crashes
+        .iter()
+        .map(|g| Crash {
+            signal: &g.signal,
+            frame: g.frame.as_ref(),
+            stack: &g.stack,
+            input: (&g.input).into(),
+            input_count: g.inputs.len(),
+            first_seen_ms: g.first_seen_ms,
+            inputs: &g.inputs,
+        })
+        .collect();
+    Document {
+        schema_version: SCHEMA_VERSION,
+        tool: Tool {
+            name: "numfuzz",
+            version: env!("CARGO_PKG_VERSION"),
+        },
+        out_dir: report.out_dir.display().to_string(),
+        target: report.target.display().to_string(),
+        signature: report.signature.as_deref(),
+        instances: &report.instances,
+        inputs_replayed: report.inputs_replayed,
+        timeout_ms: report.timeout_ms,
+        summary: Summary {
+            findings: total.findings,
+            silent: total.silent,
+            handled: total.handled,
+            by_kind: ByKind {
+                Invalid: kind(ExceptionKind::Invalid),
+                DivByZero: kind(ExceptionKind::DivByZero),
+                Overflow: kind(ExceptionKind::Overflow),
+                Underflow: kind(ExceptionKind::Underflow),
+            },
+            crashes: report.crashes.len(),
+            hangs: report.hangs.len(),
+            not_reproduced: report.not_reproduced.len(),
+        },
+        findings,
+        crashes,
+        hangs: report
+            .hangs
+            .iter()
+            .map(|h| Hang {
+                input: (&h.input).into(),
+                first_seen_ms: h.first_seen_ms,
+            })
+            .collect(),
+        not_reproduced: report
+            .not_reproduced
+            .iter()
+            .map(|n| NotReproduced {
+                input: &n.input,
+                expected: &n.expected,
+                observed: &n.observed,
+            })
+            .collect(),
+        minimized_dir: report.minimized_dir.as_ref().map(|d| d.display().to_string()),
+    }
+}
+
+pub fn render(report: &Report) -> String {
+    let mut text = serde_json::to_string_pretty(&document(report)).expect("JSON values serialise");
+    text.push('\n');
+    text
+}

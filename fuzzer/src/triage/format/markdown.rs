@@ -1,0 +1,160 @@
+//! GitHub-flavoured Markdown for an issue tracker: the findings table, a summary table per
+//! kind, then real crashes, hangs and inputs that did not reproduce.
+
+use super::{count, elapsed, finding_cells, finding_titles, headline};
+use crate::replay::DecodedField;
+use crate::triage::group::Report;
+use numfuzz_abi::kind::ExceptionKind;
+use std::fmt::Write as _;
+
+/// Text safe inside a table cell.
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|")
+}
+
+/// Text as inline code, safe inside a table cell.
+fn code(text: &str) -> String {
+    if text.is_empty() {
+        return String::new();
+    }
+    let fence = if text.contains('`') { "``" } else { "`" };
+    format!("{fence}{}{fence}", cell(text))
+}
+
+fn fields(fields: &[DecodedField]) -> String {
+    fields
+        .iter()
+        .map(|f| format!("{} ({})", code(&f.value), code(&f.hex)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A table with `titles` and `rows`.
+fn table(out: &mut String, titles: &[&str], rows: &[Vec<String>]) {
+    let _ = writeln!(out, "| {} |", titles.join(" | "));
+    let _ = writeln!(out, "|{}", "---|".repeat(titles.len()));
+    for r in rows {
+        let _ = writeln!(out, "| {} |", r.join(" | "));
+    }
+}
+
+pub fn render(report: &Report) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "## numfuzz triage: {}\n", headline(report));
+    let sig = report
+        .signature
+        .as_deref()
+        .map_or_else(|| "none (plain bytes)".to_string(), code);
+    let _ = writeln!(
+        out,
+        "Target {} (signature {sig}), campaign {} (instances {}).\n",
+        code(&report.target.display().to_string()),
+        code(&report.out_dir.display().to_string()),
+        report.instances.iter().map(|i| code(i)).collect::<Vec<_>>().join(", ")
+    );
+    if report.findings.is_empty() {
+        let _ = writeln!(out, "No floating-point exception findings.\n");
+    } else {
+        let minimized = report.minimized_dir.is_some();
+        let titles: Vec<String> = finding_titles(minimized)
+            .iter()
+            .map(|t| {
+                let mut c = t.chars();
+                c.next()
+                    .map_or_else(String::new, |f| f.to_uppercase().collect::<String>() + c.as_str())
+            })
+            .collect();
+        let rows: Vec<Vec<String>> = report
+            .findings
+            .iter()
+            .map(|f| {
+                let mut cells = finding_cells(f, minimized);
+                // Code spans for what is code or data.
+                cells[1] = code(&cells[1]);
+                cells[2] = code(&cells[2]);
+                cells[3] = code(&cells[3]);
+                cells[4] = fields(&f.input.fields);
+                if let (true, Some(m)) = (minimized, &f.minimized) {
+                    cells[8] = code(&crate::replay::fields_decimal(&m.fields));
+                }
+                cells
+                    .iter()
+                    .map(|c| if c.starts_with('`') { c.clone() } else { cell(c) })
+                    .collect()
+            })
+            .collect();
+        table(&mut out, &titles.iter().map(String::as_str).collect::<Vec<_>>(), &rows);
+        out.push('\n');
+        let mut summary = Vec::new();
+        for kind in ExceptionKind::ALL {
+            let c = report.count(Some(kind));
+            summary.push(vec![
+                kind.to_string(),
+                c.findings.to_string(),
+                c.silent.to_string(),
+                c.handled.to_string(),
+            ]);
+        }
+        let c = report.count(None);
+        summary.push(vec![
+            "**Total**".into(),
+            c.findings.to_string(),
+            c.silent.to_string(),
+            c.handled.to_string(),
+        ]);
+        table(&mut out, &["Kind", "Findings", "Silent", "Handled"], &summary);
+        out.push('\n');
+        if let Some(dir) = &report.minimized_dir {
+            let _ = writeln!(out, "Minimised inputs are in {}.\n", code(&dir.display().to_string()));
+        }
+    }
+    if !report.crashes.is_empty() {
+        let _ = writeln!(out, "### Real crashes\n");
+        let rows: Vec<Vec<String>> = report
+            .crashes
+            .iter()
+            .map(|g| {
+                let stack: Vec<String> = g.stack.iter().map(|f| code(&f.display())).collect();
+                vec![
+                    g.signal.clone(),
+                    g.frame.as_ref().map_or_else(|| "?".into(), |f| code(&f.display())),
+                    g.inputs.len().to_string(),
+                    elapsed(g.first_seen_ms),
+                    format!("{} {}", code(&g.input.rel), fields(&g.input.fields)),
+                    stack.join(" ← "),
+                ]
+            })
+            .collect();
+        table(
+            &mut out,
+            &["Signal", "Top frame", "Inputs", "First seen", "Input", "Stack"],
+            &rows,
+        );
+        out.push('\n');
+    }
+    if !report.hangs.is_empty() {
+        let _ = writeln!(out, "### Hangs (time limit {} ms)\n", report.timeout_ms);
+        for h in &report.hangs {
+            let _ = writeln!(
+                out,
+                "- {}: {}, first seen {}",
+                code(&h.input.rel),
+                fields(&h.input.fields),
+                elapsed(h.first_seen_ms)
+            );
+        }
+        out.push('\n');
+    }
+    if !report.not_reproduced.is_empty() {
+        let _ = writeln!(
+            out,
+            "### Not reproduced ({})\n",
+            count(report.not_reproduced.len(), "input", "inputs")
+        );
+        for n in &report.not_reproduced {
+            let _ = writeln!(out, "- {}: expected {}; got {}", code(&n.input), n.expected, n.observed);
+        }
+        out.push('\n');
+    }
+    out
+}

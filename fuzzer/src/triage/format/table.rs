@@ -1,0 +1,159 @@
+//! The terminal table: one aligned row per finding, a summary per kind, then real crashes,
+//! hangs and inputs that did not reproduce.
+
+use super::{count, elapsed, finding_cells, finding_titles, headline};
+use crate::replay::fields_with_hex;
+use crate::triage::group::Report;
+use numfuzz_abi::kind::ExceptionKind;
+use std::fmt::Write as _;
+
+/// Rows padded to their columns' widths, two spaces apart (the last column unpadded).
+pub fn aligned(rows: &[Vec<String>]) -> String {
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for row in rows {
+        let mut line = String::new();
+        for (c, cell) in row.iter().enumerate() {
+            if c + 1 == row.len() {
+                line.push_str(cell);
+            } else {
+                let pad = widths[c] - cell.chars().count();
+                let _ = write!(line, "{cell}{}  ", " ".repeat(pad));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+pub fn render(report: &Report) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "numfuzz triage of {}: {}",
+        report.out_dir.display(),
+        headline(report)
+    );
+    let sig = report.signature.as_deref().unwrap_or("none: plain bytes");
+    let _ = writeln!(
+        out,
+        "target {} (signature {sig}), instances {}",
+        report.target.display(),
+        report.instances.join(", ")
+    );
+    out.push('\n');
+
+    if report.findings.is_empty() {
+        let _ = writeln!(out, "No floating-point exception findings.");
+    } else {
+        let minimized = report.minimized_dir.is_some();
+        let mut rows = vec![finding_titles(minimized)
+            .iter()
+            .map(|t| t.to_uppercase())
+            .collect::<Vec<_>>()];
+        rows.extend(report.findings.iter().map(|f| finding_cells(f, minimized)));
+        out.push_str(&aligned(&rows));
+        out.push('\n');
+        let mut summary = Vec::new();
+        for kind in ExceptionKind::ALL {
+            let c = report.count(Some(kind));
+            summary.push(vec![
+                format!("{kind}:"),
+                count(c.findings, "finding", "findings"),
+                format!("({} silent, {} handled)", c.silent, c.handled),
+            ]);
+        }
+        let c = report.count(None);
+        summary.push(vec![
+            "total:".into(),
+            count(c.findings, "finding", "findings"),
+            format!("({} silent, {} handled)", c.silent, c.handled),
+        ]);
+        out.push_str(&aligned(&summary));
+        if let Some(dir) = &report.minimized_dir {
+            let _ = writeln!(out, "\nMinimised inputs ({}/<finding id>):", dir.display());
+            let rows: Vec<Vec<String>> = report
+                .findings
+                .iter()
+                .filter_map(|f| f.minimized.as_ref())
+                .map(|m| vec![format!("  {}", m.path.display()), m.expression.clone()])
+                .collect();
+            out.push_str(&aligned(&rows));
+        }
+    }
+
+    if !report.crashes.is_empty() {
+        let _ = writeln!(out, "\nReal crashes ({}):", report.crashes.len());
+        for g in &report.crashes {
+            let at = g
+                .frame
+                .as_ref()
+                .map_or_else(|| "unknown location".into(), |f| f.display());
+            let _ = writeln!(
+                out,
+                "  {} in {}: {}, first seen {}, e.g. {}",
+                g.signal,
+                at,
+                count(g.inputs.len(), "input", "inputs"),
+                elapsed(g.first_seen_ms),
+                g.input.rel
+            );
+            let _ = writeln!(out, "    input: {}", fields_with_hex(&g.input.fields));
+            if g.stack.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "    (no stack: the program died without the numfuzz runtime's crash report)"
+                );
+            }
+            for (i, frame) in g.stack.iter().enumerate() {
+                let _ = writeln!(out, "    #{i} {}", frame.display());
+            }
+        }
+    }
+    if !report.hangs.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nHangs ({}, time limit {} ms):",
+            report.hangs.len(),
+            report.timeout_ms
+        );
+        for h in &report.hangs {
+            let _ = writeln!(
+                out,
+                "  {}: input {}, first seen {}",
+                h.input.rel,
+                fields_with_hex(&h.input.fields),
+                elapsed(h.first_seen_ms)
+            );
+        }
+    }
+    if !report.not_reproduced.is_empty() {
+        let _ = writeln!(out, "\nNot reproduced ({}):", report.not_reproduced.len());
+        for n in &report.not_reproduced {
+            let _ = writeln!(out, "  {}: expected {}; got {}", n.input, n.expected, n.observed);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn columns_line_up() {
+        let rows = vec![
+            vec!["a".to_string(), "bb".into(), "c".into()],
+            vec!["aaa".into(), "b".into(), "cc".into()],
+        ];
+        assert_eq!(super::aligned(&rows), "a    bb  c\naaa  b   cc\n");
+    }
+}

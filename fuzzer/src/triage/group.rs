@@ -1,0 +1,384 @@
+//! The triage model: findings grouped by (site, kind), real crashes grouped by (signal, top
+//! frame), hangs, and inputs that did not reproduce; and the grouping of replays into it.
+
+use super::campaign::{Campaign, Expectation, InputFile};
+use crate::replay::{decode_fields, signal_name, DecodedField, Ending, Frame, Replay};
+use numfuzz_abi::kind::ExceptionKind;
+use numfuzz_abi::report::ExceptionReport;
+use numfuzz_abi::signature::Signature;
+use numfuzz_abi::site::SiteInfo;
+use numfuzz_engine::output::site_label;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+/// Identity of a finding, stable across rebuilds of the same target (site ids are not):
+/// kind, source path, line, column, operation. Its order is the report's order.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FindingKey {
+    pub kind: ExceptionKind,
+    pub path: String,
+    pub line: u32,
+    pub column: u32,
+    pub op: String,
+}
+
+impl FindingKey {
+    pub fn of(kind: ExceptionKind, site: &SiteInfo) -> FindingKey {
+        FindingKey {
+            kind,
+            path: site.path().display().to_string(),
+            line: site.line,
+            column: site.column,
+            op: site.op.name().to_string(),
+        }
+    }
+
+    /// `e` is this finding's exception.
+    pub fn matches(&self, e: &ExceptionReport) -> bool {
+        FindingKey::of(e.kind, &e.site) == *self
+    }
+}
+
+/// Whether the library reported the exception itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// At least one input raising it did not end in `NUMFUZZ_HANDLED()`.
+    Silent,
+    /// Every input raising it ended in `NUMFUZZ_HANDLED()`.
+    Handled,
+}
+
+impl Status {
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Silent => "silent",
+            Status::Handled => "handled",
+        }
+    }
+}
+
+/// An input as reports show it: its path relative to the output directory and its fields.
+#[derive(Clone, Debug)]
+pub struct InputView {
+    pub rel: String,
+    pub fields: Vec<DecodedField>,
+}
+
+/// Decoded fields of `bytes`; without a signature, the raw bytes.
+pub fn view_fields(signature: Option<&Signature>, bytes: &[u8]) -> Vec<DecodedField> {
+    match signature {
+        Some(sig) => decode_fields(sig, bytes),
+        None => {
+            let hex: String = bytes.iter().take(64).map(|b| format!("{b:02x}")).collect();
+            let more = if bytes.len() > 64 { "..." } else { "" };
+            vec![DecodedField {
+                ty: "bytes".into(),
+                value: format!("{} bytes", bytes.len()),
+                hex: format!("0x{hex}{more}"),
+            }]
+        }
+    }
+}
+
+/// The minimised input of a finding.
+#[derive(Clone, Debug)]
+pub struct Minimized {
+    /// Where it was written.
+    pub path: PathBuf,
+    pub fields: Vec<DecodedField>,
+    /// The exception as the minimised input raises it.
+    pub expression: String,
+}
+
+/// One distinct floating-point exception: a (site, kind).
+#[derive(Clone, Debug)]
+pub struct Finding {
+    /// Stable name (`Overflow-exp.c-406-17-exp`), also the minimised input's file name.
+    pub id: String,
+    pub key: FindingKey,
+    pub site: SiteInfo,
+    /// The exception as the first input raised it (operands, result).
+    pub example: ExceptionReport,
+    pub input: InputView,
+    pub input_bytes: Vec<u8>,
+    /// Every input raising it (relative paths, in replay order).
+    pub inputs: Vec<String>,
+    pub handled_inputs: usize,
+    pub silent_inputs: usize,
+    /// Earliest time any instance saw it, in ms since that instance's start.
+    pub first_seen_ms: Option<u64>,
+    pub minimized: Option<Minimized>,
+    /// Why minimisation was not possible, when it was asked for.
+    pub minimize_note: Option<String>,
+}
+
+impl Finding {
+    pub fn status(&self) -> Status {
+        if self.silent_inputs > 0 {
+            Status::Silent
+        } else {
+            Status::Handled
+        }
+    }
+}
+
+/// Real crashes with the same signal and top frame.
+#[derive(Clone, Debug)]
+pub struct CrashGroup {
+    pub signal: String,
+    /// The frame that names it (see [`Replay::crash_frame`]).
+    pub frame: Option<Frame>,
+    /// The first input's stack, innermost first.
+    pub stack: Vec<Frame>,
+    pub input: InputView,
+    pub inputs: Vec<String>,
+    pub first_seen_ms: Option<u64>,
+}
+
+/// An input that exceeded the time limit.
+#[derive(Clone, Debug)]
+pub struct Hang {
+    pub input: InputView,
+    pub first_seen_ms: Option<u64>,
+}
+
+/// An input that did not do on replay what it did in the campaign.
+#[derive(Clone, Debug)]
+pub struct NotReproduced {
+    pub input: String,
+    pub expected: String,
+    pub observed: String,
+}
+
+/// Everything triage found.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub out_dir: PathBuf,
+    pub target: PathBuf,
+    pub signature: Option<String>,
+    pub instances: Vec<String>,
+    pub inputs_replayed: usize,
+    pub timeout_ms: u64,
+    pub findings: Vec<Finding>,
+    pub crashes: Vec<CrashGroup>,
+    pub hangs: Vec<Hang>,
+    pub not_reproduced: Vec<NotReproduced>,
+    /// Where minimised inputs were written (with `--minimize`).
+    pub minimized_dir: Option<PathBuf>,
+}
+
+/// Findings, silent and handled counts of one kind (or of all kinds with `None`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KindCount {
+    pub findings: usize,
+    pub silent: usize,
+    pub handled: usize,
+}
+
+impl Report {
+    pub fn count(&self, kind: Option<ExceptionKind>) -> KindCount {
+        let mut c = KindCount::default();
+        for f in self.findings.iter().filter(|f| kind.is_none_or(|k| f.key.kind == k)) {
+            c.findings += 1;
+            match f.status() {
+                Status::Silent => c.silent += 1,
+                Status::Handled => c.handled += 1,
+            }
+        }
+        c
+    }
+}
+
+fn expected_text(e: &Expectation, timeout_ms: u64) -> String {
+    match e {
+        Expectation::Exception { kind, site } => format!("{kind} at {site}"),
+        Expectation::Crash => "a crash".into(),
+        Expectation::Hang => format!("a hang (no end within {timeout_ms} ms)"),
+        Expectation::Anything => "an exception, a crash or a hang".into(),
+    }
+}
+
+fn observed_text(replay: &Replay) -> String {
+    let raised: Vec<String> = replay
+        .exceptions
+        .iter()
+        .map(|e| format!("{} at {}", e.kind, site_label(&e.site)))
+        .collect();
+    let raised = if raised.is_empty() {
+        "no exception".to_string()
+    } else {
+        raised.join(", ")
+    };
+    match &replay.ending {
+        Ending::Completed { .. } => format!("{raised}; completed"),
+        Ending::Crashed { signal, .. } => format!("{raised}; crashed with {}", signal_name(*signal)),
+        Ending::TimedOut => format!("{raised}; timed out"),
+        Ending::Failed { status, output_tail } => {
+            let last = output_tail.lines().last().map_or(String::new(), |l| format!(" ({l})"));
+            format!(
+                "{raised}; exited with status {}{last}",
+                status.map_or("?".into(), |c| c.to_string())
+            )
+        }
+    }
+}
+
+fn reproduces(e: &Expectation, replay: &Replay) -> bool {
+    match e {
+        Expectation::Exception { kind, site } => replay.raises(*kind, |r| site_label(&r.site) == *site),
+        Expectation::Crash => matches!(replay.ending, Ending::Crashed { .. }),
+        Expectation::Hang => replay.ending == Ending::TimedOut,
+        Expectation::Anything => {
+            !replay.exceptions.is_empty() || matches!(replay.ending, Ending::Crashed { .. } | Ending::TimedOut)
+        }
+    }
+}
+
+/// A file-name-safe id for a finding.
+fn finding_id(key: &FindingKey, taken: &mut HashSet<String>) -> String {
+    let file = Path::new(&key.path)
+        .file_name()
+        .map_or_else(|| key.path.clone(), |f| f.to_string_lossy().into_owned());
+    let file: String = file
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let base = format!("{}-{file}-{}-{}-{}", key.kind, key.line, key.column, key.op);
+    let mut id = base.clone();
+    let mut n = 2;
+    while !taken.insert(id.clone()) {
+        id = format!("{base}-{n}");
+        n += 1;
+    }
+    id
+}
+
+fn min_time(times: impl Iterator<Item = Option<u64>>) -> Option<u64> {
+    times.flatten().min()
+}
+
+/// Groups the replays of a campaign's inputs (`replays[i]` is the replay of
+/// `campaign.inputs[i]`).
+pub fn group(
+    campaign: &Campaign,
+    replays: Vec<std::io::Result<Replay>>,
+    signature: Option<&Signature>,
+    timeout_ms: u64,
+) -> (Vec<Finding>, Vec<CrashGroup>, Vec<Hang>, Vec<NotReproduced>) {
+    let view = |input: &InputFile, bytes: &[u8]| InputView {
+        rel: input.rel.clone(),
+        fields: view_fields(signature, bytes),
+    };
+    let mut findings: BTreeMap<FindingKey, Finding> = BTreeMap::new();
+    let mut crashes: BTreeMap<(String, String), CrashGroup> = BTreeMap::new();
+    let mut hangs = Vec::new();
+    let mut not_reproduced = Vec::new();
+    // Time of each input by its relative path, for first-seen fallbacks.
+    let time_of: BTreeMap<&str, Option<u64>> = campaign.inputs.iter().map(|i| (i.rel.as_str(), i.time_ms)).collect();
+    let mut replayed: HashMap<String, (&InputFile, Replay)> = HashMap::new();
+
+    for (input, result) in campaign.inputs.iter().zip(replays) {
+        let replay = match result {
+            Ok(r) => r,
+            Err(e) => {
+                not_reproduced.push(NotReproduced {
+                    input: input.rel.clone(),
+                    expected: expected_text(&input.expect, timeout_ms),
+                    observed: format!("could not be replayed: {e}"),
+                });
+                continue;
+            }
+        };
+        let handled = replay.ending == Ending::Completed { handled: true };
+        let mut seen = HashSet::new();
+        for e in &replay.exceptions {
+            let key = FindingKey::of(e.kind, &e.site);
+            if !seen.insert(key.clone()) {
+                continue;
+            }
+            let f = findings.entry(key.clone()).or_insert_with(|| Finding {
+                id: String::new(),
+                key,
+                site: e.site.clone(),
+                example: e.clone(),
+                input: view(input, &replay.bytes),
+                input_bytes: replay.bytes.clone(),
+                inputs: Vec::new(),
+                handled_inputs: 0,
+                silent_inputs: 0,
+                first_seen_ms: None,
+                minimized: None,
+                minimize_note: None,
+            });
+            f.inputs.push(input.rel.clone());
+            if handled {
+                f.handled_inputs += 1;
+            } else {
+                f.silent_inputs += 1;
+            }
+        }
+        match &replay.ending {
+            Ending::Crashed { signal, stack, .. } => {
+                let frame = replay.crash_frame().cloned();
+                let name = signal_name(*signal);
+                let group_key = (name.clone(), frame.as_ref().map_or_else(String::new, Frame::display));
+                let g = crashes.entry(group_key).or_insert_with(|| CrashGroup {
+                    signal: name,
+                    frame,
+                    stack: stack.clone(),
+                    input: view(input, &replay.bytes),
+                    inputs: Vec::new(),
+                    first_seen_ms: None,
+                });
+                g.inputs.push(input.rel.clone());
+                g.first_seen_ms = min_time([g.first_seen_ms, input.time_ms].into_iter());
+            }
+            Ending::TimedOut => {
+                hangs.push(Hang {
+                    input: view(input, &replay.bytes),
+                    first_seen_ms: input.time_ms,
+                });
+            }
+            Ending::Completed { .. } | Ending::Failed { .. } => {}
+        }
+        if !reproduces(&input.expect, &replay) {
+            not_reproduced.push(NotReproduced {
+                input: input.rel.clone(),
+                expected: expected_text(&input.expect, timeout_ms),
+                observed: observed_text(&replay),
+            });
+        }
+        replayed.insert(input.rel.clone(), (input, replay));
+    }
+
+    // First seen: the earliest exceptions.jsonl record of the same identity over all
+    // instances; for campaigns without one (afl-fuzz), the earliest `time:` of its inputs.
+    // The input shown is the one that record names, when it still raises it.
+    let records = campaign.first_records();
+    let mut taken = HashSet::new();
+    let mut out = Vec::new();
+    for (key, mut f) in findings {
+        let first = records.iter().find(|r| FindingKey::of(r.kind, &r.site) == key);
+        f.first_seen_ms = match first {
+            Some(r) => Some(r.time_ms),
+            None => min_time(f.inputs.iter().map(|i| time_of.get(i.as_str()).copied().flatten())),
+        };
+        let recorded = first.and_then(|r| replayed.get(&r.input));
+        if let Some((input, replay)) = recorded {
+            if let Some(e) = replay.exceptions.iter().find(|e| key.matches(e)) {
+                f.example = e.clone();
+                f.input = view(input, &replay.bytes);
+                f.input_bytes = replay.bytes.clone();
+            }
+        }
+        f.id = finding_id(&key, &mut taken);
+        out.push(f);
+    }
+    (out, crashes.into_values().collect(), hangs, not_reproduced)
+}
