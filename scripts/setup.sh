@@ -3,11 +3,12 @@
 #   clang-19/llvm-19-dev/libclang-rt-19-dev/lld-19: the compiler numfuzz-cc wraps and the pass API
 #   afl++: Debian's AFL++ 4.04c, the peer we are compatible with and benchmark against
 #   autoconf/automake/libtool: building autotools projects (tests, GSL)
-#   newlib-source: the fdlibm sources of the coverage benchmark
+#   newlib-source: the fdlibm sources of the coverage benchmark; xz-utils unpacks them, binutils
+#   (nm, objcopy, ar) builds and checks the fdlibm library
 set -euo pipefail
 
 packages=(clang-19 llvm-19-dev libclang-rt-19-dev lld-19 afl++ autoconf automake libtool make
-          newlib-source dpkg-dev python3)
+          newlib-source xz-utils binutils dpkg-dev python3)
 
 missing=()
 for p in "${packages[@]}"; do

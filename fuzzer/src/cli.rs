@@ -22,6 +22,10 @@ pub enum Command {
     Sites(SitesArgs),
     /// Run inputs on a target and show their decoded values and every exception they raise.
     Replay(ReplayArgs),
+    /// Replay a campaign's findings: distinct exceptions by (site, kind), located, decoded, minimised.
+    Triage(TriageArgs),
+    /// Branch coverage of a campaign's inputs, measured with llvm-cov on a coverage build.
+    Cov(CovArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -65,7 +69,9 @@ pub enum ScheduleChoice {
 }
 
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Example: numfuzz run -o out -V 60 -- ./harness\n         numfuzz run -i seeds -o out --cores 0-1 -- ./program @@")]
+#[command(
+    after_help = "Example: numfuzz run -o out -V 60 -- ./harness\n         numfuzz run -i seeds -o out --cores 0-1 -- ./program @@"
+)]
 pub struct RunArgs {
     /// Directory (or file) of initial inputs; without it, seeds are built from the signature.
     #[arg(short = 'i', long = "input")]
@@ -94,6 +100,9 @@ pub struct RunArgs {
     /// Switch off the IEEE-754 field mutators (ablation).
     #[arg(long)]
     pub no_fp_mutators: bool,
+    /// Switch off comparison solving: branch-distance feedback and input-to-state (ablation).
+    #[arg(long)]
+    pub no_cmp: bool,
     /// How mutation operators are chosen: MOpt (learned weights) or uniform havoc.
     #[arg(long, value_enum, default_value_t = ScheduleChoice::Mopt)]
     pub schedule: ScheduleChoice,
@@ -112,4 +121,90 @@ pub struct RunArgs {
     /// The target and its arguments (`@@` is replaced by the input file).
     #[arg(last = true, required = true, value_name = "TARGET [ARGS]")]
     pub command: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TriageFormat {
+    /// Aligned terminal table.
+    Table,
+    /// GitHub-flavoured Markdown (for an issue tracker).
+    Md,
+    /// JSON (schema in the README).
+    Json,
+    /// SARIF 2.1.0 (code-scanning tools).
+    Sarif,
+}
+
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Example: numfuzz triage out\n         numfuzz triage out --minimize --format md --output findings.md"
+)]
+pub struct TriageArgs {
+    /// The campaign's output directory (`numfuzz run -o OUT`).
+    pub out: PathBuf,
+    /// Replay on this numfuzz-cc target instead of the one in OUT/*/cmdline.
+    #[arg(long)]
+    pub target: Option<PathBuf>,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = TriageFormat::Table)]
+    pub format: TriageFormat,
+    /// Write the report to this file (default: stdout).
+    #[arg(short = 'o', long)]
+    pub output: Option<PathBuf>,
+    /// Minimise each finding's input (shortest decimals, smallest integers) and write it to
+    /// <report dir>/minimized/<finding id> (OUT/minimized without --output).
+    #[arg(long)]
+    pub minimize: bool,
+    /// Parallel replays (default: the number of CPUs).
+    #[arg(short = 'j', long)]
+    pub jobs: Option<usize>,
+    /// Time limit per replay in milliseconds; inputs running longer are hangs.
+    #[arg(short = 't', long = "timeout", default_value_t = 3000)]
+    pub timeout_ms: u64,
+    /// SARIF: make source locations relative to this directory (default: the directory all
+    /// source files share).
+    #[arg(long)]
+    pub srcroot: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CovFormat {
+    Table,
+    Json,
+}
+
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "The coverage build is the same harness built with `NUMFUZZ_CC_COVERAGE=1 numfuzz-cc`.\n\
+Example: numfuzz cov out --target ./harness-cov\n         numfuzz cov out --target ./harness-cov --function __ieee754_acos --format json"
+)]
+pub struct CovArgs {
+    /// Output directory of the campaign (numfuzz run or afl-fuzz `-o`), or one instance in it.
+    pub out: PathBuf,
+    /// The coverage build of the campaign's harness.
+    #[arg(long)]
+    pub target: PathBuf,
+    /// Measure this function (llvm-cov's name: static functions are FILE:NAME) instead of the
+    /// function under test, which is inferred as the one the harness calls once per input.
+    #[arg(long, conflicts_with = "file")]
+    pub function: Option<String>,
+    /// Measure every function of this source file (its path, or its last components).
+    #[arg(long)]
+    pub file: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = CovFormat::Table)]
+    pub format: CovFormat,
+    /// Also find when the final coverage was first reached (by the inputs' `time:` field).
+    #[arg(long)]
+    pub time_to_final: bool,
+    /// Time limit per input in milliseconds (hangs and crashing inputs run one per process).
+    #[arg(short = 't', long = "timeout", default_value_t = 2000)]
+    pub timeout_ms: u64,
+    /// Directory of llvm-profdata and llvm-cov (default: `$LLVM_CONFIG --bindir`, LLVM_CONFIG
+    /// defaulting to llvm-config-19).
+    #[arg(long)]
+    pub llvm_bindir: Option<PathBuf>,
+    /// Keep the merged profile in this file (for `llvm-cov show`).
+    #[arg(long)]
+    pub profdata: Option<PathBuf>,
 }

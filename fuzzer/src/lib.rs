@@ -1,5 +1,7 @@
 //! numfuzz as a library: what the `numfuzz` subcommands are built from.
 
+pub mod cov;
 pub mod forkserver;
 pub mod replay;
 pub mod target;
+pub mod triage;

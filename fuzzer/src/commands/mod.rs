@@ -1,8 +1,10 @@
 //! One module per subcommand.
 
+mod cov;
 mod replay;
 mod run;
 mod sites;
+mod triage;
 
 use crate::cli::{Cli, Command};
 
@@ -11,5 +13,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Run(args) => run::run(args),
         Command::Sites(args) => sites::run(args),
         Command::Replay(args) => replay::run(args),
+        Command::Cov(args) => cov::run(args),
+        Command::Triage(args) => triage::run(args),
     }
 }
