@@ -31,6 +31,7 @@
 #include "llvm/Passes/PassPlugin.h"
 #endif
 #include "llvm/Support/ModRef.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
 #include "numfuzz_abi.h"
@@ -88,11 +89,13 @@ public:
     I32 = Type::getInt32Ty(Ctx);
     I64 = Type::getInt64Ty(Ctx);
     SiteTy = StructType::create(Ctx, {I32, I16, I8, I8, I32, I32, PtrTy, PtrTy, PtrTy}, "numfuzz_site");
+    CmpTy = StructType::create(Ctx, {I32, I8, I8, I16, I32, I32, PtrTy, PtrTy, PtrTy}, "numfuzz_cmp");
   }
 
   bool run() {
     for (Function &F : M) {
-      if (F.isDeclaration() || F.hasAvailableExternallyLinkage() || F.getName().starts_with("__numfuzz"))
+      if (F.isDeclaration() || F.hasAvailableExternallyLinkage() || F.getName().starts_with("__numfuzz") ||
+          isHarnessApi(F))
         continue;
       SmallVector<CheckPlan, 16> Plans;
       for (BasicBlock &BB : F)
@@ -101,13 +104,23 @@ public:
           if (plan(I, P))
             Plans.push_back(P);
         }
+      SmallVector<CmpInst *, 16> Cmps;
+      for (BasicBlock &BB : F)
+        for (Instruction &I : BB)
+          if (auto *C = dyn_cast<CmpInst>(&I); C && cmpOperandCode(C) >= 0)
+            Cmps.push_back(C);
       F80Slots = nullptr;
       for (CheckPlan &P : Plans)
         emit(F, P);
+      for (CmpInst *C : Cmps)
+        emitCmp(F, C);
     }
-    if (Sites.empty())
+    if (Sites.empty() && CmpSites.empty())
       return false;
-    appendToCompilerUsed(M, Sites);
+    if (!Sites.empty())
+      appendToCompilerUsed(M, Sites);
+    if (!CmpSites.empty())
+      appendToCompilerUsed(M, CmpSites);
     emitConstructor();
     return true;
   }
@@ -118,9 +131,14 @@ private:
   StringMap<LibmEntry> Libm;
   StringMap<Constant *> Strings;
   SmallVector<GlobalValue *, 64> Sites;
+  SmallVector<GlobalValue *, 64> CmpSites;
+  GlobalVariable *CmpMode = nullptr;
+  AllocaInst *F80CmpSlots = nullptr;
+  Function *F80CmpSlotsOwner = nullptr;
   PointerType *PtrTy;
   Type *I8, *I16, *I32, *I64;
   StructType *SiteTy;
+  StructType *CmpTy;
   AllocaInst *F80Slots = nullptr;
 
   // Decides whether I is checked and how.
@@ -415,19 +433,134 @@ private:
     }
   }
 
-  void emitConstructor() {
-    auto *Start = new GlobalVariable(M, I8, false, GlobalValue::ExternalLinkage, nullptr,
-                                     std::string("__start_") + NUMFUZZ_SITES_SECTION);
-    auto *Stop = new GlobalVariable(M, I8, false, GlobalValue::ExternalLinkage, nullptr,
-                                    std::string("__stop_") + NUMFUZZ_SITES_SECTION);
+  // numfuzz.h's own input readers: their comparisons and arithmetic are the harness API's,
+  // not the program's.
+  static bool isHarnessApi(Function &F) {
+    DISubprogram *SP = F.getSubprogram();
+    return SP && (F.getName().starts_with("numfuzz_") || F.getName().starts_with("nf_")) &&
+           SP->getFilename().ends_with("numfuzz.h");
+  }
+
+  // numfuzz_abi.h's operand code of a comparison worth recording, or -1: floats of the
+  // checked formats, integers of 8-64 bits (fdlibm compares the words of doubles); not
+  // pointers, booleans or vectors.
+  static int cmpOperandCode(CmpInst *C) {
+    Type *T = C->getOperand(0)->getType();
+    if (isa<FCmpInst>(C)) {
+      if (C->getPredicate() == CmpInst::FCMP_FALSE || C->getPredicate() == CmpInst::FCMP_TRUE)
+        return -1;
+      return typeCode(T);
+    }
+    if (!T->isIntegerTy())
+      return -1;
+    switch (T->getIntegerBitWidth()) {
+    case 8: return NUMFUZZ_CMP_I8;
+    case 16: return NUMFUZZ_CMP_I16;
+    case 32: return NUMFUZZ_CMP_I32;
+    case 64: return NUMFUZZ_CMP_I64;
+    default: return -1;
+    }
+  }
+
+  GlobalVariable *cmpRecord(Function &F, CmpInst *C) {
+    unsigned Line = 0, Col = 0;
+    std::string File = M.getSourceFileName(), Dir;
+    if (const DILocation *Loc = C->getDebugLoc().get()) {
+      Line = Loc->getLine();
+      Col = Loc->getColumn();
+      File = Loc->getFilename().str();
+      Dir = Loc->getDirectory().str();
+    }
+    Constant *Fields[] = {
+        ConstantInt::get(I32, NUMFUZZ_SITE_UNASSIGNED),
+        ConstantInt::get(I8, C->getPredicate()),
+        ConstantInt::get(I8, cmpOperandCode(C)),
+        ConstantInt::get(I16, 0),
+        ConstantInt::get(I32, Line),
+        ConstantInt::get(I32, Col),
+        str(File),
+        str(Dir),
+        str(demangle(F.getName().str())),
+    };
+    auto *GV = new GlobalVariable(M, CmpTy, false, GlobalValue::PrivateLinkage, ConstantStruct::get(CmpTy, Fields),
+                                  ".numfuzz.cmp");
+    GV->setSection(NUMFUZZ_CMPS_SECTION);
+    GV->setAlignment(Align(8));
+    if (Comdat *Cd = F.getComdat())
+      GV->setComdat(Cd);
+    CmpSites.push_back(GV);
+    return GV;
+  }
+
+  // Before the comparison: `if (__numfuzz_cmp_mode) hook(record, a, b)`. The mode is 0 unless
+  // a numfuzz campaign asks for distances or operands, so a comparison otherwise costs a
+  // load and a branch.
+  void emitCmp(Function &F, CmpInst *C) {
+    GlobalVariable *Rec = cmpRecord(F, C);
+    if (!CmpMode) {
+      CmpMode = new GlobalVariable(M, I8, false, GlobalValue::ExternalLinkage, nullptr, NUMFUZZ_SYM_CMP_MODE);
+    }
+    IRBuilder<> Head(C);
+    Head.SetCurrentDebugLocation(C->getDebugLoc());
+    Value *Mode = Head.CreateLoad(I8, CmpMode, "numfuzz.cmp_mode");
+    Instruction *Then = SplitBlockAndInsertIfThen(Head.CreateICmpNE(Mode, ConstantInt::get(I8, 0)), C, false);
+    IRBuilder<> B(Then);
+    B.SetCurrentDebugLocation(C->getDebugLoc());
+    B.setIsFPConstrained(F.hasFnAttribute(Attribute::StrictFP));
+    AttrBuilder AB(Ctx);
+    AB.addAttribute(Attribute::NoUnwind);
+    AB.addMemoryAttr(MemoryEffects::argMemOnly(ModRefInfo::ModRef) |
+                     MemoryEffects::inaccessibleMemOnly(ModRefInfo::ModRef));
+    AttributeList Attrs = AttributeList::get(Ctx, AttributeList::FunctionIndex, AB);
+    Type *VoidTy = Type::getVoidTy(Ctx);
+    Value *A = C->getOperand(0), *Bv = C->getOperand(1);
+    Type *T = A->getType();
+    CallInst *Call;
+    if (T->isIntegerTy()) {
+      FunctionCallee Hook =
+          M.getOrInsertFunction(NUMFUZZ_SYM_CMP_INT, FunctionType::get(VoidTy, {PtrTy, I64, I64}, false), Attrs);
+      Call = B.CreateCall(Hook, {Rec, B.CreateZExt(A, I64), B.CreateZExt(Bv, I64)});
+    } else if (T->isX86_FP80Ty()) {
+      if (F80CmpSlotsOwner != &F) {
+        IRBuilder<> EntryB(&*F.getEntryBlock().getFirstInsertionPt());
+        F80CmpSlots = EntryB.CreateAlloca(ArrayType::get(T, 2), nullptr, "numfuzz.cmp_f80");
+        F80CmpSlots->setAlignment(Align(16));
+        F80CmpSlotsOwner = &F;
+      }
+      B.CreateStore(A, B.CreateConstInBoundsGEP2_32(F80CmpSlots->getAllocatedType(), F80CmpSlots, 0, 0));
+      B.CreateStore(Bv, B.CreateConstInBoundsGEP2_32(F80CmpSlots->getAllocatedType(), F80CmpSlots, 0, 1));
+      FunctionCallee Hook =
+          M.getOrInsertFunction(NUMFUZZ_SYM_CMP_F80, FunctionType::get(VoidTy, {PtrTy, PtrTy}, false), Attrs);
+      Call = B.CreateCall(Hook, {Rec, F80CmpSlots});
+    } else {
+      const char *Name = T->isFloatTy() ? NUMFUZZ_SYM_CMP_F32 : NUMFUZZ_SYM_CMP_F64;
+      FunctionCallee Hook = M.getOrInsertFunction(Name, FunctionType::get(VoidTy, {PtrTy, T, T}, false), Attrs);
+      Call = B.CreateCall(Hook, {Rec, A, Bv});
+    }
+    if (F.hasFnAttribute(Attribute::StrictFP))
+      Call->addFnAttr(Attribute::StrictFP);
+  }
+
+  void registerSection(IRBuilder<> &B, const char *Section, const char *Registrar) {
+    auto *Start =
+        new GlobalVariable(M, I8, false, GlobalValue::ExternalLinkage, nullptr, std::string("__start_") + Section);
+    auto *Stop =
+        new GlobalVariable(M, I8, false, GlobalValue::ExternalLinkage, nullptr, std::string("__stop_") + Section);
     Start->setVisibility(GlobalValue::HiddenVisibility);
     Stop->setVisibility(GlobalValue::HiddenVisibility);
-    FunctionCallee Register = M.getOrInsertFunction(
-        NUMFUZZ_SYM_REGISTER_SITES, FunctionType::get(Type::getVoidTy(Ctx), {PtrTy, PtrTy}, false));
+    FunctionCallee Register =
+        M.getOrInsertFunction(Registrar, FunctionType::get(Type::getVoidTy(Ctx), {PtrTy, PtrTy}, false));
+    B.CreateCall(Register, {Start, Stop});
+  }
+
+  void emitConstructor() {
     Function *Ctor = Function::Create(FunctionType::get(Type::getVoidTy(Ctx), false), GlobalValue::InternalLinkage,
                                       "numfuzz.module_ctor", M);
     IRBuilder<> B(BasicBlock::Create(Ctx, "", Ctor));
-    B.CreateCall(Register, {Start, Stop});
+    if (!Sites.empty())
+      registerSection(B, NUMFUZZ_SITES_SECTION, NUMFUZZ_SYM_REGISTER_SITES);
+    if (!CmpSites.empty())
+      registerSection(B, NUMFUZZ_CMPS_SECTION, NUMFUZZ_SYM_REGISTER_CMPS);
     B.CreateRetVoid();
     // Before ordinary constructors (65535), so sites are numbered before any program code
     // runs; sancov's guard constructors use the same early priority.

@@ -8,12 +8,14 @@ use libafl::executors::StdChildArgs;
 use libafl::Error;
 use libafl_bolts::shmem::{ShMem, ShMemProvider, StdShMemProvider};
 use libafl_bolts::target_args::StdTargetArgs;
+use numfuzz_abi::cmp::CMP_LOG_CAPACITY;
 use numfuzz_abi::env as abi_env;
 use numfuzz_abi::kind::KINDS_PER_SITE;
 use numfuzz_abi::shm::ShmHeader;
 use numfuzz_abi::site::SiteTable;
 use numfuzz_engine::campaign::{launch, run_client, TargetInfo, TargetMaps};
 use numfuzz_engine::config::CampaignConfig;
+use numfuzz_engine::i2s::CmpTrace;
 use std::time::Duration;
 
 /// AFL++'s default coverage map size.
@@ -26,6 +28,7 @@ pub fn run_campaign(cfg: &CampaignConfig, target: &Target) -> anyhow::Result<()>
         SiteTable::default()
     };
     let slots = sites.sites.len() * KINDS_PER_SITE as usize;
+    let cmp_slots = sites.cmps.len() * 2;
     // numfuzz targets know their edge count; for others honour AFL_MAP_SIZE like afl-fuzz.
     let map_size = if target.is_numfuzz() {
         (sites.edges as usize + 1).next_multiple_of(64).max(64)
@@ -47,8 +50,9 @@ pub fn run_campaign(cfg: &CampaignConfig, target: &Target) -> anyhow::Result<()>
             edges.write_to_env(abi_env::AFL_SHM_ID)?;
             std::env::set_var(abi_env::AFL_MAP_SIZE, map_size.to_string());
         }
-        let mut region = if slots > 0 {
-            let header = ShmHeader::for_slots(slots as u32);
+        let mut region = if slots > 0 || cmp_slots > 0 {
+            let log = if cmp_slots > 0 { CMP_LOG_CAPACITY } else { 0 };
+            let header = ShmHeader::layout(slots as u32, cmp_slots as u32, log);
             let mut shm = provider.new_shmem(header.region_size())?;
             // SAFETY: the region is at least a header long; the header is plain data.
             unsafe { shm.as_mut_ptr().cast::<ShmHeader>().write_unaligned(header) };
@@ -70,6 +74,25 @@ pub fn run_campaign(cfg: &CampaignConfig, target: &Target) -> anyhow::Result<()>
                 unsafe { r.as_mut_ptr().add(h.exceptions_offset as usize) }
             }),
             slots,
+            cmp_distances: region
+                .as_mut()
+                .filter(|_| cmp_slots > 0)
+                .map_or(std::ptr::null_mut(), |(r, h)| {
+                    // SAFETY: as above.
+                    unsafe { r.as_mut_ptr().add(h.cmp_offset as usize) }
+                }),
+            cmp_slots,
+            cmp_trace: region.as_mut().filter(|_| cmp_slots > 0).map(|(r, h)| {
+                let base = r.as_mut_ptr();
+                // SAFETY: offsets from the header that describes this region.
+                unsafe {
+                    CmpTrace {
+                        log: base.add(h.cmp_log_offset as usize),
+                        capacity: h.cmp_log_capacity as usize,
+                        mode: base.add(std::mem::offset_of!(ShmHeader, cmp_mode)).cast(),
+                    }
+                }
+            }),
         };
         let info = TargetInfo {
             sites: sites.clone(),

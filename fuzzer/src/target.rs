@@ -77,7 +77,12 @@ impl Target {
             .symbols()
             .chain(file.dynamic_symbols())
             .any(|s| s.is_definition() && s.name() == Ok("LLVMFuzzerTestOneInput"));
-        Ok(Target { path: path.to_path_buf(), runtime_abi, signature, has_harness })
+        Ok(Target {
+            path: path.to_path_buf(),
+            runtime_abi,
+            signature,
+            has_harness,
+        })
     }
 
     /// Like [`Target::inspect`], but the target must carry a numfuzz runtime of our ABI.

@@ -4,6 +4,7 @@ use crate::region::Region;
 use crate::{edges, report, signature, sites, Harness};
 use numfuzz_abi::kind::KINDS_PER_SITE;
 use numfuzz_engine::campaign::TargetMaps;
+use numfuzz_engine::i2s::CmpTrace;
 use numfuzz_engine::inprocess::{run, InProcessTarget};
 use std::path::Path;
 
@@ -17,12 +18,20 @@ pub fn run_campaign(config: &Path, harness: &Harness) -> i32 {
     };
     let (edges_ptr, edges_cap) = edges::map();
     let slots = (sites::count() as usize * KINDS_PER_SITE as usize).min(region.slots());
+    let (cmp_distances, cmp_capacity, cmp_log, cmp_log_capacity, cmp_mode) = region.cmp_areas();
     let maps = TargetMaps {
         edges: edges_ptr,
         edges_len: edges::len().min(edges_cap),
         errbits: region.errbits_ptr(),
         exceptions: region.exceptions_ptr(),
         slots,
+        cmp_distances,
+        cmp_slots: (sites::CMPS.count() as usize * 2).min(cmp_capacity),
+        cmp_trace: (!cmp_log.is_null()).then_some(CmpTrace {
+            log: cmp_log,
+            capacity: cmp_log_capacity,
+            mode: cmp_mode,
+        }),
     };
     let spec = signature::specs().into_iter().next();
     let table = sites::table(spec, edges::len() as u32);

@@ -256,6 +256,11 @@ fn serve(persistent: bool, mut first_request: Option<u32>) {
                     libc::close(STATUS_FD);
                 }
                 IN_CHILD.store(true, Ordering::Relaxed);
+                // A program with its own main runs one input per child: take up what the
+                // fuzzer asks to record for this run (a harness loop does it per input).
+                if let Some(region) = Region::current() {
+                    region.begin_run();
+                }
                 return;
             }
             CHILD_PID.store(child, Ordering::Relaxed);

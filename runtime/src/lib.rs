@@ -6,6 +6,8 @@
 //! forkserver).
 
 mod check;
+mod cmp;
+mod crash;
 mod edges;
 mod engine;
 mod forkserver;
@@ -19,6 +21,7 @@ mod sysv_shm;
 
 use check::Operands;
 use fpu::F80Slot;
+use numfuzz_abi::cmp::CmpRecord;
 use numfuzz_abi::env;
 use numfuzz_abi::op::{FloatType, Op};
 use numfuzz_abi::site::{SiteRecord, SITE_UNASSIGNED};
@@ -131,7 +134,15 @@ pub unsafe extern "C" fn __numfuzz_check_f80(site: *const SiteRecord, abcr: *con
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn numfuzz_rt_register_sites(start: *mut SiteRecord, stop: *mut SiteRecord) {
     // SAFETY: forwarded contract.
-    unsafe { sites::register(start, stop) }
+    unsafe { sites::SITES.register(start, stop) }
+}
+
+/// # Safety
+/// Called by the shim's `__numfuzz_register_cmps` with a module's comparison section bounds.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn numfuzz_rt_register_cmps(start: *mut CmpRecord, stop: *mut CmpRecord) {
+    // SAFETY: forwarded contract.
+    unsafe { sites::CMPS.register(start, stop) }
 }
 
 /// The harness reports that the library handled the error itself.
@@ -151,13 +162,13 @@ pub extern "C" fn numfuzz_handled() {
 pub extern "C" fn numfuzz_rt_early_init(argc: c_int, libfuzzer_harness: c_int) {
     fpu::check_layout();
     report::configure_from_env();
-    match Region::attach_from_env(sites::count()) {
+    match Region::attach_from_env(sites::count(), sites::CMPS.count()) {
         Ok(Some(region)) => {
             // numfuzz's own campaigns: record every exception, never abort.
             region.install();
             report::set_record_only();
         }
-        Ok(None) => Region::local(sites::count()).install(),
+        Ok(None) => Region::local(sites::count(), sites::CMPS.count()).install(),
         Err(e) => startup_error(&e),
     }
     if let Err(e) = edges::attach_afl_map() {

@@ -21,6 +21,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) __attribute__((weak));
 int numfuzz_rt_main(int argc, char **argv, int (*test_one)(const uint8_t *, size_t),
                     int (*initialize)(int *, char ***));
 void numfuzz_rt_register_sites(void *start, void *stop);
+void numfuzz_rt_register_cmps(void *start, void *stop);
 void numfuzz_rt_early_init(int argc, int libfuzzer_harness);
 
 static int numfuzz_shim_main(int argc, char **argv) {
@@ -38,6 +39,7 @@ static int numfuzz_shim_main_is_ours(void) {
 /* Referenced by every instrumented module's constructor, so this object (with its
  * constructor and markers) is linked whenever numfuzz code is. */
 void __numfuzz_register_sites(void *start, void *stop) { numfuzz_rt_register_sites(start, stop); }
+void __numfuzz_register_cmps(void *start, void *stop) { numfuzz_rt_register_cmps(start, stop); }
 
 /* numfuzz-cc passes -Wl,-u,__numfuzz_anchor so this object is linked even into programs
  * with their own main and no checked operation. */

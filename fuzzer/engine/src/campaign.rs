@@ -4,21 +4,18 @@
 
 use crate::config::{CampaignConfig, MutatorSchedule};
 use crate::context::Instance;
-use crate::feedbacks::{ByteMapObserver, ErrBitsFeedback, ExceptionFeedback, FindingWriter, QueueWriter};
+use crate::feedbacks::{ByteMapObserver, DistanceFeedback, ExceptionFeedback, FindingWriter, QueueWriter};
+use crate::i2s::{CmpTrace, I2SStage};
 use crate::monitor::StatusMonitor;
 use crate::mutators::fp_mutations;
 use crate::output::InstanceDir;
-use crate::scheduler::ErrBitsFavoring;
+use crate::scheduler::DistanceFavoring;
 use crate::stats::{install_stop_handler, StatsStage};
 use libafl::corpus::{Corpus, InMemoryCorpus};
 use libafl::events::llmp::{setup_restarting_mgr_llmp, ManagerKind};
 use libafl::events::{
     ClientDescription, EventConfig, Launcher, LlmpRestartingEventManager, ShouldSaveState, StdLlmpEventHook,
 };
-use libafl::monitors::Monitor;
-use libafl_bolts::llmp::{Broker, LlmpBroker, LlmpHookTuple};
-use libafl_bolts::shmem::ShMem;
-use std::net::{SocketAddr, ToSocketAddrs};
 use libafl::executors::{Executor, HasObservers};
 use libafl::feedbacks::CombinedFeedback;
 use libafl::feedbacks::{
@@ -27,6 +24,7 @@ use libafl::feedbacks::{
 use libafl::fuzzer::{Evaluator, Fuzzer as _, StdFuzzer};
 use libafl::inputs::{BytesInput, BytesInputConverter};
 use libafl::monitors::tui::TuiMonitor;
+use libafl::monitors::Monitor;
 use libafl::mutators::{havoc_mutations, tokens_mutations, HavocScheduledMutator, Mutator, StdMOptMutator, Tokens};
 use libafl::observers::{CanTrack, ExplicitTracking, HitcountsMapObserver, StdMapObserver, TimeObserver};
 use libafl::schedulers::{IndexesLenTimeMinimizerScheduler, QueueScheduler};
@@ -34,11 +32,14 @@ use libafl::stages::StdMutationalStage;
 use libafl::state::{HasCorpus, StdState};
 use libafl::{feedback_and_fast, feedback_or, feedback_or_fast, Error, HasMetadata, NopInputFilter};
 use libafl_bolts::core_affinity::Cores;
+use libafl_bolts::llmp::{Broker, LlmpBroker, LlmpHookTuple};
 use libafl_bolts::rands::StdRand;
+use libafl_bolts::shmem::ShMem;
 use libafl_bolts::shmem::{ShMemProvider, StdShMemProvider};
 use libafl_bolts::tuples::{tuple_list, tuple_list_type, Merge};
 use numfuzz_abi::signature::Signature;
 use numfuzz_abi::site::SiteTable;
+use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -46,19 +47,33 @@ use std::time::Duration;
 pub type State = StdState<InMemoryCorpus<BytesInput>, BytesInput, StdRand, InMemoryCorpus<BytesInput>>;
 pub type Hitcounts = HitcountsMapObserver<ByteMapObserver>;
 pub type EdgesObserver = ExplicitTracking<Hitcounts, true, false>;
-pub type Observers = tuple_list_type!(EdgesObserver, ByteMapObserver, ByteMapObserver, TimeObserver);
+pub type Observers = tuple_list_type!(
+    EdgesObserver,
+    ByteMapObserver,
+    ByteMapObserver,
+    ByteMapObserver,
+    TimeObserver
+);
 pub type EdgesFeedback = MaxMapFeedback<EdgesObserver, Hitcounts>;
 pub type CorpusFeedback = QueueWriter<
     CombinedFeedback<
         ExceptionFeedback,
-        CombinedFeedback<EdgesFeedback, CombinedFeedback<ErrBitsFeedback, TimeFeedback, LogicEagerOr>, LogicEagerOr>,
+        CombinedFeedback<
+            EdgesFeedback,
+            CombinedFeedback<
+                DistanceFeedback,
+                CombinedFeedback<DistanceFeedback, TimeFeedback, LogicEagerOr>,
+                LogicEagerOr,
+            >,
+            LogicEagerOr,
+        >,
         LogicEagerOr,
     >,
 >;
 pub type Objective = FindingWriter<
     CombinedFeedback<CombinedFeedback<CrashFeedback, TimeoutFeedback, LogicFastOr>, EdgesFeedback, LogicFastAnd>,
 >;
-pub type Sched = ErrBitsFavoring<IndexesLenTimeMinimizerScheduler<QueueScheduler, BytesInput, EdgesObserver>>;
+pub type Sched = DistanceFavoring<IndexesLenTimeMinimizerScheduler<QueueScheduler, BytesInput, EdgesObserver>>;
 pub type Fuzzer = StdFuzzer<Sched, CorpusFeedback, BytesInputConverter, NopInputFilter, Objective>;
 pub type Mgr =
     LlmpRestartingEventManager<(), BytesInput, State, <StdShMemProvider as ShMemProvider>::ShMem, StdShMemProvider>;
@@ -73,6 +88,11 @@ pub struct TargetMaps {
     pub exceptions: *mut u8,
     /// Slots in each numfuzz map (0: none).
     pub slots: usize,
+    /// Comparison distance map (two bytes per comparison; 0 bytes: none).
+    pub cmp_distances: *mut u8,
+    pub cmp_slots: usize,
+    /// Comparison operand log and the mode word (absent for targets without comparisons).
+    pub cmp_trace: Option<CmpTrace>,
 }
 
 impl TargetMaps {
@@ -97,12 +117,20 @@ impl TargetMaps {
                 )
             }
         };
+        let mut cmp_distances = if self.cmp_slots == 0 {
+            StdMapObserver::owned("cmp_distances", Vec::new())
+        } else {
+            // SAFETY: caller guarantees validity.
+            unsafe { StdMapObserver::from_mut_ptr("cmp_distances", self.cmp_distances, self.cmp_slots) }
+        };
         // Reset before every run to "not measured"; the run lowers what it measures.
         *errbits.initial_mut() = numfuzz_abi::errbits::NOT_MEASURED;
+        *cmp_distances.initial_mut() = numfuzz_abi::errbits::NOT_MEASURED;
         tuple_list!(
             HitcountsMapObserver::new(edges).track_indices(),
             errbits,
             exceptions,
+            cmp_distances,
             TimeObserver::new("time")
         )
     }
@@ -178,12 +206,19 @@ where
     // SAFETY: the maps live as long as the target process / the fuzzer's shared memory.
     let observers = unsafe { target.maps.observers() };
     let total_edges = target.maps.edges_len;
-    let (edges, errbits, exceptions, time) = (&observers.0, &observers.1 .0, &observers.1 .1 .0, &observers.1 .1 .1 .0);
+    let (edges, errbits, exceptions, cmp_distances, time) = (
+        &observers.0,
+        &observers.1 .0,
+        &observers.1 .1 .0,
+        &observers.1 .1 .1 .0,
+        &observers.1 .1 .1 .1 .0,
+    );
     let mut feedback = QueueWriter::new(
         feedback_or!(
             ExceptionFeedback::new(exceptions, instance.clone()),
             MaxMapFeedback::new(edges),
-            ErrBitsFeedback::new(errbits, cfg.errbits),
+            DistanceFeedback::new(errbits, cfg.errbits),
+            DistanceFeedback::new(cmp_distances, cfg.cmp),
             TimeFeedback::new(time)
         ),
         instance.clone(),
@@ -206,9 +241,15 @@ where
             &mut objective,
         )?,
     };
-    let scheduler = ErrBitsFavoring::new(IndexesLenTimeMinimizerScheduler::new(edges, QueueScheduler::new()));
+    let scheduler = DistanceFavoring::new(IndexesLenTimeMinimizerScheduler::new(edges, QueueScheduler::new()));
     let mut fuzzer = StdFuzzer::new(scheduler, feedback, objective);
     let mut executor = make_executor(observers, &mut fuzzer, &mut state, &mut mgr)?;
+    // Comparison distances are recorded in every run from here on (unless --no-cmp); the
+    // input-to-state stage adds operand logging to its tracing runs.
+    let cmp_trace = target.maps.cmp_trace.filter(|_| cfg.cmp);
+    if let Some(trace) = target.maps.cmp_trace {
+        trace.set_mode(if cfg.cmp { numfuzz_abi::cmp::CMP_DISTANCES } else { 0 });
+    }
 
     if !state.has_metadata::<Tokens>() && !cfg.dictionaries.is_empty() {
         let tokens = Tokens::new().add_from_files(&cfg.dictionaries)?;
@@ -262,12 +303,14 @@ where
     install_stop_handler();
     // Typed inputs get the IEEE-754 field operators next to LibAFL's byte havoc (which still
     // finds what no typed operator would: lengths, unusual encodings); untyped ones get havoc.
-    let typed = target.signature.filter(|_| cfg.fp_mutators).map(Arc::new);
+    let signature = target.signature.map(Arc::new);
+    let i2s = I2SStage::new(cmp_trace, signature.clone());
+    let typed = signature.filter(|_| cfg.fp_mutators);
     let ended = match (typed, cfg.schedule) {
         (Some(sig), MutatorSchedule::Mopt) => {
             let ops = fp_mutations(&sig).merge(havoc_mutations()).merge(tokens_mutations());
             let mutator = StdMOptMutator::new(&mut state, ops, 7, 5)?;
-            fuzz(&mut fuzzer, &mut executor, &mut state, &mut mgr, mutator, stats)
+            fuzz(&mut fuzzer, &mut executor, &mut state, &mut mgr, i2s, mutator, stats)
         }
         (Some(sig), MutatorSchedule::Havoc) => {
             let ops = fp_mutations(&sig).merge(havoc_mutations()).merge(tokens_mutations());
@@ -276,17 +319,18 @@ where
                 &mut executor,
                 &mut state,
                 &mut mgr,
+                i2s,
                 HavocScheduledMutator::new(ops),
                 stats,
             )
         }
         (None, MutatorSchedule::Mopt) => {
             let mutator = StdMOptMutator::new(&mut state, havoc_mutations().merge(tokens_mutations()), 7, 5)?;
-            fuzz(&mut fuzzer, &mut executor, &mut state, &mut mgr, mutator, stats)
+            fuzz(&mut fuzzer, &mut executor, &mut state, &mut mgr, i2s, mutator, stats)
         }
         (None, MutatorSchedule::Havoc) => {
             let mutator = HavocScheduledMutator::new(havoc_mutations().merge(tokens_mutations()));
-            fuzz(&mut fuzzer, &mut executor, &mut state, &mut mgr, mutator, stats)
+            fuzz(&mut fuzzer, &mut executor, &mut state, &mut mgr, i2s, mutator, stats)
         }
     };
     match ended {
@@ -295,12 +339,15 @@ where
     }
 }
 
-/// The fuzzing loop with a given mutator: mutate, then write stats (and stop when due).
+/// The fuzzing loop with a given mutator: input-to-state on a testcase's first turn, mutate,
+/// then write stats (and stop when due).
+#[allow(clippy::too_many_arguments)]
 fn fuzz<E, M>(
     fuzzer: &mut Fuzzer,
     executor: &mut E,
     state: &mut State,
     mgr: &mut Mgr,
+    i2s: I2SStage,
     mutator: M,
     stats: StatsStage,
 ) -> Result<(), Error>
@@ -308,7 +355,7 @@ where
     E: Executor<Mgr, BytesInput, State, Fuzzer> + HasObservers<Observers = Observers>,
     M: Mutator<BytesInput, State>,
 {
-    let mut stages = tuple_list!(StdMutationalStage::new(mutator), stats);
+    let mut stages = tuple_list!(i2s, StdMutationalStage::new(mutator), stats);
     fuzzer.fuzz_loop(&mut stages, executor, state, mgr)
 }
 
@@ -326,7 +373,9 @@ fn child_pids() -> Vec<i32> {
 fn exited(pid: i32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Err(_) => true,
-        Ok(stat) => stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
     }
 }
 
@@ -384,8 +433,11 @@ where
     C: FnMut(Option<State>, Mgr, ClientDescription) -> Result<(), Error>,
 {
     if cfg.tui {
-        let monitor =
-            TuiMonitor::builder().title("numfuzz").version(env!("CARGO_PKG_VERSION")).enhanced_graphics(false).build();
+        let monitor = TuiMonitor::builder()
+            .title("numfuzz")
+            .version(env!("CARGO_PKG_VERSION"))
+            .enhanced_graphics(false)
+            .build();
         launch_with_monitor(cfg, monitor, client)
     } else {
         launch_with_monitor(cfg, StatusMonitor::new(cfg.duration_secs), client)
@@ -413,7 +465,9 @@ where
     let configuration = EventConfig::from_name("numfuzz");
     // LibAFL 0.16.1's Launcher drops `remote_broker_addr` on the floor for LLMP brokers, so the
     // broker (and its broker-to-broker link for multi-machine campaigns) is set up here.
-    let spawn = |_: &Launcher<'_, _, MT, StdShMemProvider>, description: Option<ClientDescription>, monitor: Option<MT>| {
+    let spawn = |_: &Launcher<'_, _, MT, StdShMemProvider>,
+                 description: Option<ClientDescription>,
+                 monitor: Option<MT>| {
         match description {
             Some(client_description) => setup_restarting_mgr_llmp(
                 shmem.clone(),

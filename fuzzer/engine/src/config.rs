@@ -44,6 +44,10 @@ pub struct CampaignConfig {
     pub errbits: bool,
     /// IEEE-754 field mutators (`--no-fp-mutators` turns them off).
     pub fp_mutators: bool,
+    /// Comparison solving: branch-distance feedback and input-to-state (`--no-cmp` turns both
+    /// off).
+    #[serde(default = "enabled")]
+    pub cmp: bool,
     /// How operators are scheduled (`--schedule`, for measurements).
     #[serde(default)]
     pub schedule: MutatorSchedule,
@@ -60,6 +64,10 @@ pub struct CampaignConfig {
     pub start_unix_ms: u64,
     /// How numfuzz was invoked, for `fuzzer_stats`.
     pub command_line: String,
+}
+
+fn enabled() -> bool {
+    true
 }
 
 impl CampaignConfig {

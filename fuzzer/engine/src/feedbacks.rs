@@ -5,14 +5,15 @@
 //!   the corpus (an input at an exception is a good place to look for the next one).
 //!   Exceptions are feedback, not LibAFL objectives: an objective input is never added to the
 //!   corpus, and one abort per exception would cost ~10⁴× speed.
-//! - [`ErrBitsFeedback`]: a new ErrBits minimum at any (site, kind) slot → keep the input.
-//!   numfuzz's own instead of LibAFL's `MapFeedback<…, MinReducer>` so it records *which* slots
-//!   improved (for the scheduler) and skips untouched words of the map.
+//! - [`DistanceFeedback`]: a new minimum in a distance map — ErrBits at any (site, kind) slot,
+//!   or the branch distance of any (comparison, outcome) — → keep the input. numfuzz's own
+//!   instead of LibAFL's `MapFeedback<…, MinReducer>` so it records *which* slots improved (for
+//!   the scheduler) and skips untouched words of the map.
 //! - [`QueueWriter`] and [`FindingWriter`] wrap the corpus feedback and the objective and write
 //!   what they accept to `queue/`, `crashes/` and `hangs/` with AFL++-style names.
 
 use crate::context::Instance;
-use crate::meta::{AflCounters, ErrBitsHistory, ErrBitsProgress, ExceptionsSeen, NewExceptions};
+use crate::meta::{AflCounters, DistanceHistory, DistanceProgress, ExceptionsSeen, NewExceptions};
 use crate::output::{site_label, write_atomic, ExceptionRecord};
 use libafl::corpus::{Corpus, Testcase};
 use libafl::events::{Event, EventFirer, EventWithStats};
@@ -22,7 +23,7 @@ use libafl::inputs::HasTargetBytes;
 use libafl::monitors::stats::{AggregatorOps, UserStats, UserStatsValue};
 use libafl::observers::StdMapObserver;
 use libafl::state::{HasCorpus, HasExecutions};
-use libafl::{Error, HasMetadata};
+use libafl::{Error, HasMetadata, HasNamedMetadata};
 use libafl_bolts::tuples::{Handle, Handled, MatchName, MatchNameRef};
 use libafl_bolts::Named;
 use numfuzz_abi::errbits::NOT_MEASURED;
@@ -217,17 +218,19 @@ where
     }
 }
 
-/// New ErrBits minima: see the module docs.
-pub struct ErrBitsFeedback {
+/// New minima in a distance map (ErrBits, comparison distances): see the module docs.
+pub struct DistanceFeedback {
+    name: Cow<'static, str>,
     map: Handle<ByteMapObserver>,
     improved: Vec<u32>,
-    /// `--no-errbits` keeps the component (one campaign type) but switches it off.
+    /// `--no-errbits` / `--no-cmp` keep the component (one campaign type) but switch it off.
     enabled: bool,
 }
 
-impl ErrBitsFeedback {
+impl DistanceFeedback {
     pub fn new(observer: &ByteMapObserver, enabled: bool) -> Self {
-        ErrBitsFeedback {
+        DistanceFeedback {
+            name: observer.name().clone(),
             map: observer.handle(),
             improved: Vec::new(),
             enabled,
@@ -235,26 +238,25 @@ impl ErrBitsFeedback {
     }
 }
 
-impl Named for ErrBitsFeedback {
+impl Named for DistanceFeedback {
     fn name(&self) -> &Cow<'static, str> {
-        static NAME: Cow<'static, str> = Cow::Borrowed("errbits");
-        &NAME
+        &self.name
     }
 }
 
-impl<S: HasMetadata> StateInitializer<S> for ErrBitsFeedback {
+impl<S: HasNamedMetadata> StateInitializer<S> for DistanceFeedback {
     fn init_state(&mut self, state: &mut S) -> Result<(), Error> {
-        if !state.has_metadata::<ErrBitsHistory>() {
-            state.add_metadata(ErrBitsHistory::default());
+        if !state.has_named_metadata::<DistanceHistory>(&self.name) {
+            state.add_named_metadata(&self.name, DistanceHistory::default());
         }
         Ok(())
     }
 }
 
-impl<EM, I, OT, S> Feedback<EM, I, OT, S> for ErrBitsFeedback
+impl<EM, I, OT, S> Feedback<EM, I, OT, S> for DistanceFeedback
 where
     OT: MatchName,
-    S: HasMetadata + HasExecutions,
+    S: HasNamedMetadata + HasExecutions,
     EM: EventFirer<I, S>,
 {
     fn is_interesting(
@@ -271,8 +273,8 @@ where
         }
         let map = observers
             .get(&self.map)
-            .ok_or_else(|| Error::key_not_found("errbits observer"))?;
-        let best = &state.metadata::<ErrBitsHistory>()?.best;
+            .ok_or_else(|| Error::key_not_found(self.name.to_string()))?;
+        let best = &state.named_metadata::<DistanceHistory>(&self.name)?.best;
         let improved = &mut self.improved;
         scan(map, NOT_MEASURED, |i, v| {
             if v < best.get(i).copied().unwrap_or(NOT_MEASURED) {
@@ -292,30 +294,46 @@ where
         if !self.enabled {
             return Ok(());
         }
-        // Whatever made the input interesting, its ErrBits count from now on (like the
+        // Whatever made the input interesting, its distances count from now on (like the
         // history update of LibAFL's MapFeedback).
         let map = observers
             .get(&self.map)
-            .ok_or_else(|| Error::key_not_found("errbits observer"))?;
-        let history = state.metadata_mut::<ErrBitsHistory>()?;
+            .ok_or_else(|| Error::key_not_found(self.name.to_string()))?;
+        let history = state.named_metadata_mut::<DistanceHistory>(&self.name)?;
         if history.best.len() < map.len() {
             history.best.resize(map.len(), NOT_MEASURED);
         }
-        let (best, measured) = (&mut history.best, &mut history.measured);
+        let (best, measured, reached) = (&mut history.best, &mut history.measured, &mut history.reached);
         scan(map, NOT_MEASURED, |i, v| {
             if best[i] == NOT_MEASURED {
                 *measured += 1;
             }
             if v < best[i] {
+                if v == 0 {
+                    *reached += 1;
+                }
                 best[i] = v;
             }
         });
         let measured = *measured;
         if !self.improved.is_empty() {
-            testcase.add_metadata(ErrBitsProgress {
-                slots: std::mem::take(&mut self.improved),
-            });
-            fire_count(manager, state, "errbits_slots", measured)?;
+            let slots = std::mem::take(&mut self.improved);
+            match testcase.metadata_map_mut().get_mut::<DistanceProgress>() {
+                Some(p) => p.maps.push((self.name.to_string(), slots)),
+                None => testcase.add_metadata(DistanceProgress {
+                    maps: vec![(self.name.to_string(), slots)],
+                }),
+            }
+            fire_count(
+                manager,
+                state,
+                if self.name == "errbits" {
+                    "errbits_slots"
+                } else {
+                    "cmp_slots"
+                },
+                measured,
+            )?;
         }
         Ok(())
     }
@@ -392,8 +410,13 @@ where
         if testcase.has_metadata::<NewExceptions>() {
             name.push_str(",+exc");
         }
-        if testcase.has_metadata::<ErrBitsProgress>() {
-            name.push_str(",+errbits");
+        if let Some(p) = testcase.metadata_map().get::<DistanceProgress>() {
+            if p.has("errbits") {
+                name.push_str(",+errbits");
+            }
+            if p.has("cmp_distances") {
+                name.push_str(",+cmp");
+            }
         }
         let bytes = testcase
             .input()

@@ -5,6 +5,7 @@ pub mod campaign;
 pub mod config;
 pub mod context;
 pub mod feedbacks;
+pub mod i2s;
 pub mod inprocess;
 pub mod logging;
 pub mod meta;

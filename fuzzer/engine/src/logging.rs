@@ -10,7 +10,13 @@ impl Log for StderrLog {
     }
 
     fn log(&self, record: &Record<'_>) {
-        eprintln!("[{} {} pid {}] {}", record.level(), record.target(), std::process::id(), record.args());
+        eprintln!(
+            "[{} {} pid {}] {}",
+            record.level(),
+            record.target(),
+            std::process::id(),
+            record.args()
+        );
     }
 
     fn flush(&self) {}

@@ -28,21 +28,35 @@ pub struct ExceptionsSeen {
 }
 impl_serdeany!(ExceptionsSeen);
 
-/// The best (lowest) ErrBits seen per slot.
+/// The best (lowest) distance seen per slot of one distance map (ErrBits, comparison
+/// distances), kept as named metadata under the map's name.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct ErrBitsHistory {
+pub struct DistanceHistory {
     pub best: Vec<u8>,
     /// Slots measured at least once.
     pub measured: u64,
+    /// Slots whose best distance is 0 (the exception happened, the comparison went that way).
+    pub reached: u64,
 }
-impl_serdeany!(ErrBitsHistory);
+impl_serdeany!(DistanceHistory);
 
-/// On a testcase: the slots where it lowered the best ErrBits.
+/// On a testcase: per distance map, the slots where it lowered the best distance.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct ErrBitsProgress {
-    pub slots: Vec<u32>,
+pub struct DistanceProgress {
+    pub maps: Vec<(String, Vec<u32>)>,
 }
-impl_serdeany!(ErrBitsProgress);
+impl_serdeany!(DistanceProgress);
+
+impl DistanceProgress {
+    pub fn has(&self, map: &str) -> bool {
+        self.maps.iter().any(|(m, s)| m == map && !s.is_empty())
+    }
+}
+
+/// On a testcase: the input-to-state stage has traced it.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Traced;
+impl_serdeany!(Traced);
 
 /// On a testcase: the (site, kind) slots it raised first.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -51,9 +65,9 @@ pub struct NewExceptions {
 }
 impl_serdeany!(NewExceptions);
 
-/// Which testcase is currently best for each ErrBits slot (for the scheduler's favourites).
+/// Which testcase is currently best for each (distance map, slot) (the scheduler's favourites).
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct ErrBitsTopRated {
-    pub by_slot: std::collections::HashMap<u32, libafl::corpus::CorpusId>,
+pub struct DistanceTopRated {
+    pub by_slot: std::collections::HashMap<(String, u32), libafl::corpus::CorpusId>,
 }
-impl_serdeany!(ErrBitsTopRated);
+impl_serdeany!(DistanceTopRated);

@@ -1,12 +1,13 @@
-//! Scheduling that fuzzes inputs kept for ErrBits progress.
+//! Scheduling that fuzzes inputs kept for distance progress (ErrBits, branch distances).
 //!
 //! LibAFL's minimizer scheduler favours, per edge, the smallest/fastest input covering it and
 //! skips non-favoured inputs 95 % of the time; an input kept only because it came closer to an
-//! exception covers no new edge and would hardly ever be fuzzed. [`ErrBitsFavoring`] also
-//! favours, per ErrBits slot, the input holding the current best distance (and un-favours the
-//! one it replaced, which the minimizer re-favours if it is still best for an edge).
+//! exception (or to flipping a comparison) covers no new edge and would hardly ever be fuzzed.
+//! [`DistanceFavoring`] also favours, per (distance map, slot), the input holding the current
+//! best distance (and un-favours the one it replaced, which the minimizer re-favours if it is
+//! still best for an edge).
 
-use crate::meta::{ErrBitsProgress, ErrBitsTopRated};
+use crate::meta::{DistanceProgress, DistanceTopRated};
 use libafl::corpus::{Corpus, CorpusId, Testcase};
 use libafl::schedulers::minimizer::IsFavoredMetadata;
 use libafl::schedulers::{HasQueueCycles, RemovableScheduler, Scheduler};
@@ -14,29 +15,38 @@ use libafl::state::HasCorpus;
 use libafl::{Error, HasMetadata};
 use libafl_bolts::tuples::MatchName;
 
-pub struct ErrBitsFavoring<CS> {
+pub struct DistanceFavoring<CS> {
     inner: CS,
 }
 
-impl<CS> ErrBitsFavoring<CS> {
+impl<CS> DistanceFavoring<CS> {
     pub fn new(inner: CS) -> Self {
-        ErrBitsFavoring { inner }
+        DistanceFavoring { inner }
     }
 
     fn favour<I, S>(state: &mut S, id: CorpusId) -> Result<(), Error>
     where
         S: HasCorpus<I> + HasMetadata,
     {
-        let slots = match state.corpus().get(id)?.borrow().metadata_map().get::<ErrBitsProgress>() {
-            Some(p) => p.slots.clone(),
+        let maps = match state
+            .corpus()
+            .get(id)?
+            .borrow()
+            .metadata_map()
+            .get::<DistanceProgress>()
+        {
+            Some(p) => p.maps.clone(),
             None => return Ok(()),
         };
-        if !state.has_metadata::<ErrBitsTopRated>() {
-            state.add_metadata(ErrBitsTopRated::default());
+        if !state.has_metadata::<DistanceTopRated>() {
+            state.add_metadata(DistanceTopRated::default());
         }
-        let top = state.metadata_mut::<ErrBitsTopRated>()?;
+        let top = state.metadata_mut::<DistanceTopRated>()?;
         let mut replaced = Vec::new();
-        for slot in slots {
+        for slot in maps
+            .into_iter()
+            .flat_map(|(m, slots)| slots.into_iter().map(move |s| (m.clone(), s)))
+        {
             if let Some(old) = top.by_slot.insert(slot, id) {
                 if old != id {
                     replaced.push(old);
@@ -59,7 +69,7 @@ impl<CS> ErrBitsFavoring<CS> {
     }
 }
 
-impl<CS, I, S> Scheduler<I, S> for ErrBitsFavoring<CS>
+impl<CS, I, S> Scheduler<I, S> for DistanceFavoring<CS>
 where
     CS: Scheduler<I, S>,
     S: HasCorpus<I> + HasMetadata,
@@ -82,7 +92,7 @@ where
     }
 }
 
-impl<CS, I, S> RemovableScheduler<I, S> for ErrBitsFavoring<CS>
+impl<CS, I, S> RemovableScheduler<I, S> for DistanceFavoring<CS>
 where
     CS: RemovableScheduler<I, S>,
 {
@@ -95,7 +105,7 @@ where
     }
 }
 
-impl<CS: HasQueueCycles> HasQueueCycles for ErrBitsFavoring<CS> {
+impl<CS: HasQueueCycles> HasQueueCycles for DistanceFavoring<CS> {
     fn queue_cycles(&self) -> u64 {
         self.inner.queue_cycles()
     }

@@ -5,7 +5,7 @@
 //! executions as executions per second and never counts saved crashes.
 
 use crate::context::Instance;
-use crate::meta::{AflCounters, ErrBitsHistory, ExceptionsSeen};
+use crate::meta::{AflCounters, DistanceHistory, ExceptionsSeen};
 use crate::output::write_atomic;
 use libafl::corpus::Corpus;
 use libafl::feedbacks::MapFeedbackMetadata;
@@ -121,7 +121,14 @@ impl StatsStage {
             .map_or(0, |m| m.num_covered_map_indexes);
         let counters = state.metadata::<AflCounters>().cloned().unwrap_or_default();
         let seen = state.metadata::<ExceptionsSeen>().map_or(0, |s| s.slots.len());
-        let errbits_measured = state.metadata::<ErrBitsHistory>().map_or(0, |h| h.measured);
+        let history = |name: &str| {
+            state
+                .named_metadata_map()
+                .get::<DistanceHistory>(name)
+                .cloned()
+                .unwrap_or_default()
+        };
+        let (errbits, cmps) = (history("errbits"), history("cmp_distances"));
         let start_unix = self
             .instance
             .start
@@ -177,7 +184,9 @@ impl StatsStage {
             );
         }
         kv("real_crashes", counters.real_crashes.to_string());
-        kv("errbits_slots", errbits_measured.to_string());
+        kv("errbits_slots", errbits.measured.to_string());
+        // Comparison outcomes reached (a branch direction taken) out of those measured.
+        kv("cmp_outcomes", format!("{}/{}", cmps.reached, cmps.measured));
         kv("afl_banner", self.banner.clone());
         kv("afl_version", format!("numfuzz-{}", env!("CARGO_PKG_VERSION")));
         kv("target_mode", "default".into());
@@ -213,12 +222,7 @@ impl StatsStage {
 
 impl<E, EM, S, Z> Stage<E, EM, S, Z> for StatsStage
 where
-    S: HasCorpus<libafl::inputs::BytesInput>
-        + HasExecutions
-        + HasMetadata
-        + HasNamedMetadata
-        + Stoppable
-        + HasImported,
+    S: HasCorpus<libafl::inputs::BytesInput> + HasExecutions + HasMetadata + HasNamedMetadata + Stoppable + HasImported,
 {
     fn perform(&mut self, _fuzzer: &mut Z, _executor: &mut E, state: &mut S, _manager: &mut EM) -> Result<(), Error> {
         let due = self.last_write.is_none_or(|t| t.elapsed() >= self.interval);

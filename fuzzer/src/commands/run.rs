@@ -99,6 +99,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         signature: args.signature.clone(),
         errbits: !args.no_errbits,
         fp_mutators: !args.no_fp_mutators,
+        cmp: !args.no_cmp,
         schedule: match args.schedule {
             ScheduleChoice::Mopt => MutatorSchedule::Mopt,
             ScheduleChoice::Havoc => MutatorSchedule::Havoc,

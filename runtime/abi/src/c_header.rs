@@ -1,5 +1,6 @@
 //! Generates `numfuzz_abi.h`, the C view of this contract, for the LLVM pass and `numfuzz.h`.
 
+use crate::cmp::CmpOperand;
 use crate::op::{FloatType, Op, OpShape};
 use crate::signature::FieldType;
 use crate::site::SITE_UNASSIGNED;
@@ -22,6 +23,20 @@ pub mod symbols {
     pub const FIELD_OFFSET: &str = "numfuzz_field_offset";
     /// `void (void)`: the harness reports that the library handled the error.
     pub const HANDLED: &str = "numfuzz_handled";
+    /// `void (const numfuzz_cmp_t *, uint64_t a, uint64_t b)`: an integer comparison, operands
+    /// zero-extended.
+    pub const CMP_INT: &str = "__numfuzz_cmp_int";
+    /// `void (const numfuzz_cmp_t *, float a, float b)`
+    pub const CMP_F32: &str = "__numfuzz_cmp_f32";
+    /// `void (const numfuzz_cmp_t *, double a, double b)`
+    pub const CMP_F64: &str = "__numfuzz_cmp_f64";
+    /// `void (const numfuzz_cmp_t *, const long double ab[2])`
+    pub const CMP_F80: &str = "__numfuzz_cmp_f80";
+    /// `void (numfuzz_cmp_t *start, numfuzz_cmp_t *stop)`
+    pub const REGISTER_CMPS: &str = "__numfuzz_register_cmps";
+    /// `uint8_t`: what the runtime records for comparisons now (`cmp::CMP_*` bits); the pass
+    /// calls the comparison hooks only when it is non-zero.
+    pub const CMP_MODE: &str = "__numfuzz_cmp_mode";
     /// A symbol that `numfuzz-cc` forces into every link so the runtime's constructor (AFL++
     /// forkserver) and marker are present even in programs with their own `main`.
     pub const ANCHOR: &str = "__numfuzz_anchor";
@@ -132,7 +147,33 @@ pub fn generate() -> String {
          }} numfuzz_site_t;\n"
     )
     .unwrap();
+    writeln!(w, "#define NUMFUZZ_CMPS_SECTION \"{}\"", crate::cmp::CMPS_SECTION).unwrap();
+    for op in [
+        CmpOperand::F32,
+        CmpOperand::F64,
+        CmpOperand::F80,
+        CmpOperand::I8,
+        CmpOperand::I16,
+        CmpOperand::I32,
+        CmpOperand::I64,
+    ] {
+        writeln!(w, "#define NUMFUZZ_CMP_{} {}", op.name().to_uppercase(), op as u8).unwrap();
+    }
+    writeln!(
+        w,
+        "\n/* One per comparison, in section NUMFUZZ_CMPS_SECTION; see numfuzz-abi's cmp.rs. */\n\
+         typedef struct numfuzz_cmp {{\n  uint32_t id;\n  uint8_t predicate;\n  uint8_t operand;\n  uint16_t reserved;\n  \
+         uint32_t line;\n  uint32_t column;\n  const char *file;\n  const char *directory;\n  const char *function;\n\
+         }} numfuzz_cmp_t;\n"
+    )
+    .unwrap();
     for (name, sym) in [
+        ("CMP_INT", symbols::CMP_INT),
+        ("CMP_F32", symbols::CMP_F32),
+        ("CMP_F64", symbols::CMP_F64),
+        ("CMP_F80", symbols::CMP_F80),
+        ("REGISTER_CMPS", symbols::REGISTER_CMPS),
+        ("CMP_MODE", symbols::CMP_MODE),
         ("CHECK_F32", symbols::CHECK_F32),
         ("CHECK_F64", symbols::CHECK_F64),
         ("CHECK_F80", symbols::CHECK_F80),
@@ -157,5 +198,7 @@ mod tests {
         assert!(h.contains("X(\"lgammaf_r\", NUMFUZZ_TYPE_F32, NUMFUZZ_OP_LGAMMA, 4)"));
         assert!(h.contains("#define NUMFUZZ_FIELD_U64 10u"));
         assert!(h.contains("#define NUMFUZZ_SYM_CHECK_F64 \"__numfuzz_check_f64\""));
+        assert!(h.contains("#define NUMFUZZ_CMP_I32 32"));
+        assert!(h.contains("typedef struct numfuzz_cmp {"));
     }
 }

@@ -8,6 +8,7 @@
 //! `numfuzz_abi.h`.
 
 pub mod c_header;
+pub mod cmp;
 pub mod decimal;
 pub mod env;
 pub mod errbits;
@@ -27,7 +28,7 @@ pub use value::Value;
 /// Version of this contract. Bumped on any incompatible change of a layout or meaning; the
 /// runtime refuses a shared-memory region of another version and the fuzzer refuses a target
 /// whose runtime marker names another version.
-pub const ABI_VERSION: u32 = 1;
+pub const ABI_VERSION: u32 = 2;
 
 /// Name of the ELF section holding the harness's `NUMFUZZ_SIGNATURE` string.
 pub const SIGNATURE_SECTION: &str = "__numfuzz_sig";

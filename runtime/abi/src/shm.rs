@@ -4,6 +4,8 @@
 //! offset 0                   ShmHeader (64 bytes)
 //! errbits_offset             u8 per (site, kind) slot: ErrBits minimum of this run, 0xFF = not measured
 //! exceptions_offset          u8 per slot: non-zero = that exception happened in this run
+//! cmp_offset                 u8 per (comparison, outcome): distance to that outcome (see `cmp`)
+//! cmp_log_offset             CmpLogHeader + CmpLogEntry[cmp_log_capacity] (tracing runs)
 //! ```
 //! The fuzzer creates the region, fills in the header's capacity and offsets and resets both
 //! maps before every run; the target checks magic and version, writes its site count, and
@@ -26,11 +28,20 @@ pub struct ShmHeader {
     pub run_flags: u32,
     pub errbits_offset: u32,
     pub exceptions_offset: u32,
-    /// Offset of the comparison map (0 = none).
+    /// Offset of the comparison distance map (0 = none).
     pub cmp_offset: u32,
-    /// Size of the comparison map in bytes.
-    pub cmp_size: u32,
-    pub reserved: [u32; 7],
+    /// Bytes of the distance map (two per comparison; set by the fuzzer).
+    pub cmp_slots: u32,
+    /// Comparisons in the target (set by the target at attach time).
+    pub cmp_count: u32,
+    /// Offset of the operand log (0 = none).
+    pub cmp_log_offset: u32,
+    /// Entries the operand log holds.
+    pub cmp_log_capacity: u32,
+    /// What the target records in the next run: `cmp::CMP_DISTANCES | cmp::CMP_LOG` (set by
+    /// the fuzzer before each run).
+    pub cmp_mode: u32,
+    pub reserved: [u32; 3],
 }
 
 pub const HEADER_SIZE: usize = std::mem::size_of::<ShmHeader>();
@@ -42,8 +53,21 @@ pub const RUN_HANDLED: u32 = 1;
 pub const RUN_TRUNCATED: u32 = 2;
 
 impl ShmHeader {
-    /// The header for a region of `slots` slots, laid out back to back after the header.
+    /// The header for a region of `slots` (site, kind) slots and no comparison areas.
     pub fn for_slots(slots: u32) -> ShmHeader {
+        ShmHeader::layout(slots, 0, 0)
+    }
+
+    /// The header for `slots` (site, kind) slots, `cmp_slots` comparison-distance bytes and
+    /// an operand log of `log_capacity` entries, back to back after the header (the log
+    /// 8-aligned).
+    pub fn layout(slots: u32, cmp_slots: u32, log_capacity: u32) -> ShmHeader {
+        let maps_end = HEADER_SIZE as u32 + 2 * slots;
+        let (cmp_offset, log_offset) = if cmp_slots == 0 && log_capacity == 0 {
+            (0, 0)
+        } else {
+            (maps_end, (maps_end + cmp_slots).next_multiple_of(8))
+        };
         ShmHeader {
             magic: SHM_MAGIC,
             abi_version: crate::ABI_VERSION,
@@ -52,16 +76,26 @@ impl ShmHeader {
             run_flags: 0,
             errbits_offset: HEADER_SIZE as u32,
             exceptions_offset: HEADER_SIZE as u32 + slots,
-            cmp_offset: 0,
-            cmp_size: 0,
-            reserved: [0; 7],
+            cmp_offset,
+            cmp_slots,
+            cmp_count: 0,
+            cmp_log_offset: if log_capacity == 0 { 0 } else { log_offset },
+            cmp_log_capacity: log_capacity,
+            cmp_mode: 0,
+            reserved: [0; 3],
         }
     }
 
     /// Bytes the region needs.
     pub fn region_size(&self) -> usize {
         let maps_end = (self.exceptions_offset + self.slot_capacity) as usize;
-        maps_end.max((self.cmp_offset + self.cmp_size) as usize)
+        let cmp_end = (self.cmp_offset + self.cmp_slots) as usize;
+        let log_end = if self.cmp_log_capacity == 0 {
+            0
+        } else {
+            self.cmp_log_offset as usize + crate::cmp::cmp_log_bytes(self.cmp_log_capacity)
+        };
+        maps_end.max(cmp_end).max(log_end)
     }
 
     pub fn is_valid(&self) -> bool {
@@ -72,6 +106,19 @@ impl ShmHeader {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn comparison_areas_follow_the_maps() {
+        let h = ShmHeader::layout(400, 30, 100);
+        assert_eq!(h.cmp_offset as usize, HEADER_SIZE + 800);
+        assert_eq!(h.cmp_log_offset % 8, 0);
+        assert!(h.cmp_log_offset >= h.cmp_offset + 30);
+        assert_eq!(
+            h.region_size(),
+            h.cmp_log_offset as usize + crate::cmp::cmp_log_bytes(100)
+        );
+        assert_eq!(ShmHeader::for_slots(8).cmp_offset, 0);
+    }
 
     #[test]
     fn maps_follow_the_header_without_overlap() {

@@ -117,6 +117,9 @@ pub struct SiteTable {
     /// Number of sancov edges in the target.
     pub edges: u32,
     pub sites: Vec<SiteInfo>,
+    /// The comparisons (for comparison solving).
+    #[serde(default)]
+    pub cmps: Vec<crate::cmp::CmpInfo>,
 }
 
 impl SiteTable {

@@ -1,0 +1,140 @@
+//! Comparison solving: exceptions behind exact floating-point comparisons, which edge coverage
+//! and ErrBits alone do not reach. Each target must yield its exception within the time
+//! budget with comparison solving on (asserted); the same campaign with `--no-cmp` is
+//! recorded, not asserted.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use testkit::{compile, Tools};
+
+/// Campaigns compete for the machine's cores; these tests take turns.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// An exact double behind three range checks (line 9: the overflow behind them).
+const F64_EQUALITY: &str = r#"#include <numfuzz.h>
+#include <float.h>
+NUMFUZZ_SIGNATURE("f64");
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  double x = nf_f64(data, size, 0);
+  if (x > 2.0)
+    if (x < 3.0)
+      if (x > 2.7)
+        if (x == 2.718281828459045091) { volatile double y = x * DBL_MAX; (void)y; }
+  return 0;
+}
+"#;
+
+/// An exact float (line 7).
+const F32_EQUALITY: &str = r#"#include <numfuzz.h>
+#include <float.h>
+NUMFUZZ_SIGNATURE("f32");
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  float x = nf_f32(data, size, 0);
+  if (x == 3.14159274f)
+    { volatile float y = x * FLT_MAX; (void)y; }
+  return 0;
+}
+"#;
+
+/// An exact long double (line 7).
+const F80_EQUALITY: &str = r#"#include <numfuzz.h>
+#include <float.h>
+NUMFUZZ_SIGNATURE("f80");
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  long double x = nf_f80(data, size, 0);
+  if (x == 1.41421356237309504880L)
+    { volatile long double y = x * LDBL_MAX; (void)y; }
+  return 0;
+}
+"#;
+
+/// fdlibm's cosh overflow threshold: the sign-masked high word of x equal to 0x408633ce and
+/// its low word at most 0x8fb9f87d (|x| within ulps of ln(2*DBL_MAX)); behind it
+/// exp(|x|/2)^2 overflows (line 14).
+const HIGH_WORD: &str = r#"#include <numfuzz.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+NUMFUZZ_SIGNATURE("f64");
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  double x = nf_f64(data, size, 0);
+  uint64_t bits;
+  memcpy(&bits, &x, sizeof bits);
+  int32_t ix = (int32_t)(bits >> 32) & 0x7fffffff;
+  uint32_t lx = (uint32_t)bits;
+  if (ix == 0x408633ce && lx <= 0x8fb9f87du) {
+    volatile double w = exp(0.5 * fabs(x));
+    volatile double r = w * w;
+    (void)r;
+  }
+  return 0;
+}
+"#;
+
+fn found(exe: &Path, dir: &Path, extra: &[&str], seconds: u32, kind: &str, file: &str, line: u32) -> bool {
+    let out = dir.join(format!("out{}", extra.join("")));
+    let o = Command::new(Tools::get().numfuzz())
+        .args([
+            "run",
+            "-o",
+            out.to_str().unwrap(),
+            "-V",
+            &seconds.to_string(),
+            "--cores",
+            "0",
+        ])
+        .args(extra)
+        .arg("--")
+        .arg(exe)
+        .env("CI", "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run numfuzz");
+    assert!(
+        o.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    std::fs::read_to_string(out.join("default/exceptions.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .any(|e| e["kind"] == kind && e["site"]["file"] == file && e["site"]["line"] == line)
+}
+
+fn solve(name: &str, source: &str, kind: &str, line: u32) {
+    let _turn = one_at_a_time();
+    let file = format!("{name}.c");
+    let built = compile(name, &[(&file, source)], &["-O1"], &[]);
+    // Found well within the issue's 60 s budget: the exception must show up in 20 s.
+    assert!(
+        found(&built.exe, built.dir.path(), &[], 20, kind, &file, line),
+        "{kind} at {file}:{line} not reached with comparison solving"
+    );
+    let without = found(&built.exe, built.dir.path(), &["--no-cmp"], 20, kind, &file, line);
+    eprintln!("ablation: {kind} at {file}:{line} within 20 s with --no-cmp: {without}");
+}
+
+#[test]
+fn exact_double_behind_range_checks() {
+    solve("f64eq", F64_EQUALITY, "Overflow", 9);
+}
+
+#[test]
+fn exact_float() {
+    solve("f32eq", F32_EQUALITY, "Overflow", 7);
+}
+
+#[test]
+fn exact_long_double() {
+    solve("f80eq", F80_EQUALITY, "Overflow", 7);
+}
+
+#[test]
+fn high_word_equality_and_low_word_bound() {
+    solve("highword", HIGH_WORD, "Overflow", 14);
+}
