@@ -430,13 +430,25 @@ fn two_launchers_linked_broker_to_broker_share_inputs() {
     let _turn = one_at_a_time();
     let built = compile("steep", &[("steep.c", STEEP)], &["-O1"], &[]);
     let exe = built.exe.to_str().unwrap().to_string();
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     // "Machine" A fuzzes without ErrBits and FP mutators: on its own it hardly ever hits the
     // overflow window. "Machine" B (full numfuzz) joins A's broker and finds it.
     let out_a = out_dir(&built, "out-a");
     let out_b = out_dir(&built, "out-b");
     let a = Command::new(Tools::get().numfuzz())
-        .args(["run", "-o", out_a.to_str().unwrap(), "--port", &port.to_string(), "-V", "25"])
+        .args([
+            "run",
+            "-o",
+            out_a.to_str().unwrap(),
+            "--port",
+            &port.to_string(),
+            "-V",
+            "25",
+        ])
         .args(["--no-errbits", "--no-fp-mutators", "--", &exe])
         .env("CI", "1")
         .stdin(Stdio::null())
@@ -449,14 +461,31 @@ fn two_launchers_linked_broker_to_broker_share_inputs() {
         std::thread::sleep(Duration::from_millis(100));
     }
     let broker = format!("127.0.0.1:{port}");
-    let b = numfuzz(&["run", "-o", out_b.to_str().unwrap(), "--broker", &broker, "-V", "10", "--", &exe]);
+    let b = numfuzz(&[
+        "run",
+        "-o",
+        out_b.to_str().unwrap(),
+        "--broker",
+        &broker,
+        "-V",
+        "10",
+        "--",
+        &exe,
+    ]);
     assert!(b.status.success(), "{}", text(&b));
     let a = a.wait_with_output().unwrap();
     assert!(a.status.success(), "{}", text(&a));
     let inst_a = out_a.join("default");
-    assert!(stat(&inst_a, "corpus_imported") > 0, "A imported nothing from B:\n{}", text(&a));
+    assert!(
+        stat(&inst_a, "corpus_imported") > 0,
+        "A imported nothing from B:\n{}",
+        text(&a)
+    );
     if has_overflow_at(&out_b.join("default"), STEEP_LINE) {
-        assert!(has_overflow_at(&inst_a, STEEP_LINE), "B's overflow input did not reach A");
+        assert!(
+            has_overflow_at(&inst_a, STEEP_LINE),
+            "B's overflow input did not reach A"
+        );
     }
 }
 
