@@ -82,9 +82,10 @@ pub struct RunArgs {
     /// Stop after this many seconds.
     #[arg(short = 'V', long = "duration")]
     pub duration_secs: Option<u64>,
-    /// Time limit per execution in milliseconds.
-    #[arg(short = 't', long = "timeout", default_value_t = 1000)]
-    pub timeout_ms: u64,
+    /// Time limit per execution in milliseconds (default: calibrated from the seeds like
+    /// AFL++, five times their average rounded up to 20 ms, at most 1000).
+    #[arg(short = 't', long = "timeout")]
+    pub timeout_ms: Option<u64>,
     /// Cores to fuzz on, one client each (e.g. `0`, `0-1`, `0,2`).
     #[arg(long, default_value = "0")]
     pub cores: String,

@@ -160,6 +160,12 @@ extern "C" fn watchdog(_: c_int) {
     }
 }
 
+unsafe extern "C" {
+    /// Writes the llvm-cov profile of a coverage build (no-op otherwise), so the inputs a
+    /// coverage replay ran before the crash still count.
+    fn numfuzz_shim_flush_profile();
+}
+
 extern "C" fn on_fatal_signal(sig: c_int, _info: *mut libc::siginfo_t, context: *mut c_void) {
     HANDLING.store(sig, Ordering::SeqCst);
     // SAFETY: installing a handler and arming an alarm.
@@ -195,6 +201,8 @@ extern "C" fn on_fatal_signal(sig: c_int, _info: *mut libc::siginfo_t, context: 
         }
     }
     write_stderr(&out);
+    // SAFETY: the shim calls the profile runtime's writer if this is an llvm-cov build.
+    unsafe { numfuzz_shim_flush_profile() };
     // SAFETY: with the default action restored (SA_RESETHAND), the re-raised signal is
     // delivered when the handler returns and ends the process the way the original would.
     unsafe {

@@ -65,6 +65,13 @@ const char *numfuzz_shim_signature(size_t *len) {
   return __start___numfuzz_sig;
 }
 
+/* In an llvm-cov build, writes the profile now (a crashing replay would lose it). */
+int __llvm_profile_write_file(void) __attribute__((weak));
+void numfuzz_shim_flush_profile(void) {
+  if (__llvm_profile_write_file)
+    __llvm_profile_write_file();
+}
+
 /* Runs before ordinary constructors of the program but after the site and guard
  * constructors (priority 2). glibc passes constructors the program's arguments. */
 __attribute__((constructor(50))) static void numfuzz_shim_ctor(int argc, char **argv, char **envp) {

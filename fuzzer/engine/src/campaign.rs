@@ -11,6 +11,7 @@ use crate::mutators::fp_mutations;
 use crate::output::InstanceDir;
 use crate::scheduler::DistanceFavoring;
 use crate::stats::{install_stop_handler, StatsStage};
+use crate::timeout::{calibrated, AdjustTimeout};
 use libafl::corpus::{Corpus, InMemoryCorpus};
 use libafl::events::llmp::{setup_restarting_mgr_llmp, ManagerKind};
 use libafl::events::{
@@ -193,7 +194,7 @@ pub fn run_client<E, F>(
 ) -> Result<(), Error>
 where
     F: FnOnce(Observers, &mut Fuzzer, &mut State, &mut Mgr) -> Result<E, Error>,
-    E: Executor<Mgr, BytesInput, State, Fuzzer> + HasObservers<Observers = Observers>,
+    E: Executor<Mgr, BytesInput, State, Fuzzer> + HasObservers<Observers = Observers> + AdjustTimeout,
 {
     let cores = Cores::from_cmdline(&cfg.cores)?.ids.len();
     let name = instance_name(cores, &description);
@@ -287,6 +288,16 @@ where
         }
     }
 
+    let mut timeout_ms = cfg.timeout_ms;
+    if cfg.calibrate_timeout {
+        let times: Vec<Duration> =
+            state.corpus().ids().filter_map(|id| state.corpus().get(id).ok()?.borrow().exec_time().as_ref().copied()).collect();
+        if let Some(limit) = calibrated(&times, Duration::from_millis(cfg.timeout_ms)) {
+            executor.adjust_timeout(limit);
+            timeout_ms = limit.as_millis() as u64;
+            log::info!("time limit calibrated from {} inputs: {limit:?}", times.len());
+        }
+    }
     let deadline = cfg.duration_secs.map(|s| instance.start + Duration::from_secs(s));
     let banner = cfg
         .target
@@ -295,7 +306,7 @@ where
     let stats = StatsStage::new(
         instance.clone(),
         deadline,
-        cfg.timeout_ms,
+        timeout_ms,
         total_edges,
         cfg.command_line.clone(),
         banner,

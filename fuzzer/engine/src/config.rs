@@ -33,7 +33,11 @@ pub struct CampaignConfig {
     pub out_dir: PathBuf,
     /// `-i`: initial inputs (a directory or a file); none means seeds from the signature.
     pub seeds: Option<PathBuf>,
+    /// Time limit per execution (`-t`), or the ceiling of the calibrated one.
     pub timeout_ms: u64,
+    /// Calibrate the limit from the seeds (no `-t` given).
+    #[serde(default)]
+    pub calibrate_timeout: bool,
     /// `-V`: stop after this many seconds.
     pub duration_secs: Option<u64>,
     /// Cores in LibAFL's syntax (`0`, `0-3`, `0,2`).

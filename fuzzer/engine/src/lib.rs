@@ -15,3 +15,4 @@ pub mod output;
 pub mod scheduler;
 pub mod stats;
 pub mod summary;
+pub mod timeout;

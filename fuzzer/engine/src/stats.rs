@@ -52,8 +52,6 @@ pub struct StatsStage {
     total_edges: usize,
     command_line: String,
     banner: String,
-    process_start: Instant,
-    execs_at_process_start: Option<u64>,
 }
 
 impl StatsStage {
@@ -75,8 +73,6 @@ impl StatsStage {
             total_edges,
             command_line,
             banner,
-            process_start: Instant::now(),
-            execs_at_process_start: None,
         }
     }
 
@@ -89,10 +85,9 @@ impl StatsStage {
         let execs = *state.executions();
         let since_last = self.last_write.map_or(Duration::ZERO, |t| now.duration_since(t));
         let run_time = self.instance.elapsed_ms() / 1000;
-        let start_execs = *self.execs_at_process_start.get_or_insert(execs);
-        let process_secs = self.process_start.elapsed().as_secs_f64().max(1e-3);
-        // Executions per second of this client process (a restart resets it, as AFL++ does).
-        let execs_per_sec = (execs - start_execs) as f64 / process_secs;
+        // Executions per second over the campaign: the state (and its execution count) survives
+        // the client restarts that crashes and hangs of an in-process target cause.
+        let execs_per_sec = execs as f64 / (self.instance.elapsed_ms() as f64 / 1000.0).max(1e-3);
         let recent = if since_last.as_secs_f64() > 0.0 {
             (execs.saturating_sub(self.last_execs)) as f64 / since_last.as_secs_f64()
         } else {
