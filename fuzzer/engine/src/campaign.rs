@@ -4,7 +4,7 @@
 
 use crate::config::{CampaignConfig, MutatorSchedule};
 use crate::context::Instance;
-use crate::feedbacks::{ByteMapObserver, DistanceFeedback, ExceptionFeedback, FindingWriter, QueueWriter};
+use crate::feedbacks::{ByteMapObserver, DistanceFeedback, ExceptionFeedback, Record, Recorder};
 use crate::i2s::{CmpTrace, I2SStage};
 use crate::monitor::StatusMonitor;
 use crate::mutators::fp_mutations;
@@ -56,7 +56,7 @@ pub type Observers = tuple_list_type!(
     TimeObserver
 );
 pub type EdgesFeedback = MaxMapFeedback<EdgesObserver, Hitcounts>;
-pub type CorpusFeedback = QueueWriter<
+pub type CorpusFeedback = Recorder<
     CombinedFeedback<
         ExceptionFeedback,
         CombinedFeedback<
@@ -71,7 +71,7 @@ pub type CorpusFeedback = QueueWriter<
         LogicEagerOr,
     >,
 >;
-pub type Objective = FindingWriter<
+pub type Objective = Recorder<
     CombinedFeedback<CombinedFeedback<CrashFeedback, TimeoutFeedback, LogicFastOr>, EdgesFeedback, LogicFastAnd>,
 >;
 pub type Sched = DistanceFavoring<IndexesLenTimeMinimizerScheduler<QueueScheduler, BytesInput, EdgesObserver>>;
@@ -214,7 +214,7 @@ where
         &observers.1 .1 .1 .0,
         &observers.1 .1 .1 .1 .0,
     );
-    let mut feedback = QueueWriter::new(
+    let mut feedback = Recorder::new(
         feedback_or!(
             ExceptionFeedback::new(exceptions, instance.clone()),
             MaxMapFeedback::new(edges),
@@ -223,13 +223,15 @@ where
             TimeFeedback::new(time)
         ),
         instance.clone(),
+        Record::Queue,
     );
-    let mut objective = FindingWriter::new(
+    let mut objective = Recorder::new(
         feedback_and_fast!(
             feedback_or_fast!(CrashFeedback::new(), TimeoutFeedback::new()),
             MaxMapFeedback::with_name("crash_edges", edges)
         ),
         instance.clone(),
+        Record::Findings,
     );
     let restarted = state.is_some();
     let mut state = match state {
@@ -290,8 +292,11 @@ where
 
     let mut timeout_ms = cfg.timeout_ms;
     if cfg.calibrate_timeout {
-        let times: Vec<Duration> =
-            state.corpus().ids().filter_map(|id| state.corpus().get(id).ok()?.borrow().exec_time().as_ref().copied()).collect();
+        let times: Vec<Duration> = state
+            .corpus()
+            .ids()
+            .filter_map(|id| state.corpus().get(id).ok()?.borrow().exec_time().as_ref().copied())
+            .collect();
         if let Some(limit) = calibrated(&times, Duration::from_millis(cfg.timeout_ms)) {
             executor.adjust_timeout(limit);
             timeout_ms = limit.as_millis() as u64;

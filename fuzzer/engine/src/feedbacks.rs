@@ -9,8 +9,8 @@
 //!   or the branch distance of any (comparison, outcome) — → keep the input. numfuzz's own
 //!   instead of LibAFL's `MapFeedback<…, MinReducer>` so it records *which* slots improved (for
 //!   the scheduler) and skips untouched words of the map.
-//! - [`QueueWriter`] and [`FindingWriter`] wrap the corpus feedback and the objective and write
-//!   what they accept to `queue/`, `crashes/` and `hangs/` with AFL++-style names.
+//! - [`Recorder`] wraps the corpus feedback and the objective and writes what they accept to
+//!   `queue/`, `crashes/` and `hangs/` with AFL++-style names.
 
 use crate::context::Instance;
 use crate::meta::{AflCounters, DistanceHistory, DistanceProgress, ExceptionsSeen, NewExceptions};
@@ -178,17 +178,12 @@ where
             .sites
             .get(site0)
             .map_or_else(|| format!("site{site0}"), site_label);
-        let mut name = format!("id:{id:06},kind:{kind0},site:{label}");
-        if let Some(src) = src {
-            name.push_str(&format!(",src:{src:06}"));
-        }
-        name.push_str(&format!(",time:{now},execs:{executions}"));
-        let bytes = testcase
-            .input()
-            .as_ref()
-            .map(|i| i.target_bytes().to_vec())
-            .unwrap_or_default();
-        write_atomic(&self.instance.out.crashes(), &name, &bytes)
+        // The kind and site come first, so a listing of crashes/ reads as a list of findings.
+        let name = format!(
+            "id:{id:06},kind:{kind0},site:{label}{}",
+            provenance(src, now, executions)
+        );
+        write_atomic(&self.instance.out.crashes(), &name, &input_bytes(testcase))
             .map_err(|e| Error::os_error(e, "writing a crash file"))?;
         let mut kinds_found = Vec::new();
         for &slot in &fresh {
@@ -339,121 +334,57 @@ where
     }
 }
 
-/// Writes every input the wrapped feedback keeps to `queue/`.
-pub struct QueueWriter<F> {
+/// What a [`Recorder`] writes down.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Record {
+    /// Inputs the corpus feedback keeps, to `queue/`.
+    Queue,
+    /// Inputs the objective accepts, to `crashes/` (a real crash) or `hangs/` (a timeout).
+    Findings,
+}
+
+/// Wraps a feedback and writes what it accepts to the instance directory with AFL++-style
+/// names.
+pub struct Recorder<F> {
     inner: F,
     instance: Arc<Instance>,
-}
-
-impl<F> QueueWriter<F> {
-    pub fn new(inner: F, instance: Arc<Instance>) -> Self {
-        QueueWriter { inner, instance }
-    }
-}
-
-impl<F: Named> Named for QueueWriter<F> {
-    fn name(&self) -> &Cow<'static, str> {
-        self.inner.name()
-    }
-}
-
-impl<F: StateInitializer<S>, S: HasMetadata> StateInitializer<S> for QueueWriter<F> {
-    fn init_state(&mut self, state: &mut S) -> Result<(), Error> {
-        if !state.has_metadata::<AflCounters>() {
-            state.add_metadata(self.instance.initial_counters());
-        }
-        self.inner.init_state(state)
-    }
-}
-
-impl<EM, F, I, OT, S> Feedback<EM, I, OT, S> for QueueWriter<F>
-where
-    F: Feedback<EM, I, OT, S>,
-    S: HasMetadata + HasExecutions + HasCorpus<I>,
-    I: HasTargetBytes,
-{
-    fn is_interesting(
-        &mut self,
-        state: &mut S,
-        manager: &mut EM,
-        input: &I,
-        observers: &OT,
-        exit_kind: &ExitKind,
-    ) -> Result<bool, Error> {
-        self.inner.is_interesting(state, manager, input, observers, exit_kind)
-    }
-
-    fn append_metadata(
-        &mut self,
-        state: &mut S,
-        manager: &mut EM,
-        observers: &OT,
-        testcase: &mut Testcase<I>,
-    ) -> Result<(), Error> {
-        self.inner.append_metadata(state, manager, observers, testcase)?;
-        if self.instance.importing() {
-            return Ok(());
-        }
-        let now = self.instance.elapsed_ms();
-        let executions = *state.executions();
-        let src = state.corpus().current().map(|id| id.0);
-        let counters = state.metadata_mut::<AflCounters>()?;
-        let id = counters.queue;
-        counters.queue += 1;
-        counters.last_find_ms = Some(now);
-        let mut name = format!("id:{id:06}");
-        match src {
-            Some(src) => name.push_str(&format!(",src:{src:06}")),
-            None => name.push_str(",orig:seed"),
-        }
-        name.push_str(&format!(",time:{now},execs:{executions}"));
-        if testcase.has_metadata::<NewExceptions>() {
-            name.push_str(",+exc");
-        }
-        if let Some(p) = testcase.metadata_map().get::<DistanceProgress>() {
-            if p.has("errbits") {
-                name.push_str(",+errbits");
-            }
-            if p.has("cmp_distances") {
-                name.push_str(",+cmp");
-            }
-        }
-        let bytes = testcase
-            .input()
-            .as_ref()
-            .map(|i| i.target_bytes().to_vec())
-            .unwrap_or_default();
-        write_atomic(&self.instance.out.queue(), &name, &bytes)
-            .map_err(|e| Error::os_error(e, "writing a queue file"))?;
-        Ok(())
-    }
-}
-
-/// Writes every input the wrapped objective accepts to `crashes/` (a real crash) or
-/// `hangs/` (a timeout).
-pub struct FindingWriter<F> {
-    inner: F,
-    instance: Arc<Instance>,
+    record: Record,
     exit: ExitKind,
 }
 
-impl<F> FindingWriter<F> {
-    pub fn new(inner: F, instance: Arc<Instance>) -> Self {
-        FindingWriter {
+impl<F> Recorder<F> {
+    pub fn new(inner: F, instance: Arc<Instance>, record: Record) -> Self {
+        Recorder {
             inner,
             instance,
+            record,
             exit: ExitKind::Ok,
         }
     }
 }
 
-impl<F: Named> Named for FindingWriter<F> {
+/// The bytes of a testcase's input.
+fn input_bytes<I: HasTargetBytes>(testcase: &Testcase<I>) -> Vec<u8> {
+    testcase
+        .input()
+        .as_ref()
+        .map(|i| i.target_bytes().to_vec())
+        .unwrap_or_default()
+}
+
+/// The `src:…,time:…,execs:…` part of an AFL++ file name.
+fn provenance(src: Option<usize>, now_ms: u64, executions: u64) -> String {
+    let from = src.map_or(",orig:seed".to_string(), |s| format!(",src:{s:06}"));
+    format!("{from},time:{now_ms},execs:{executions}")
+}
+
+impl<F: Named> Named for Recorder<F> {
     fn name(&self) -> &Cow<'static, str> {
         self.inner.name()
     }
 }
 
-impl<F: StateInitializer<S>, S: HasMetadata> StateInitializer<S> for FindingWriter<F> {
+impl<F: StateInitializer<S>, S: HasMetadata> StateInitializer<S> for Recorder<F> {
     fn init_state(&mut self, state: &mut S) -> Result<(), Error> {
         if !state.has_metadata::<AflCounters>() {
             state.add_metadata(self.instance.initial_counters());
@@ -462,7 +393,7 @@ impl<F: StateInitializer<S>, S: HasMetadata> StateInitializer<S> for FindingWrit
     }
 }
 
-impl<EM, F, I, OT, S> Feedback<EM, I, OT, S> for FindingWriter<F>
+impl<EM, F, I, OT, S> Feedback<EM, I, OT, S> for Recorder<F>
 where
     F: Feedback<EM, I, OT, S>,
     S: HasMetadata + HasExecutions + HasCorpus<I>,
@@ -492,32 +423,42 @@ where
             return Ok(());
         }
         let now = self.instance.elapsed_ms();
-        let executions = *state.executions();
-        let src = state.corpus().current().map(|id| id.0);
+        let tail = provenance(state.corpus().current().map(|id| id.0), now, *state.executions());
         let counters = state.metadata_mut::<AflCounters>()?;
-        let (dir, id, what) = if self.exit == ExitKind::Timeout {
-            let id = counters.hangs;
-            counters.hangs += 1;
-            counters.last_hang_ms = Some(now);
-            (self.instance.out.hangs(), id, "hang")
-        } else {
-            let id = counters.crashes;
-            counters.crashes += 1;
-            counters.real_crashes += 1;
-            counters.last_crash_ms = Some(now);
-            (self.instance.out.crashes(), id, "crash")
+        let (dir, name) = match self.record {
+            Record::Queue => {
+                let id = counters.queue;
+                counters.queue += 1;
+                counters.last_find_ms = Some(now);
+                let mut why = String::new();
+                if testcase.has_metadata::<NewExceptions>() {
+                    why.push_str(",+exc");
+                }
+                if let Some(p) = testcase.metadata_map().get::<DistanceProgress>() {
+                    if p.has("errbits") {
+                        why.push_str(",+errbits");
+                    }
+                    if p.has("cmp_distances") {
+                        why.push_str(",+cmp");
+                    }
+                }
+                (self.instance.out.queue(), format!("id:{id:06}{tail}{why}"))
+            }
+            Record::Findings if self.exit == ExitKind::Timeout => {
+                let id = counters.hangs;
+                counters.hangs += 1;
+                counters.last_hang_ms = Some(now);
+                (self.instance.out.hangs(), format!("id:{id:06},hang{tail}"))
+            }
+            Record::Findings => {
+                let id = counters.crashes;
+                counters.crashes += 1;
+                counters.real_crashes += 1;
+                counters.last_crash_ms = Some(now);
+                (self.instance.out.crashes(), format!("id:{id:06},crash{tail}"))
+            }
         };
-        let mut name = format!("id:{id:06},{what}");
-        if let Some(src) = src {
-            name.push_str(&format!(",src:{src:06}"));
-        }
-        name.push_str(&format!(",time:{now},execs:{executions}"));
-        let bytes = testcase
-            .input()
-            .as_ref()
-            .map(|i| i.target_bytes().to_vec())
-            .unwrap_or_default();
-        write_atomic(&dir, &name, &bytes).map_err(|e| Error::os_error(e, "writing a finding"))?;
+        write_atomic(&dir, &name, &input_bytes(testcase)).map_err(|e| Error::os_error(e, "writing an input file"))?;
         Ok(())
     }
 }

@@ -2,11 +2,11 @@
 //! (five times their average execution time, rounded up to 20 ms, at most the `-t` ceiling),
 //! so a target whose slow inputs would each cost a full second does not starve the campaign.
 
+use libafl::executors::forkserver::ForkserverExecutor;
 use libafl::executors::hooks::inprocess::HasTimeout;
 use libafl::executors::hooks::timer::TimerStruct;
-use libafl::executors::inprocess::GenericInProcessExecutor;
-use libafl::executors::forkserver::ForkserverExecutor;
 use libafl::executors::hooks::ExecutorHooksTuple;
+use libafl::executors::inprocess::GenericInProcessExecutor;
 use libafl::executors::{ExitKind, SetTimeout};
 use libafl::inputs::Input;
 use libafl::observers::ObserversTuple;

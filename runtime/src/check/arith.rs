@@ -3,7 +3,7 @@
 use super::{Limits, Operands, Outcome};
 use crate::fpu;
 use numfuzz_abi::errbits::{not_raised, NOT_MEASURED};
-use numfuzz_abi::kind::ExceptionKind::{DivByZero, Invalid, Overflow, Underflow};
+use numfuzz_abi::kind::ExceptionKind::{DivByZero, Invalid};
 use numfuzz_abi::op::{FloatType, Op};
 
 /// Bit-level constants of a binary interchange format, for the fast path.
@@ -100,20 +100,7 @@ pub fn classify(op: Op, ty: FloatType, ops: &Operands) -> Outcome {
     if !lim.strictly_normal(r) {
         out.raised = fpu::reexec(op, ty, ops);
     }
-    out.measure(Overflow, || {
-        if r.is_finite() {
-            not_raised(r.abs(), lim.max)
-        } else {
-            NOT_MEASURED
-        }
-    });
-    out.measure(Underflow, || {
-        if r.is_finite() && !r.is_zero() {
-            not_raised(r.abs(), lim.min_normal)
-        } else {
-            NOT_MEASURED
-        }
-    });
+    out.measure_result_range(r, lim);
     if op == Op::FDiv {
         out.measure(DivByZero, || {
             if b.is_finite() {

@@ -5,7 +5,7 @@ use crate::fpu;
 use num_bigint::BigUint;
 use numfuzz_abi::decimal::{round_to_format, Rounding};
 use numfuzz_abi::errbits::{not_raised, NOT_MEASURED};
-use numfuzz_abi::kind::ExceptionKind::{Invalid, Overflow, Underflow};
+use numfuzz_abi::kind::ExceptionKind::Invalid;
 use numfuzz_abi::op::FloatType;
 use numfuzz_abi::value::Float;
 
@@ -88,20 +88,7 @@ pub fn narrow(src: FloatType, dst: FloatType, ops: &Operands) -> Outcome {
     if !lim.strictly_normal(r) {
         out.raised = fpu::reexec_narrow(src, dst, ops.a);
     }
-    out.measure(Overflow, || {
-        if r.is_finite() {
-            not_raised(r.abs(), lim.max)
-        } else {
-            NOT_MEASURED
-        }
-    });
-    out.measure(Underflow, || {
-        if r.is_finite() && !r.is_zero() {
-            not_raised(r.abs(), lim.min_normal)
-        } else {
-            NOT_MEASURED
-        }
-    });
+    out.measure_result_range(r, lim);
     out
 }
 

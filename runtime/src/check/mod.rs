@@ -11,7 +11,7 @@ mod conv;
 mod libm;
 mod limits;
 
-use numfuzz_abi::errbits::NOT_MEASURED;
+use numfuzz_abi::errbits::{not_raised, NOT_MEASURED};
 use numfuzz_abi::kind::ExceptionKind;
 use numfuzz_abi::op::{FloatType, Op};
 use numfuzz_abi::value::Float;
@@ -56,6 +56,25 @@ impl Outcome {
     /// or NOT_MEASURED).
     pub fn measure(&mut self, kind: ExceptionKind, measure: impl FnOnce() -> u8) {
         self.errbits[kind as usize] = if self.raised(kind) { 0 } else { measure() };
+    }
+
+    /// ErrBits of a result's distance to the edges of the finite normal range: to the largest
+    /// finite value (Overflow) and, for non-zero results, to the smallest normal (Underflow).
+    pub fn measure_result_range(&mut self, r: Float, lim: &Limits) {
+        self.measure(ExceptionKind::Overflow, || {
+            if r.is_finite() {
+                not_raised(r.abs(), lim.max)
+            } else {
+                NOT_MEASURED
+            }
+        });
+        self.measure(ExceptionKind::Underflow, || {
+            if r.is_finite() && !r.is_zero() {
+                not_raised(r.abs(), lim.min_normal)
+            } else {
+                NOT_MEASURED
+            }
+        });
     }
 
     /// Fills the ErrBits of raised kinds that were not measured with 0.
