@@ -22,6 +22,7 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -133,6 +134,7 @@ private:
   SmallVector<GlobalValue *, 64> Sites;
   SmallVector<GlobalValue *, 64> CmpSites;
   GlobalVariable *CmpMode = nullptr;
+  GlobalVariable *ErrBitsMap = nullptr, *ErrBitsSlots = nullptr;
   AllocaInst *F80CmpSlots = nullptr;
   Function *F80CmpSlotsOwner = nullptr;
   PointerType *PtrTy;
@@ -427,10 +429,68 @@ private:
         for (unsigned J = 0; J < 4; ++J)
           B.CreateStore(Vals[J], B.CreateConstInBoundsGEP2_32(F80Slots->getAllocatedType(), F80Slots, 0, J));
         B.CreateCall(Check, {Site, F80Slots, Int});
+      } else if (Lanes == 1 && !F.hasFnAttribute(Attribute::StrictFP) && inlinable(P.Op)) {
+        emitInlineArith(B, P, Site, Check, Ops, Int, R);
       } else {
         B.CreateCall(Check, {Site, Ops[0], Ops[1], Ops[2], Int, R});
       }
     }
+  }
+
+  static bool inlinable(unsigned Op) {
+    return Op == NUMFUZZ_OP_FADD || Op == NUMFUZZ_OP_FSUB || Op == NUMFUZZ_OP_FMUL || Op == NUMFUZZ_OP_FDIV;
+  }
+
+  // Almost every f32/f64 `+ - * /` result lies strictly between the smallest normal and the
+  // largest finite value, where no flag can be raised (the runtime's own fast path). There
+  // the ErrBits update is done inline — the same integer arithmetic on the result's bits as
+  // the runtime — and the runtime is called for everything else.
+  void emitInlineArith(IRBuilder<> &B, const CheckPlan &P, GlobalVariable *Site, FunctionCallee Check, Value *Ops[3],
+                       Value *Int, Value *R) {
+    bool Double = P.FloatTy->isDoubleTy();
+    unsigned W = Double ? 64 : 32;
+    IntegerType *IntTy = IntegerType::get(Ctx, W);
+    uint64_t MinNormal = Double ? 0x0010000000000000ULL : 0x00800000ULL;
+    uint64_t MaxFinite = Double ? 0x7FEFFFFFFFFFFFFFULL : 0x7F7FFFFFULL;
+    uint64_t AbsMask = Double ? 0x7FFFFFFFFFFFFFFFULL : 0x7FFFFFFFULL;
+    if (!ErrBitsMap) {
+      ErrBitsMap = new GlobalVariable(M, PtrTy, false, GlobalValue::ExternalLinkage, nullptr, NUMFUZZ_SYM_ERRBITS_MAP);
+      ErrBitsSlots = new GlobalVariable(M, I64, false, GlobalValue::ExternalLinkage, nullptr, NUMFUZZ_SYM_ERRBITS_SLOTS);
+    }
+    auto Abs = [&](Value *V) { return B.CreateAnd(B.CreateBitCast(V, IntTy), ConstantInt::get(IntTy, AbsMask)); };
+    Value *AbsR = Abs(R);
+    // MinNormal < |r| < MaxFinite, as one unsigned comparison.
+    Value *Normal = B.CreateICmpULT(B.CreateSub(AbsR, ConstantInt::get(IntTy, MinNormal + 1)),
+                                    ConstantInt::get(IntTy, MaxFinite - MinNormal - 1));
+    Value *Slot = B.CreateMul(B.CreateZExt(B.CreateLoad(I32, Site), I64), ConstantInt::get(I64, 4));
+    // An unnumbered site (u32::MAX) or a map without room falls to the runtime.
+    Value *Fits = B.CreateICmpULT(B.CreateAdd(Slot, ConstantInt::get(I64, 3)), B.CreateLoad(I64, ErrBitsSlots));
+    Instruction *FastTerm, *SlowTerm;
+    MDNode *Likely = MDBuilder(Ctx).createBranchWeights(1000, 1);
+    SplitBlockAndInsertIfThenElse(B.CreateAnd(Normal, Fits), &*B.GetInsertPoint(), &FastTerm, &SlowTerm, Likely);
+
+    IRBuilder<> Fast(FastTerm);
+    Fast.SetCurrentDebugLocation(B.getCurrentDebugLocation());
+    Value *Map = Fast.CreateLoad(PtrTy, ErrBitsMap);
+    // ErrBits = bit length of a (positive) distance in ordered-float positions.
+    auto Lower = [&](unsigned Kind, Value *Distance) {
+      Value *Len = Fast.CreateSub(ConstantInt::get(IntTy, W),
+                                  Fast.CreateBinaryIntrinsic(Intrinsic::ctlz, Distance, Fast.getFalse()));
+      Value *EB = Fast.CreateTrunc(Len, I8);
+      Value *Ptr = Fast.CreateGEP(I8, Map, Fast.CreateAdd(Slot, ConstantInt::get(I64, Kind)));
+      Value *Old = Fast.CreateLoad(I8, Ptr);
+      Fast.CreateStore(Fast.CreateBinaryIntrinsic(Intrinsic::umin, Old, EB), Ptr);
+    };
+    Lower(NUMFUZZ_KIND_OVERFLOW, Fast.CreateSub(ConstantInt::get(IntTy, MaxFinite), AbsR));
+    Lower(NUMFUZZ_KIND_UNDERFLOW, Fast.CreateSub(AbsR, ConstantInt::get(IntTy, MinNormal)));
+    // A normal quotient means a finite non-zero divisor: its distance to zero.
+    if (P.Op == NUMFUZZ_OP_FDIV)
+      Lower(NUMFUZZ_KIND_DIVBYZERO,
+            Fast.CreateAnd(Fast.CreateBitCast(Ops[1], IntTy), ConstantInt::get(IntTy, AbsMask)));
+
+    IRBuilder<> Slow(SlowTerm);
+    Slow.SetCurrentDebugLocation(B.getCurrentDebugLocation());
+    Slow.CreateCall(Check, {Site, Ops[0], Ops[1], Ops[2], Int, R});
   }
 
   // numfuzz.h's own input readers: their comparisons and arithmetic are the harness API's,

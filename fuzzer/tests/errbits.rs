@@ -186,3 +186,59 @@ fn other_kinds_are_measured_at_their_own_boundaries() {
     // fmul has no DivByZero boundary.
     assert_eq!(errbits(Op::FMul, DivByZero, 1.0, 2.0), (NOT_MEASURED, false));
 }
+
+/// The pass inlines the ErrBits update of `+ - * /` results strictly inside the normal range
+/// and calls the runtime for the rest; either way the values are the ABI's formula exactly.
+#[test]
+fn inlined_and_runtime_errbits_agree_with_the_formula() {
+    use numfuzz_abi::errbits::not_raised;
+    use numfuzz_abi::op::FloatType;
+    use numfuzz_abi::value::Float;
+    let max = Float::max_finite(FloatType::F64, false);
+    let min = Float::min_normal(FloatType::F64, false);
+    let cases = [
+        (3.0, 7.0),
+        (-1e300, 1.7e8),
+        (1e-200, 1e-100),
+        (f64::MIN_POSITIVE, 1.0),                // exactly the smallest normal: runtime
+        (f64::MIN_POSITIVE, 1.0 + f64::EPSILON), // one step above it: inline
+        (f64::MAX, 1.0),                         // exactly the largest finite: runtime
+        (f64::MAX, 1.0 - f64::EPSILON / 2.0),    // one step below it: inline
+        (-2.5e-308, 0.5),                        // subnormal result: runtime
+    ];
+    for (a, b) in cases {
+        let region = run(a, b);
+        let s = site_of(&sites(&target().exe), Op::FMul);
+        let r = Float::from_f64((a * b).abs());
+        let expect = |kind: ExceptionKind, boundary: Float| {
+            let raised = match kind {
+                Overflow => r.is_infinite(),
+                _ => (a * b) != 0.0 && (a * b).abs() < f64::MIN_POSITIVE,
+            };
+            if raised {
+                0
+            } else {
+                not_raised(r, boundary)
+            }
+        };
+        assert_eq!(
+            region.errbits(slot(s, Overflow)),
+            expect(Overflow, max),
+            "overflow ErrBits of {a:e} * {b:e}"
+        );
+        assert_eq!(
+            region.errbits(slot(s, Underflow)),
+            expect(Underflow, min),
+            "underflow ErrBits of {a:e} * {b:e}"
+        );
+        let d = site_of(&sites(&target().exe), Op::FDiv);
+        let q = a / b;
+        if q.is_normal() {
+            assert_eq!(
+                region.errbits(slot(d, DivByZero)),
+                not_raised(Float::from_f64(b.abs()), Float::zero(FloatType::F64, false)),
+                "divide-by-zero ErrBits of {a:e} / {b:e}"
+            );
+        }
+    }
+}

@@ -35,6 +35,13 @@ unsafe impl Sync for Region {}
 
 static CURRENT: AtomicPtr<Region> = AtomicPtr::new(std::ptr::null_mut());
 
+/// The installed region's ErrBits map and its slot count, read by the checks the pass inlines
+/// (numfuzz-abi `c_header::symbols::ERRBITS_MAP` / `ERRBITS_SLOTS`).
+#[unsafe(no_mangle)]
+pub static mut __numfuzz_errbits_map: *mut u8 = std::ptr::null_mut();
+#[unsafe(no_mangle)]
+pub static mut __numfuzz_errbits_slots: u64 = 0;
+
 impl Region {
     /// A region in process memory with room for `sites` sites and `cmps` comparisons.
     pub fn local(sites: u32, cmps: u32) -> &'static Region {
@@ -221,6 +228,12 @@ impl Region {
     /// Makes this the region checks record into.
     pub fn install(&'static self) {
         CURRENT.store(self as *const Region as *mut Region, Ordering::Release);
+        // SAFETY: written at start-up, before instrumented code reads it (the pass inlines
+        // the ErrBits update of normal arithmetic results against this map).
+        unsafe {
+            __numfuzz_errbits_map = self.errbits;
+            __numfuzz_errbits_slots = self.slots as u64;
+        }
     }
 
     pub fn current() -> Option<&'static Region> {

@@ -37,6 +37,10 @@ pub mod symbols {
     /// `uint8_t`: what the runtime records for comparisons now (`cmp::CMP_*` bits); the pass
     /// calls the comparison hooks only when it is non-zero.
     pub const CMP_MODE: &str = "__numfuzz_cmp_mode";
+    /// `uint8_t *`: the current ErrBits map (null without one), for the checks the pass inlines.
+    pub const ERRBITS_MAP: &str = "__numfuzz_errbits_map";
+    /// `uint64_t`: slots in that map.
+    pub const ERRBITS_SLOTS: &str = "__numfuzz_errbits_slots";
     /// A symbol that `numfuzz-cc` forces into every link so the runtime's constructor (AFL++
     /// forkserver) and marker are present even in programs with their own `main`.
     pub const ANCHOR: &str = "__numfuzz_anchor";
@@ -97,6 +101,14 @@ pub fn generate() -> String {
     writeln!(w).unwrap();
     for t in FloatType::ALL {
         writeln!(w, "#define NUMFUZZ_TYPE_{} {}", t.name().to_uppercase(), t as u8).unwrap();
+    }
+    writeln!(
+        w,
+        "\n/* Exception kinds: the slot of (site, kind) is site * 4 + kind. */"
+    )
+    .unwrap();
+    for k in crate::kind::ExceptionKind::ALL {
+        writeln!(w, "#define NUMFUZZ_KIND_{} {}", k.name().to_uppercase(), k as u8).unwrap();
     }
     writeln!(w).unwrap();
     for t in FieldType::ALL {
@@ -174,6 +186,8 @@ pub fn generate() -> String {
         ("CMP_F80", symbols::CMP_F80),
         ("REGISTER_CMPS", symbols::REGISTER_CMPS),
         ("CMP_MODE", symbols::CMP_MODE),
+        ("ERRBITS_MAP", symbols::ERRBITS_MAP),
+        ("ERRBITS_SLOTS", symbols::ERRBITS_SLOTS),
         ("CHECK_F32", symbols::CHECK_F32),
         ("CHECK_F64", symbols::CHECK_F64),
         ("CHECK_F80", symbols::CHECK_F80),
