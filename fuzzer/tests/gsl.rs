@@ -1,0 +1,411 @@
+//! The GSL 2.7.1 target (targets/gsl): the harness generator's census of `gsl_sf_*_e`, generated
+//! harnesses that build and replay inputs with the exceptions GSL really raises, a campaign on
+//! `gsl_sf_exprel_2_e` whose Overflow triage places at specfunc/exp.c:406 and calls silent,
+//! and the specfunc-only build the README demo uses.
+//!
+//! GSL is built by targets/gsl/build.sh (Debian's source package; minutes the first time,
+//! cached afterwards). A machine that cannot build it (no deb-src access, not root) fails these
+//! tests with build.sh's message: they never pass without GSL.
+
+use numfuzz_abi::report::ReportEvent;
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::{Mutex, OnceLock};
+use testkit::Tools;
+
+/// The functions whose harness binaries these tests need.
+const FUNCTIONS: &[&str] = &[
+    "gsl_sf_exprel_2_e",
+    "gsl_sf_airy_Ai_e",
+    "gsl_sf_hypot_e",
+    "gsl_sf_bessel_Jn_e",
+    "gsl_sf_bessel_J0_e",
+    "gsl_sf_hyperg_U_int_e10_e",
+    "gsl_sf_angle_restrict_pos_e",
+];
+
+/// The 11 `_e` functions without a generated harness (arrays and a struct input;
+/// targets/gsl/README.md).
+const SKIPPED: &[&str] = &[
+    "gsl_sf_bessel_sequence_Jnu_e",
+    "gsl_sf_hermite_func_series_e",
+    "gsl_sf_hermite_phys_series_e",
+    "gsl_sf_hermite_prob_series_e",
+    "gsl_sf_hermite_series_e",
+    "gsl_sf_legendre_array_e",
+    "gsl_sf_legendre_deriv2_alt_array_e",
+    "gsl_sf_legendre_deriv2_array_e",
+    "gsl_sf_legendre_deriv_alt_array_e",
+    "gsl_sf_legendre_deriv_array_e",
+    "gsl_sf_result_smash_e",
+];
+
+/// The 7 of the census' 18 non-scalar `_e` functions that still get a harness: their extra
+/// parameters are plain `double *` outputs, or one `double *` in/out value.
+const DOUBLE_POINTER: &[&str] = &[
+    "gsl_sf_angle_restrict_pos_e",
+    "gsl_sf_angle_restrict_symm_e",
+    "gsl_sf_coulomb_wave_FG_e",
+    "gsl_sf_elljac_e",
+    "gsl_sf_lnbeta_sgn_e",
+    "gsl_sf_lngamma_sgn_e",
+    "gsl_sf_lnpoch_sgn_e",
+];
+
+/// In exprel_2's window 709.09 < x < ln(DBL_MAX), where 2*exp(x) overflows (targets.md).
+const EXPREL2_OVERFLOW_X: f64 = 709.444_660_830_357;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root")
+        .to_path_buf()
+}
+
+fn gsl_build_dir() -> PathBuf {
+    std::env::var_os("NUMFUZZ_GSL_BUILD")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("targets/gsl/build"))
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// Runs targets/gsl/build.sh with the test's numfuzz tools; panics with its output on failure.
+fn build_sh(args: &[&str]) -> String {
+    let o = Command::new(repo().join("targets/gsl/build.sh"))
+        .args(args)
+        .env("NUMFUZZ_BIN_DIR", &Tools::get().bin_dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run targets/gsl/build.sh");
+    assert!(
+        o.status.success(),
+        "targets/gsl/build.sh {} failed, so GSL cannot be tested on this machine (it needs root and a Debian \
+         deb-src source for `apt-get source gsl`):\n{}",
+        args.join(" "),
+        text(&o)
+    );
+    text(&o)
+}
+
+/// The full instrumented GSL build with the harnesses of [`FUNCTIONS`], built once per test run.
+fn gsl() -> &'static Path {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        build_sh(&["--no-coverage", "--functions", &FUNCTIONS.join(",")]);
+        gsl_build_dir()
+    })
+}
+
+fn harness(function: &str) -> PathBuf {
+    gsl().join("bin/fuzz").join(function)
+}
+
+fn manifest() -> Value {
+    let path = gsl().join("harness/manifest.json");
+    serde_json::from_str(&std::fs::read_to_string(&path).expect("manifest.json")).expect("valid manifest.json")
+}
+
+/// Campaigns compete for the machine's cores; these tests take turns.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// GSL's source path relative to its top directory (site files are paths into the unpacked
+/// Debian source tree).
+fn gsl_relative(path: &str) -> &str {
+    path.find("gsl-2.7.1+dfsg/")
+        .map_or(path, |i| &path[i + "gsl-2.7.1+dfsg/".len()..])
+}
+
+#[test]
+fn the_generator_covers_the_255_scalar_functions_7_more_and_lists_the_11_others() {
+    let m = manifest();
+    let counts = &m["counts"];
+    assert_eq!(counts["scalar"], 255, "{counts}");
+    assert_eq!(counts["double_or_mode_only"], 182, "{counts}");
+    assert_eq!(counts["with_int_or_unsigned"], 73, "{counts}");
+    assert_eq!(counts["double_pointer"], 7, "{counts}");
+    assert_eq!(counts["generated"], 262, "{counts}");
+    assert_eq!(counts["e_functions"], 273, "{counts}");
+
+    let skipped: BTreeSet<&str> = m["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["function"].as_str().unwrap())
+        .collect();
+    assert_eq!(skipped, SKIPPED.iter().copied().collect(), "skip list");
+    for s in m["skipped"].as_array().unwrap() {
+        let reason = s["reason"].as_str().unwrap();
+        assert!(
+            reason.contains('`'),
+            "{}: the reason names no parameter: {reason}",
+            s["function"]
+        );
+    }
+    let reason = |f: &str| {
+        m["skipped"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["function"] == f)
+            .unwrap()["reason"]
+            .clone()
+    };
+    assert!(reason("gsl_sf_hermite_series_e")
+        .as_str()
+        .unwrap()
+        .contains("const double * a"));
+    assert!(reason("gsl_sf_legendre_array_e")
+        .as_str()
+        .unwrap()
+        .contains("size_t lmax"));
+
+    // Signatures follow the C parameter types; outputs are not fields.
+    let harnesses = m["harnesses"].as_array().unwrap();
+    let sig = |f: &str| {
+        harnesses
+            .iter()
+            .find(|h| h["function"] == f)
+            .unwrap_or_else(|| panic!("no {f}"))["signature"]
+            .clone()
+    };
+    assert_eq!(sig("gsl_sf_exprel_2_e"), "f64");
+    assert_eq!(sig("gsl_sf_airy_Ai_e"), "f64,u8");
+    assert_eq!(sig("gsl_sf_hyperg_U_int_e10_e"), "i32,i32,f64");
+    assert_eq!(sig("gsl_sf_bessel_zero_J0_e"), "u32");
+    assert_eq!(sig("gsl_sf_coupling_9j_e"), "i32,i32,i32,i32,i32,i32,i32,i32,i32");
+    assert_eq!(sig("gsl_sf_complex_dilog_e"), "f64,f64");
+    let pointer_group: BTreeSet<&str> = harnesses
+        .iter()
+        .filter(|h| h["group"] == "double_pointer")
+        .map(|h| h["function"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        pointer_group,
+        DOUBLE_POINTER.iter().copied().collect(),
+        "double_pointer group"
+    );
+    assert_eq!(sig("gsl_sf_angle_restrict_pos_e"), "f64");
+    assert_eq!(sig("gsl_sf_elljac_e"), "f64,f64");
+    assert_eq!(sig("gsl_sf_coulomb_wave_FG_e"), "f64,f64,f64,i32");
+    let src = gsl().join("harness/src");
+    for h in harnesses {
+        let f = h["function"].as_str().unwrap();
+        let text = std::fs::read_to_string(src.join(format!("{f}.c"))).unwrap_or_else(|_| panic!("no source for {f}"));
+        assert!(
+            text.contains(&format!("NUMFUZZ_SIGNATURE(\"{}\")", h["signature"].as_str().unwrap())),
+            "{f}"
+        );
+        assert!(
+            text.contains("NUMFUZZ_HANDLED()") && text.contains("gsl_set_error_handler_off()"),
+            "{f}"
+        );
+    }
+}
+
+/// An exception as the tests compare it: kind, GSL-relative file, line, operation.
+type Seen = (String, String, u32, String);
+
+/// Every exception of one input (JSON reports, no abort) and whether the harness called
+/// `NUMFUZZ_HANDLED()`.
+fn replay(function: &str, input: &[u8]) -> (Vec<Seen>, bool) {
+    let out = testkit::run(
+        &harness(function),
+        &[],
+        input,
+        &[("NUMFUZZ_ABORT", "0"), ("NUMFUZZ_REPORT", "json")],
+    );
+    assert!(out.status.success(), "{function}: {}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let mut exceptions = Vec::new();
+    let mut handled = Vec::new();
+    for event in testkit::events(&stderr) {
+        match event {
+            ReportEvent::Exception(r) => {
+                let path = r.site.path().display().to_string();
+                exceptions.push((
+                    r.kind.name().to_string(),
+                    gsl_relative(&path).to_string(),
+                    r.site.line,
+                    r.site.op.name().to_string(),
+                ));
+            }
+            ReportEvent::InputDone(s) => handled.push(s.handled),
+        }
+    }
+    assert_eq!(handled.len(), 1, "{function}: one input, one summary:\n{stderr}");
+    (exceptions, handled[0])
+}
+
+fn has(seen: &[Seen], kind: &str, file: &str, line: u32, op: &str) -> bool {
+    seen.iter()
+        .any(|(k, f, l, o)| k == kind && f == file && *l == line && o == op)
+}
+
+#[test]
+fn seven_generated_harnesses_build_and_replay_what_gsl_raises() {
+    // exprel_2 just below ln(DBL_MAX): 2*exp(x) overflows and GSL returns GSL_SUCCESS with inf.
+    let (ex, handled) = replay("gsl_sf_exprel_2_e", &EXPREL2_OVERFLOW_X.to_le_bytes());
+    assert!(
+        has(&ex, "Overflow", "specfunc/exp.c", 406, "fmul") && !handled,
+        "{ex:?} handled={handled}"
+    );
+    // Above ln(DBL_MAX) GSL reports the overflow itself: no exception, a handled status.
+    let (ex, handled) = replay("gsl_sf_exprel_2_e", &800.0f64.to_le_bytes());
+    assert!(ex.is_empty() && handled, "{ex:?} handled={handled}");
+
+    // airy_Ai at a zero of the modulus' Chebyshev fit: err/val divides by zero, silently.
+    let mut input = (-1.8427611519777436f64).to_le_bytes().to_vec();
+    input.push(0); // GSL_PREC_DOUBLE
+    let (ex, handled) = replay("gsl_sf_airy_Ai_e", &input);
+    assert!(
+        has(&ex, "DivByZero", "specfunc/airy.c", 274, "fdiv") && !handled,
+        "{ex:?} handled={handled}"
+    );
+    // A mode beyond GSL_PREC_APPROX is not tried: nothing runs.
+    input.pop();
+    input.push(7);
+    let (ex, _) = replay("gsl_sf_airy_Ai_e", &input);
+    assert!(ex.is_empty(), "{ex:?}");
+
+    // hypot of two tiny numbers: the error estimate underflows in specfunc/trig.c.
+    let (ex, handled) = replay(
+        "gsl_sf_hypot_e",
+        &[1e-300f64.to_le_bytes(), 1e-300f64.to_le_bytes()].concat(),
+    );
+    assert!(
+        ex.iter().any(|(k, f, _, _)| k == "Underflow" && f == "specfunc/trig.c") && !handled,
+        "{ex:?}"
+    );
+
+    // Jn with an integer order: x at the smallest normal underflows in x*x, and GSL reports
+    // the underflow of the result itself.
+    let (ex, handled) = replay(
+        "gsl_sf_bessel_Jn_e",
+        &[&3i32.to_le_bytes()[..], &f64::MIN_POSITIVE.to_le_bytes()].concat(),
+    );
+    assert!(
+        ex.iter()
+            .any(|(k, f, _, _)| k == "Underflow" && f.starts_with("specfunc/bessel")),
+        "{ex:?}"
+    );
+    assert!(handled, "{ex:?}");
+    // An order beyond the harness bound is not tried.
+    let (ex, handled) = replay(
+        "gsl_sf_bessel_Jn_e",
+        &[&i32::MAX.to_le_bytes()[..], &f64::MIN_POSITIVE.to_le_bytes()].concat(),
+    );
+    assert!(ex.is_empty() && !handled, "{ex:?}");
+
+    // J0(1) is an ordinary value: no exception, success, and the standalone target exits 0
+    // even in its default abort-on-first-exception mode.
+    let (ex, handled) = replay("gsl_sf_bessel_J0_e", &1.0f64.to_le_bytes());
+    assert!(ex.is_empty() && !handled, "{ex:?}");
+    let out = testkit::run(&harness("gsl_sf_bessel_J0_e"), &[], &1.0f64.to_le_bytes(), &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    // ... while an exception aborts it, as afl-fuzz needs.
+    let out = testkit::run(
+        &harness("gsl_sf_exprel_2_e"),
+        &[],
+        &EXPREL2_OVERFLOW_X.to_le_bytes(),
+        &[],
+    );
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(out.status.signal(), Some(libc::SIGABRT), "{}", text(&out));
+    assert!(text(&out).contains("exp.c:406:"), "{}", text(&out));
+
+    // A gsl_sf_result_e10 output with two int arguments runs (U(1, 2, x) = 1/x).
+    let (ex, handled) = replay(
+        "gsl_sf_hyperg_U_int_e10_e",
+        &[&1i32.to_le_bytes()[..], &2i32.to_le_bytes(), &4.0f64.to_le_bytes()].concat(),
+    );
+    assert!(ex.is_empty() && !handled, "{ex:?}");
+
+    // The in/out angle of the double_pointer group is passed by address: +inf reaches the
+    // reduction, where inf - inf is an invalid operation, and GSL reports that it cannot
+    // reduce the angle (GSL_ELOSS).
+    let (ex, handled) = replay("gsl_sf_angle_restrict_pos_e", &f64::INFINITY.to_le_bytes());
+    assert!(
+        has(&ex, "Invalid", "specfunc/trig.c", 576, "fsub") && handled,
+        "{ex:?} handled={handled}"
+    );
+}
+
+#[test]
+fn a_campaign_on_exprel_2_finds_the_silent_overflow_at_exp_c_406() {
+    let _turn = one_at_a_time();
+    let exe = harness("gsl_sf_exprel_2_e");
+    let dir = tempfile::Builder::new().prefix("numfuzz-gsl-").tempdir().unwrap();
+    let out = dir.path().join("out");
+    let o = Command::new(Tools::get().numfuzz())
+        .args(["run", "-o", out.to_str().unwrap(), "-V", "20", "--no-tui", "--"])
+        .arg(&exe)
+        .env("CI", "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("numfuzz run");
+    assert!(o.status.success(), "{}", text(&o));
+
+    let o = Command::new(Tools::get().numfuzz())
+        .args(["triage", out.to_str().unwrap(), "--format", "json"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("numfuzz triage");
+    assert!(o.status.success(), "numfuzz triage: {}", text(&o));
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&o)));
+    let findings = report["findings"].as_array().expect("findings");
+    let overflow = findings
+        .iter()
+        .find(|f| {
+            f["kind"] == "Overflow"
+                && gsl_relative(f["location"]["path"].as_str().unwrap_or_default()) == "specfunc/exp.c"
+                && f["location"]["line"] == 406
+        })
+        .unwrap_or_else(|| panic!("no Overflow at specfunc/exp.c:406 in 20 s:\n{report:#}"));
+    assert_eq!(overflow["status"], "silent", "{overflow:#}");
+    assert_eq!(overflow["operation"]["op"], "fmul", "{overflow:#}");
+    assert_eq!(overflow["location"]["function"], "gsl_sf_exprel_2_e", "{overflow:#}");
+    // Its input is in the window where 2*exp(x) overflows but x < ln(DBL_MAX).
+    let x: f64 = overflow["input"]["fields"][0]["value"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((709.0..709.782712893384).contains(&x), "x = {x}");
+}
+
+#[test]
+fn the_specfunc_only_build_of_the_demo_locates_the_same_site_and_is_cached() {
+    let _turn = one_at_a_time();
+    let args = ["--specfunc-only", "--functions", "gsl_sf_exprel_2_e,gsl_sf_mathieu_a_e"];
+    let first = build_sh(&args);
+    assert!(first.contains("skipping gsl_sf_mathieu_a_e"), "{first}");
+    let exe = gsl_build_dir().join("bin/specfunc/gsl_sf_exprel_2_e");
+    let reports = testkit::reports(&exe, &EXPREL2_OVERFLOW_X.to_le_bytes());
+    assert!(
+        reports.iter().any(|r| r.kind.name() == "Overflow"
+            && gsl_relative(&r.site.path().display().to_string()) == "specfunc/exp.c"
+            && r.site.line == 406),
+        "{reports:?}"
+    );
+    // A second run rebuilds nothing.
+    let before = std::fs::metadata(&exe).unwrap().modified().unwrap();
+    let second = build_sh(&args);
+    assert!(second.contains("specfunc library: up to date"), "{second}");
+    assert_eq!(
+        std::fs::metadata(&exe).unwrap().modified().unwrap(),
+        before,
+        "the harness was relinked:\n{second}"
+    );
+}

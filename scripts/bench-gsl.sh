@@ -1,0 +1,246 @@
+#!/usr/bin/env bash
+# The GSL exception benchmark: fuzzes every generated GSL 2.7.1 special-function harness
+# (targets/gsl) for a fixed time, triages each campaign with `numfuzz triage`, merges the
+# findings into unique (site, kind) pairs over all functions and prints them per kind, silent
+# vs handled, beside the NumFuzz paper's figures.
+#
+#   scripts/bench-gsl.sh [SECONDS_PER_FUNCTION] [--afl] [--jobs N] [--functions f1,f2,...]
+#   scripts/bench-gsl.sh --report-only results/gsl-YYYYmmdd-HHMMSS   (re-triage, re-merge)
+#   scripts/bench-gsl.sh --continue results/gsl-YYYYmmdd-HHMMSS      (finish an interrupted run)
+#
+#   SECONDS_PER_FUNCTION  campaign length per function and tool (default 60)
+#   --afl                 also run Debian's afl-fuzz on the same binaries for the same time;
+#                         its crashes are triaged by numfuzz triage too (extra column)
+#   --jobs N              campaigns in parallel, each on one core (default 1)
+#   --functions LIST      only these functions (comma-separated gsl_sf_*_e names)
+#
+# Results go to results/gsl-<timestamp>/: campaigns/<tool>/<function>/ (the output dirs),
+# triage/<tool>/<function>.json, logs/, the merged report.md and report.json, and the
+# numfuzz and harness binaries used (bin/, hard links into targets/gsl/build).
+# 262 functions at 60 s take about 4.5 hours on one job (2.3 hours with --jobs 2; twice
+# that with --afl).
+set -euo pipefail
+
+# The whole script is one function, parsed before it runs: editing this file while a
+# benchmark of hours is running cannot change the running one.
+main() {
+cd "$(dirname "$0")/.."
+root=$(pwd)
+bin_dir="${NUMFUZZ_BIN_DIR:-${CARGO_TARGET_DIR:-$root/target}/release}"
+case "$bin_dir" in /*) ;; *) bin_dir="$root/$bin_dir" ;; esac
+gsl_build="${NUMFUZZ_GSL_BUILD:-$root/targets/gsl/build}"
+
+seconds=60
+afl=0
+jobs=1
+functions=""
+mode=run
+results=""
+while (($#)); do
+  case "$1" in
+    --afl) afl=1 ;;
+    --jobs)
+      jobs="${2:-}"
+      shift
+      ;;
+    --jobs=*) jobs="${1#*=}" ;;
+    --functions)
+      functions="${2:-}"
+      shift
+      ;;
+    --functions=*) functions="${1#*=}" ;;
+    --report-only | --continue)
+      mode="${1#--}"
+      results="${2:-}"
+      [ -n "$results" ] || { echo "bench-gsl.sh: $1 needs the results directory of an earlier run" >&2; exit 2; }
+      shift
+      ;;
+    -h | --help)
+      sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
+      return 0
+      ;;
+    -*)
+      echo "bench-gsl.sh: unknown option \`$1\` (see --help)" >&2
+      exit 2
+      ;;
+    *)
+      seconds="$1"
+      ;;
+  esac
+  shift
+done
+case "$seconds" in '' | *[!0-9]* | 0)
+  echo "bench-gsl.sh: SECONDS_PER_FUNCTION must be a positive number, got \`$seconds\`" >&2
+  exit 2
+  ;;
+esac
+case "$jobs" in '' | *[!0-9]* | 0)
+  echo "bench-gsl.sh: --jobs needs a positive number, got \`$jobs\`" >&2
+  exit 2
+  ;;
+esac
+
+say() { echo "bench-gsl: $*"; }
+die() {
+  echo "bench-gsl.sh: error: $*" >&2
+  exit 1
+}
+
+# --- configuration: a new run, or the one in an earlier results directory ---------------------
+
+if [ "$mode" = run ]; then
+  [ -x "$bin_dir/numfuzz" ] || die "$bin_dir/numfuzz is missing; run scripts/build.sh first"
+  say "building GSL and the harnesses (targets/gsl/build.sh; cached after the first run)"
+  build_args=(--no-coverage)
+  [ -n "$functions" ] && build_args+=(--functions "$functions")
+  targets/gsl/build.sh "${build_args[@]}"
+  results="$root/results/gsl-$(date +%Y%m%d-%H%M%S)"
+  mkdir -p "$results"
+  # numfuzz and the harnesses are rebuilt while people work, and a campaign binary must match
+  # the numfuzz that fuzzes and triages it: a run of hours uses one snapshot throughout. The
+  # harnesses are hard links (no copy); a rebuild writes new files and leaves these alone.
+  cp "$bin_dir/numfuzz" "$results/numfuzz"
+  cp -al "$gsl_build/bin/fuzz" "$results/bin"
+  python3 - "$gsl_build/harness/manifest.json" "$results/config.json" "$seconds" "$jobs" "$afl" "$functions" \
+    "$results/bin" <<'EOF'
+import json, sys, time
+manifest, out, seconds, jobs, afl, functions, bins = sys.argv[1:]
+m = json.load(open(manifest))
+sigs = {h["function"]: h["signature"] for h in m["harnesses"]}
+wanted = [f for f in functions.split(",") if f] or sorted(sigs)
+unknown = [f for f in wanted if f not in sigs]
+if unknown:
+    sys.exit(f"bench-gsl.sh: no harness for {', '.join(unknown)} (see targets/gsl/README.md)")
+json.dump({"seconds": int(seconds), "jobs": int(jobs), "afl": afl == "1", "functions": wanted,
+           "signatures": {f: sigs[f] for f in wanted}, "binaries": bins,
+           "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}, open(out, "w"), indent=1)
+EOF
+  say "results in $results"
+else
+  case "$results" in /*) ;; *) results="$root/$results" ;; esac
+  [ -f "$results/config.json" ] || die "$results is not a bench-gsl results directory (no config.json)"
+fi
+
+cfg() { python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))[sys.argv[2]]; print(" ".join(v) if isinstance(v, list) else (int(v) if isinstance(v, bool) else v))' "$results/config.json" "$1"; }
+seconds=$(cfg seconds)
+afl=$(cfg afl)
+bins=$(cfg binaries)
+read -ra fns <<<"$(cfg functions)"
+numfuzz="$results/numfuzz"
+[ -x "$numfuzz" ] || numfuzz="$bin_dir/numfuzz"
+tools=(numfuzz)
+((afl)) && tools+=(afl)
+mkdir -p "$results/logs" "$results/triage/numfuzz" "$results/campaigns/numfuzz"
+((afl)) && mkdir -p "$results/triage/afl" "$results/campaigns/afl" "$results/seeds"
+
+have_triage() { "$numfuzz" triage --help >/dev/null 2>&1 || "$bin_dir/numfuzz" triage --help >/dev/null 2>&1; }
+triage_tool() {
+  # The copy taken at the start may predate `numfuzz triage`; the current build may have it.
+  if "$numfuzz" triage --help >/dev/null 2>&1; then echo "$numfuzz"; else echo "$bin_dir/numfuzz"; fi
+}
+
+# --- one job: a campaign and its triage -------------------------------------------------------
+
+# afl-fuzz starts from two neutral seeds, every field 0 and every field 1; numfuzz builds its
+# own seeds from the signature (0, 1 and special values), which is part of what is compared.
+afl_seeds() {
+  local fn=$1 dir="$results/seeds/$1"
+  [ -d "$dir" ] && return
+  mkdir -p "$dir"
+  python3 - "$results/config.json" "$fn" "$dir" <<'EOF'
+import json, struct, sys
+cfg, fn, out = sys.argv[1:]
+sig = json.load(open(cfg))["signatures"][fn].split(",")
+fmt = {"f64": "d", "i32": "i", "u32": "I", "u8": "B"}
+for name, v in (("zeros", 0), ("ones", 1)):
+    vals = [float(v) if t == "f64" else v for t in sig]
+    open(f"{out}/{name}", "wb").write(struct.pack("<" + "".join(fmt[t] for t in sig), *vals))
+EOF
+}
+
+triage_one() {
+  local tool=$1 fn=$2 campaign="$results/campaigns/$1/$2"
+  [ -d "$campaign" ] || return 0
+  "$(triage_tool)" triage "$campaign" --target "$bins/$fn" --format json --jobs 1 \
+    --output "$results/triage/$tool/$fn.json" >>"$results/logs/$tool-$fn.triage.log" 2>&1 ||
+    echo "bench-gsl: triage of $tool/$fn failed (see logs/$tool-$fn.triage.log)"
+}
+
+fuzz_one() {
+  local tool=$1 fn=$2 core=$3 campaign="$results/campaigns/$1/$2" log="$results/logs/$1-$2.log"
+  if [ ! -e "$campaign/.done" ]; then
+    rm -rf "$campaign"
+    if [ "$tool" = numfuzz ]; then
+      "$numfuzz" run -o "$campaign" -V "$seconds" -t 1000 --cores "$core" --no-tui -- "$bins/$fn" \
+        </dev/null >"$log" 2>&1 || echo "bench-gsl: numfuzz run on $fn failed (see $log)"
+    else
+      afl_seeds "$fn"
+      AFL_NO_UI=1 AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_AFFINITY=1 \
+        AFL_SKIP_CRASHES=1 \
+        taskset -c "$core" afl-fuzz -i "$results/seeds/$fn" -o "$campaign" -V "$seconds" -t 1000 -- "$bins/$fn" \
+        </dev/null >"$log" 2>&1 || echo "bench-gsl: afl-fuzz on $fn failed (see $log)"
+    fi
+    [ -d "$campaign" ] && touch "$campaign/.done"
+  fi
+  have_triage && triage_one "$tool" "$fn"
+  return 0
+}
+
+# --- the job queue: N slots, slot k on core k mod nproc ---------------------------------------
+
+run_queue() {
+  local kind=$1
+  shift
+  local cores
+  cores=$(nproc)
+  local -A slot_of=()
+  local free=() k pid total=$# started=0
+  for ((k = 0; k < jobs; k++)); do free+=("$k"); done
+  for job in "$@"; do
+    if ((${#free[@]} == 0)); then
+      wait -n -p pid || true
+      free+=("${slot_of[$pid]}")
+      unset "slot_of[$pid]"
+    fi
+    k=${free[0]}
+    free=("${free[@]:1}")
+    local tool=${job%%:*} fn=${job#*:}
+    started=$((started + 1))
+    if [ "$kind" = fuzz ]; then
+      echo "bench-gsl: [$started/$total] $(date +%H:%M:%S) $tool $fn (core $((k % cores)))"
+      fuzz_one "$tool" "$fn" $((k % cores)) &
+    else
+      triage_one "$tool" "$fn" &
+    fi
+    slot_of[$!]=$k
+  done
+  wait
+}
+
+jobs_list=()
+for fn in "${fns[@]}"; do
+  for tool in "${tools[@]}"; do jobs_list+=("$tool:$fn"); done
+done
+
+if [ "$mode" != report-only ]; then
+  ((afl)) && ! command -v afl-fuzz >/dev/null && die "afl-fuzz is missing (scripts/setup.sh installs afl++)"
+  start=$(date +%s)
+  say "${#fns[@]} functions x ${#tools[@]} tool(s) x ${seconds} s on $jobs job(s): about $(((${#jobs_list[@]} * seconds + jobs - 1) / jobs / 60)) min"
+  run_queue fuzz "${jobs_list[@]}"
+  say "campaigns done in $((($(date +%s) - start) / 60)) min"
+fi
+
+if ! have_triage; then
+  echo "bench-gsl.sh: this numfuzz has no \`triage\` command yet; the campaigns are saved in $results." >&2
+  echo "bench-gsl.sh: once it has, run: scripts/bench-gsl.sh --report-only $results" >&2
+  exit 1
+fi
+if [ "$mode" = report-only ]; then
+  say "re-triaging ${#jobs_list[@]} campaigns on $jobs job(s)"
+  run_queue triage "${jobs_list[@]}"
+fi
+python3 targets/gsl/bench_report.py "$results"
+}
+
+main "$@"
+exit

@@ -1,0 +1,319 @@
+#!/usr/bin/env bash
+# GSL 2.7.1 from Debian's source package, built with numfuzz-cc, and one harness per
+# gsl_sf_*_e function with numeric arguments (generated from the installed headers).
+#
+#   targets/gsl/build.sh [--specfunc-only] [--no-coverage] [--functions f1,f2,...] [--jobs N]
+#
+# Default: the whole library instrumented (so an exception inside a helper such as
+# sys/ or complex/ is located in its own source file), a coverage build of the whole library
+# (NUMFUZZ_CC_COVERAGE=1, for llvm-cov), the generated harnesses, and both harness binaries:
+#   build/bin/fuzz/<function>   numfuzz-cc harness, for numfuzz run / afl-fuzz / triage
+#   build/bin/cov/<function>    llvm-cov build of the same harness (replays files)
+# --specfunc-only builds only the sub-libraries the special functions need outside the
+# Mathieu functions (gsl utils sys err complex specfunc, all instrumented) into
+# build/specfunc and its harnesses into build/bin/specfunc/. The README demo uses it: it is
+# several times faster than the full build. The Mathieu harnesses cannot link against it and
+# are left out there.
+#
+# Everything goes to targets/gsl/build/ (git-ignored; NUMFUZZ_GSL_BUILD moves it). A second
+# run does nothing: each library build is keyed on the hashes of numfuzz-cc, its LLVM pass and
+# its headers, each harness binary also on the numfuzz runtime, so rebuilding numfuzz
+# rebuilds what depends on it.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+bin_dir="${NUMFUZZ_BIN_DIR:-${CARGO_TARGET_DIR:-$root/target}/release}"
+case "$bin_dir" in /*) ;; *) bin_dir="$root/$bin_dir" ;; esac
+build="${NUMFUZZ_GSL_BUILD:-$here/build}"
+case "$build" in /*) ;; *) build="$(pwd)/$build" ;; esac
+cc="$bin_dir/numfuzz-cc"
+runtime="$bin_dir/libnumfuzz_runtime.a"
+gsl_version=2.7.1
+
+specfunc_only=0
+coverage=1
+functions=""
+jobs=$(nproc)
+while (($#)); do
+  case "$1" in
+    --specfunc-only) specfunc_only=1 ;;
+    --no-coverage) coverage=0 ;;
+    --functions)
+      functions="${2:?--functions needs a comma-separated list}"
+      shift
+      ;;
+    --functions=*) functions="${1#*=}" ;;
+    --jobs)
+      jobs="${2:?--jobs needs a number}"
+      shift
+      ;;
+    -h | --help)
+      sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
+      exit 0
+      ;;
+    *)
+      echo "gsl/build.sh: unknown argument \`$1\` (see --help)" >&2
+      exit 2
+      ;;
+  esac
+  shift
+done
+case "$jobs" in '' | *[!0-9]* | 0)
+  echo "gsl/build.sh: --jobs needs a positive number, got \`$jobs\`" >&2
+  exit 2
+  ;;
+esac
+
+say() { echo "gsl/build.sh: $*"; }
+die() {
+  echo "gsl/build.sh: error: $*" >&2
+  exit 1
+}
+now() { date +%s; }
+
+for tool in "$cc" "$runtime"; do
+  [ -e "$tool" ] || die "$tool is missing; build numfuzz first (scripts/build.sh)"
+done
+command -v python3 >/dev/null || die "python3 is missing (scripts/setup.sh installs it)"
+command -v clang-19 >/dev/null || die "clang-19 is missing (scripts/setup.sh installs it)"
+
+# --- 1. sources ------------------------------------------------------------------------------
+
+# Writes deb-src twins of the configured Debian entries (the ones whose suite starts with this
+# release's codename) to separate files, so that `apt-get source` works.
+add_deb_src() {
+  local codename sources list
+  codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+  [ -n "$codename" ] || die "cannot tell the Debian release (no VERSION_CODENAME in /etc/os-release)"
+  sources=/etc/apt/sources.list.d/numfuzz-deb-src.sources
+  list=/etc/apt/sources.list.d/numfuzz-deb-src.list
+  local deb822=() oneline=()
+  for f in /etc/apt/sources.list.d/*.sources; do
+    [ -e "$f" ] && [ "$f" != "$sources" ] && deb822+=("$f")
+  done
+  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+    [ -e "$f" ] && [ "$f" != "$list" ] && oneline+=("$f")
+  done
+  local stanzas="" lines=""
+  if ((${#deb822[@]})); then
+    # deb822 paragraphs: keep every field (including multi-line Signed-By), switch the type.
+    stanzas=$(awk -v code="$codename" '
+      function flush() {
+        if (para != "" && types ~ /(^| )deb( |$)/ && enabled != "no" && suites_ok) {
+          sub(/(^|\n)Types:[^\n]*/, "\nTypes: deb-src", para); sub(/^\n/, "", para)
+          printf "%s\n\n", para
+        }
+        para = ""; types = ""; enabled = ""; suites_ok = 0
+      }
+      /^[ \t]*#/ { next }
+      /^[ \t]*$/ { flush(); next }
+      {
+        para = para (para == "" ? "" : "\n") $0
+        if (tolower($1) == "types:") { types = $0; sub(/^[^:]*:[ \t]*/, "", types) }
+        if (tolower($1) == "enabled:") enabled = tolower($2)
+        if (tolower($1) == "suites:") for (i = 2; i <= NF; i++) if (index($i, code) == 1) suites_ok = 1
+      }
+      END { flush() }' "${deb822[@]}")
+  fi
+  if ((${#oneline[@]})); then
+    lines=$(awk -v code="$codename" '
+      $1 == "deb" {
+        i = 2; if ($2 ~ /^\[/) { while (i <= NF && $i !~ /\]$/) i++; i++ }
+        if (index($(i + 1), code) == 1) { $1 = "deb-src"; print }
+      }' "${oneline[@]}")
+  fi
+  [ -n "$stanzas$lines" ] || die "no Debian '$codename' entry in /etc/apt/sources.list{,.d} to derive a deb-src entry from; add a deb-src line for $codename and re-run"
+  if [ -n "$stanzas" ]; then
+    printf '# Added by numfuzz targets/gsl/build.sh for `apt-get source gsl`.\n%s' "$stanzas" >"$sources"
+    say "no deb-src entry was configured: added $sources (deb-src for the Debian $codename suites)"
+  fi
+  if [ -n "$lines" ]; then
+    printf '# Added by numfuzz targets/gsl/build.sh for `apt-get source gsl`.\n%s\n' "$lines" >"$list"
+    say "no deb-src entry was configured: added $list (deb-src for the Debian $codename suites)"
+  fi
+}
+
+have_gsl_source_index() { apt-cache showsrc gsl 2>/dev/null | grep -q '^Package: gsl$'; }
+
+fetch_source() {
+  local dl="$build/src"
+  src=""
+  [ -d "$dl" ] && src=$(find "$dl" -maxdepth 1 -type d -name "gsl-$gsl_version*" | head -1)
+  if [ -n "$src" ] && [ -e "$dl/.unpacked" ]; then
+    return
+  fi
+  [ "$(id -u)" -eq 0 ] || die "fetching GSL needs root (apt-get update, and a deb-src entry if none is configured): run targets/gsl/build.sh as root once"
+  command -v dpkg-source >/dev/null || die "dpkg-source is missing (apt-get install dpkg-dev, or run scripts/setup.sh)"
+  if ! have_gsl_source_index; then
+    if ! grep -rqsE '^[[:space:]]*deb-src[[:space:]]|^Types:.*deb-src' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+      add_deb_src
+    fi
+    say "apt-get update (for the source package index)"
+    apt-get update -qq || die "apt-get update failed; check the network and /etc/apt/sources.list.d"
+    have_gsl_source_index || die "apt knows no source package gsl even with deb-src entries; check /etc/apt/sources.list.d"
+  fi
+  rm -rf "$dl"
+  mkdir -p "$dl"
+  say "apt-get source gsl (Debian's GSL $gsl_version, ~7 MB)"
+  (cd "$dl" && apt-get source -qq gsl >"$dl/apt-get-source.log" 2>&1) ||
+    die "apt-get source gsl failed (log: $dl/apt-get-source.log)"
+  src=$(find "$dl" -maxdepth 1 -type d -name "gsl-$gsl_version*" | head -1)
+  [ -n "$src" ] || die "apt-get source gsl did not unpack GSL $gsl_version (got: $(ls "$dl")); this recipe is for Debian 12's gsl 2.7.1"
+  touch "$dl/.unpacked"
+}
+
+# --- 2. libraries ----------------------------------------------------------------------------
+
+# What an instrumented object depends on: numfuzz-cc, its pass plugin and its headers. The
+# pass and header paths are the ones numfuzz-cc really uses (from its verbose command line).
+toolchain_files() {
+  local probe="$build/.probe"
+  mkdir -p "$probe"
+  echo 'int numfuzz_probe(void) { return 0; }' >"$probe/p.c"
+  local cmdline
+  cmdline=$(NUMFUZZ_CC_VERBOSE=1 "$cc" -c "$probe/p.c" -o "$probe/p.o" 2>&1) || die "numfuzz-cc cannot compile: $cmdline"
+  local pass inc
+  pass=$(grep -o -- '-fpass-plugin=[^" ]*' <<<"$cmdline" | head -1 | cut -d= -f2)
+  inc=$(grep -o -- '-I[^" ]*include' <<<"$cmdline" | head -1 | cut -c3-)
+  [ -n "$pass" ] && [ -e "$pass" ] || die "cannot find numfuzz-cc's LLVM pass (verbose output: $cmdline)"
+  echo "$cc" "$pass" "$inc/numfuzz.h" "$inc/numfuzz_abi.h"
+}
+
+key_of() { cat "$@" | sha256sum | cut -d' ' -f1; }
+
+# Writes KEY to FILE only when it changed, so that FILE's mtime says when the toolchain changed.
+update_key() {
+  local file=$1 key=$2
+  if [ "$(cat "$file" 2>/dev/null)" != "$key" ]; then
+    mkdir -p "$(dirname "$file")"
+    echo "$key" >"$file"
+  fi
+}
+
+# The doc/ directory of the dfsg tarball lacks the .rst files its stale Makefile.in wants.
+stub_doc_makefile() {
+  printf 'all install check clean distclean install-data install-exec uninstall installdirs:\n\t@:\n' >"$1/doc/Makefile"
+}
+
+# build_library VARIANT KEY [DIRS...]: configure with numfuzz-cc (env of the variant) and make
+# either everything (+ install) or only DIRS.
+build_library() {
+  local variant=$1 key=$2
+  shift 2
+  local dir="$build/$variant" obj="$build/$variant/obj" prefix="$build/$variant/prefix"
+  local stamp="$dir/stamp"
+  if [ "$(cat "$stamp" 2>/dev/null)" = "$key" ]; then
+    say "$variant library: up to date ($dir)"
+    return
+  fi
+  local envs=()
+  [ "$variant" = cov ] && envs=(NUMFUZZ_CC_COVERAGE=1)
+  rm -f "$stamp"
+  mkdir -p "$obj"
+  local log="$dir/build.log" t0 t1 t2
+  : >"$log"
+  t0=$(now)
+  if [ ! -e "$obj/config.status" ] || [ "$(cat "$dir/configured-with" 2>/dev/null)" != "$key" ]; then
+    say "$variant library: configure (CC=numfuzz-cc${envs:+, ${envs[*]}}; log: $log)"
+    rm -rf "$obj"
+    mkdir -p "$obj"
+    (cd "$obj" && env "${envs[@]}" "$src/configure" CC="$cc" CFLAGS="-O2 -g" --disable-shared \
+      --prefix="$prefix" >>"$log" 2>&1) || die "configure failed; see $log"
+    stub_doc_makefile "$obj"
+    echo "$key" >"$dir/configured-with"
+  fi
+  t1=$(now)
+  if (($#)); then
+    say "$variant library: make -j$jobs in $* (configure took $((t1 - t0)) s)"
+    for d in "$@"; do
+      env "${envs[@]}" make -C "$obj/$d" -j"$jobs" >>"$log" 2>&1 || die "make in $d failed; see $log"
+    done
+  else
+    say "$variant library: make -j$jobs, all of GSL (configure took $((t1 - t0)) s)"
+    env "${envs[@]}" make -C "$obj" -j"$jobs" >>"$log" 2>&1 || die "make failed; see $log"
+    env "${envs[@]}" make -C "$obj" install >>"$log" 2>&1 || die "make install failed; see $log"
+  fi
+  t2=$(now)
+  say "$variant library: built in $((t2 - t0)) s (configure $((t1 - t0)) s, make $((t2 - t1)) s)"
+  echo "$key" >"$stamp"
+}
+
+# --- 3. harnesses ----------------------------------------------------------------------------
+
+# build_harnesses VARIANT LIBS INCLUDE [ENV...]
+build_harnesses() {
+  local variant=$1 libs=$2 include=$3
+  shift 3
+  local out="$build/bin/$variant" list=()
+  mkdir -p "$out"
+  if [ -n "$functions" ]; then
+    IFS=, read -ra list <<<"$functions"
+  else
+    mapfile -t list < <(python3 -c 'import json,sys; [print(h["function"]) for h in json.load(open(sys.argv[1]))["harnesses"]]' "$build/harness/manifest.json")
+  fi
+  local targets=() f
+  for f in "${list[@]}"; do
+    [ -e "$build/harness/src/$f.c" ] || die "no harness for \`$f\` (see $build/harness/manifest.json and $here/README.md for the list)"
+    if [ "$variant" = specfunc ] && grep -q '^#define NUMFUZZ_GSL_NEEDS_LINALG' "$build/harness/src/$f.c"; then
+      say "skipping $f in the specfunc-only build (it needs GSL's linear algebra)"
+      continue
+    fi
+    targets+=("$out/$f")
+  done
+  local t0 t1
+  t0=$(now)
+  env "$@" make -s -f "$here/harness.mk" -j"$jobs" CC="$cc" SRC="$build/harness/src" OUT="$out" \
+    LIBS="$libs" INCLUDE="$include" KEY="$build/$variant/toolchain.key" "${targets[@]}" ||
+    die "building the $variant harnesses failed"
+  t1=$(now)
+  say "$variant harnesses: ${#targets[@]} in $out ($((t1 - t0)) s)"
+}
+
+generate() {
+  local include=$1 gen="$build/harness"
+  if [ -e "$gen/manifest.json" ] && [ "$gen/manifest.json" -nt "$here/gen_harnesses.py" ] &&
+    [ "$gen/manifest.json" -nt "$include/gsl/gsl_sf.h" ]; then
+    return
+  fi
+  python3 "$here/gen_harnesses.py" --include "$include" --out "$gen" || die "the harness generator failed"
+}
+
+# One build at a time per build directory (tests, the benchmark and the demo share it).
+mkdir -p "$build"
+exec 9>"$build/.lock"
+if ! flock -n 9; then
+  say "waiting for another build.sh in $build"
+  flock 9
+fi
+
+fetch_source
+say "source: $src"
+read -ra tc_files <<<"$(toolchain_files)"
+lib_key=$(key_of "${tc_files[@]}")
+bin_key=$(key_of "${tc_files[@]}" "$runtime")
+
+if ((specfunc_only)); then
+  dirs=(gsl utils sys err complex specfunc)
+  build_library specfunc "$lib_key" "${dirs[@]}"
+  obj="$build/specfunc/obj"
+  generate "$obj"
+  update_key "$build/specfunc/toolchain.key" "$bin_key"
+  libs="-Wl,--start-group"
+  for d in sys err complex specfunc; do libs+=" $obj/$d/.libs/libgsl$d.a"; done
+  libs+=" -Wl,--end-group"
+  build_harnesses specfunc "$libs" "$obj"
+  exit 0
+fi
+
+build_library fuzz "$lib_key"
+generate "$build/fuzz/prefix/include"
+update_key "$build/fuzz/toolchain.key" "$bin_key"
+prefix="$build/fuzz/prefix"
+build_harnesses fuzz "$prefix/lib/libgsl.a $prefix/lib/libgslcblas.a" "$prefix/include"
+if ((coverage)); then
+  build_library cov "$lib_key"
+  update_key "$build/cov/toolchain.key" "$bin_key"
+  prefix="$build/cov/prefix"
+  build_harnesses cov "$prefix/lib/libgsl.a $prefix/lib/libgslcblas.a" "$prefix/include" NUMFUZZ_CC_COVERAGE=1
+fi
