@@ -8,7 +8,7 @@
 set -euo pipefail
 
 packages=(clang-19 llvm-19-dev libclang-rt-19-dev lld-19 afl++ autoconf automake libtool make
-          newlib-source xz-utils binutils dpkg-dev python3)
+          newlib-source xz-utils binutils dpkg-dev python3 gnuplot-nox)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -226,6 +226,18 @@ fn two_cores_give_two_afl_instances_that_both_fuzz() {
         wt.contains("Dead or remote : 2"),
         "afl-whatsup did not see both instances:\n{wt}"
     );
+    // afl-plot (with gnuplot, both from scripts/setup.sh) draws an instance's plot_data.
+    let plots = out.join("plots");
+    let p = Command::new("afl-plot")
+        .arg(&instances[0])
+        .arg(&plots)
+        .output()
+        .expect("afl-plot (scripts/setup.sh installs afl++ and gnuplot-nox)");
+    assert!(p.status.success(), "afl-plot failed:\n{}", text(&p));
+    for png in ["exec_speed.png", "edges.png", "high_freq.png"] {
+        let size = std::fs::metadata(plots.join(png)).map(|m| m.len()).unwrap_or(0);
+        assert!(size > 1000, "afl-plot drew no {png}:\n{}", text(&p));
+    }
 }
 
 #[test]
