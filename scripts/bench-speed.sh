@@ -8,7 +8,8 @@
 # numfuzz-cc build (edges + FP checkers + ErrBits); afl-fuzz runs an afl-clang-fast build of
 # the same harness through AFL++'s libFuzzer driver (persistent mode, shared-memory inputs).
 # A row for an edges-only numfuzz-cc build (NUMFUZZ_CC_NO_CHECKS=1) separates the engine's
-# speed from the checkers' cost. Each campaign uses one core; they run one after another.
+# speed from the checkers' cost, and a --no-cmp row the cost of comparison logging and solving.
+# Each campaign uses one core; they run one after another.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -68,6 +69,7 @@ run_numfuzz() { # name, extra args, binary
 }
 echo "measuring ${seconds} s per campaign ..."
 run_numfuzz inprocess "" "$work/exp_numfuzz"
+run_numfuzz inprocess-nocmp "--no-cmp" "$work/exp_numfuzz"
 run_numfuzz inprocess-edges "" "$work/exp_edges"
 run_numfuzz forkserver "--executor forkserver" "$work/exp_numfuzz"
 
@@ -80,7 +82,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1fx", a / b; els
 echo
 echo "| executor (fdlibm __ieee754_exp, ${seconds} s, 1 core) | exec/s | vs afl-fuzz |"
 echo "|---|---:|---:|"
-echo "| numfuzz in-process (checkers + ErrBits) | ${speed[inprocess]} | $(ratio "${speed[inprocess]}" "${speed[afl]}") |"
+echo "| numfuzz in-process (checkers + ErrBits + comparison solving: the default) | ${speed[inprocess]} | $(ratio "${speed[inprocess]}" "${speed[afl]}") |"
+echo "| numfuzz in-process, --no-cmp (no comparison logging or solving) | ${speed[inprocess-nocmp]} | $(ratio "${speed[inprocess-nocmp]}" "${speed[afl]}") |"
 echo "| numfuzz in-process, edges-only build | ${speed[inprocess-edges]} | $(ratio "${speed[inprocess-edges]}" "${speed[afl]}") |"
 echo "| numfuzz forkserver (checkers + ErrBits) | ${speed[forkserver]} | $(ratio "${speed[forkserver]}" "${speed[afl]}") |"
 echo "| afl-fuzz 4.04c persistent + shared memory | ${speed[afl]} | 1.0x |"
