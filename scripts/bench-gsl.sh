@@ -33,6 +33,7 @@ gsl_build="${NUMFUZZ_GSL_BUILD:-$root/targets/gsl/build}"
 seconds=60
 afl=0
 jobs=1
+jobs_given=0
 functions=""
 mode=run
 results=""
@@ -41,9 +42,13 @@ while (($#)); do
     --afl) afl=1 ;;
     --jobs)
       jobs="${2:-}"
+      jobs_given=1
       shift
       ;;
-    --jobs=*) jobs="${1#*=}" ;;
+    --jobs=*)
+      jobs="${1#*=}"
+      jobs_given=1
+      ;;
     --functions)
       functions="${2:-}"
       shift
@@ -123,6 +128,8 @@ fi
 
 cfg() { python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))[sys.argv[2]]; print(" ".join(v) if isinstance(v, list) else (int(v) if isinstance(v, bool) else v))' "$results/config.json" "$1"; }
 seconds=$(cfg seconds)
+# --continue and --report-only keep the run's job count unless --jobs says otherwise.
+((jobs_given)) || jobs=$(cfg jobs)
 afl=$(cfg afl)
 bins=$(cfg binaries)
 read -ra fns <<<"$(cfg functions)"
