@@ -76,6 +76,8 @@ pub enum Ending {
     /// empty when the program died without one) and the last lines it printed.
     Crashed {
         signal: i32,
+        /// What the runtime said of the signal, e.g. "stack overflow".
+        cause: Option<String>,
         stack: Vec<Frame>,
         output_tail: String,
     },
@@ -102,13 +104,30 @@ impl Replay {
 
     /// The frame that names a crash: the innermost one in the program's own code (an
     /// absolute source path; system libraries' frames such as `raise`/`abort` have
-    /// relative or no paths), else the innermost one.
+    /// relative or no paths, and the numfuzz runtime's are Rust), else the innermost one.
+    /// A stack overflow often strikes inside a checker called from the recursion.
     pub fn crash_frame(&self) -> Option<&Frame> {
         match &self.ending {
             Ending::Crashed { stack, .. } => stack
                 .iter()
-                .find(|f| f.file.as_deref().is_some_and(|p| p.starts_with('/')))
+                .find(|f| {
+                    f.file
+                        .as_deref()
+                        .is_some_and(|p| p.starts_with('/') && !p.ends_with(".rs"))
+                })
                 .or_else(|| stack.first()),
+            _ => None,
+        }
+    }
+
+    /// How a crashed replay is named: the signal, plus the runtime's cause when it gave one
+    /// (`SIGSEGV (stack overflow)`).
+    pub fn crash_name(&self) -> Option<String> {
+        match &self.ending {
+            Ending::Crashed { signal, cause, .. } => Some(match cause {
+                Some(c) => format!("{} ({c})", signal_name(*signal)),
+                None => signal_name(*signal),
+            }),
             _ => None,
         }
     }
@@ -216,6 +235,7 @@ fn parse_run(input: &Path, bytes: Vec<u8>, status: Option<std::process::ExitStat
     let mut exceptions = Vec::new();
     let mut summary = None;
     let mut stack = Vec::new();
+    let mut cause = None;
     let mut in_stack = false;
     for line in text.lines() {
         if line.starts_with('{') {
@@ -224,9 +244,13 @@ fn parse_run(input: &Path, bytes: Vec<u8>, status: Option<std::process::ExitStat
                 Ok(ReportEvent::InputDone(s)) => summary = Some(s),
                 Err(_) => {}
             }
-        } else if line.starts_with(FATAL_PREFIX) {
+        } else if let Some(rest) = line.strip_prefix(FATAL_PREFIX) {
             in_stack = true;
             stack.clear();
+            cause = rest
+                .split_once(" (")
+                .and_then(|(_, c)| c.strip_suffix(')'))
+                .map(str::to_string);
         } else if in_stack {
             match Frame::parse(line) {
                 Some(f) => stack.push(f),
@@ -238,6 +262,7 @@ fn parse_run(input: &Path, bytes: Vec<u8>, status: Option<std::process::ExitStat
         (None, _) => Ending::TimedOut,
         (Some(s), _) if s.signal().is_some() => Ending::Crashed {
             signal: s.signal().unwrap_or(0),
+            cause,
             stack,
             output_tail: tail(text, 8),
         },
@@ -347,12 +372,9 @@ pub fn describe(replay: &Replay, signature: Option<&Signature>) -> String {
             };
             s.push_str(&format!("  => {what}\n"));
         }
-        Ending::Crashed {
-            signal,
-            stack,
-            output_tail,
-        } => {
-            s.push_str(&format!("  => crashed with {}\n", signal_name(*signal)));
+        Ending::Crashed { stack, output_tail, .. } => {
+            let name = replay.crash_name().unwrap_or_default();
+            s.push_str(&format!("  => crashed with {name}\n"));
             for (i, f) in stack.iter().enumerate() {
                 s.push_str(&format!("     #{i} {}\n", f.display()));
             }
@@ -416,5 +438,23 @@ mod tests {
         };
         assert_eq!((*signal, stack.len()), (libc::SIGABRT, 3));
         assert_eq!(r.crash_frame().unwrap().function, "check");
+        assert_eq!(r.crash_name().as_deref(), Some("SIGABRT"));
+    }
+
+    #[test]
+    fn a_stack_overflow_is_named_and_located_in_the_program_not_the_checker() {
+        // Infinite recursion runs out of stack inside whatever it calls last, here a checker.
+        let text = "numfuzz: fatal signal SIGSEGV (stack overflow)\n\
+                    numfuzz:     #0 0x01 in classify /work/numfuzz/runtime/src/check/libm.rs:221:12\n\
+                    numfuzz:     #1 0x02 in __numfuzz_check_f64 /work/numfuzz/runtime/src/lib.rs:98:9\n\
+                    numfuzz:     #2 0x03 in dive /s/h.c:12:7\n\
+                    numfuzz:     #3 0x04 in dive /s/h.c:13:3\n";
+        use std::os::unix::process::ExitStatusExt;
+        let status = std::process::ExitStatus::from_raw(libc::SIGSEGV);
+        let r = parse_run(Path::new("x"), vec![], Some(status), text);
+        assert_eq!(r.crash_name().as_deref(), Some("SIGSEGV (stack overflow)"));
+        let f = r.crash_frame().unwrap();
+        assert_eq!((f.function.as_str(), f.line), ("dive", Some(12)));
+        assert!(describe(&r, None).contains("crashed with SIGSEGV (stack overflow)"));
     }
 }

@@ -953,6 +953,35 @@ fn replay_shares_the_decoding_and_shows_the_crash_stack() {
     );
 }
 
+/// Unbounded recursion through checked operations (GSL's hyperg_1F1_U ↔ hyperg_1F1_ab_neg
+/// does this on NaN arguments): the stack runs out inside a checker.
+const DIVE: &str = r#"#include <numfuzz.h>
+NUMFUZZ_SIGNATURE("f64");
+__attribute__((noinline)) double dive(double x) {
+  volatile double pad[32];
+  pad[0] = x * 1.5;
+  return dive(pad[0] - x) + pad[1];
+}
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  volatile double r = dive(nf_f64(data, size, 0));
+  (void)r;
+  return 0;
+}
+"#;
+
+#[test]
+fn a_stack_overflow_is_named_and_located_in_the_recursing_function() {
+    let built = compile("dive", &[("dive.c", DIVE)], &["-O1"], &[]);
+    let dir = built.path("inputs");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("x"), 2.0f64.to_le_bytes()).unwrap();
+    let o = numfuzz(&["replay", built.exe.to_str().unwrap(), dir.join("x").to_str().unwrap()]);
+    assert!(o.status.success(), "{}", both(&o));
+    let text = stdout(&o);
+    assert!(text.contains("=> crashed with SIGSEGV (stack overflow)"), "{text}");
+    assert!(text.contains(" dive ("), "{text}");
+}
+
 #[test]
 fn bad_campaign_directories_and_targets_get_one_line_errors() {
     let built = build();

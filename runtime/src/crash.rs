@@ -72,6 +72,36 @@ fn signal_name(sig: c_int) -> String {
     }
 }
 
+/// Appended to the fatal-signal line when the fault hit the guard page below the stack: the
+/// innermost frames are then wherever the stack ran out (often a checker), not the bug.
+pub const STACK_OVERFLOW_SUFFIX: &str = " (stack overflow)";
+
+/// How close (bytes) a faulting address must be to the interrupted stack pointer to count as
+/// running off the stack: one large frame plus the guard page.
+const STACK_FAULT_REACH: usize = 256 * 1024;
+
+/// The fault address is next to the interrupted stack pointer: the stack ran out.
+#[allow(unused_variables)]
+fn is_stack_overflow(info: *mut libc::siginfo_t, context: *mut c_void) -> bool {
+    if info.is_null() || context.is_null() {
+        return false;
+    }
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    {
+        // SAFETY: the kernel passes a siginfo_t and a ucontext_t to SA_SIGINFO handlers.
+        let (addr, sp) = unsafe {
+            let uc = &*(context as *const libc::ucontext_t);
+            (
+                (*info).si_addr() as usize,
+                uc.uc_mcontext.gregs[libc::REG_RSP as usize] as usize,
+            )
+        };
+        return addr.abs_diff(sp) <= STACK_FAULT_REACH;
+    }
+    #[allow(unreachable_code)]
+    false
+}
+
 /// The interrupted program counter, when the architecture is known.
 #[allow(unused_variables)]
 fn fault_pc(context: *mut c_void) -> Option<usize> {
@@ -166,7 +196,7 @@ unsafe extern "C" {
     fn numfuzz_shim_flush_profile();
 }
 
-extern "C" fn on_fatal_signal(sig: c_int, _info: *mut libc::siginfo_t, context: *mut c_void) {
+extern "C" fn on_fatal_signal(sig: c_int, info: *mut libc::siginfo_t, context: *mut c_void) {
     HANDLING.store(sig, Ordering::SeqCst);
     // SAFETY: installing a handler and arming an alarm.
     unsafe {
@@ -193,7 +223,11 @@ extern "C" fn on_fatal_signal(sig: c_int, _info: *mut libc::siginfo_t, context: 
             false,
         ),
     };
-    let mut out = format!("{FATAL_PREFIX}{}\n", signal_name(sig));
+    let mut out = format!("{FATAL_PREFIX}{}", signal_name(sig));
+    if (sig == libc::SIGSEGV || sig == libc::SIGBUS) && is_stack_overflow(info, context) {
+        out.push_str(STACK_OVERFLOW_SUFFIX);
+    }
+    out.push('\n');
     let mut index = 0;
     for (k, &ip) in ips.iter().enumerate().skip(first) {
         if index >= MAX_FRAMES || describe_frame(&mut out, &mut index, ip, exact && k == first) {

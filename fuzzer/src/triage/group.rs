@@ -2,7 +2,7 @@
 //! frame), hangs, and inputs that did not reproduce; and the grouping of replays into it.
 
 use super::campaign::{Campaign, Expectation, InputFile};
-use crate::replay::{decode_fields, signal_name, DecodedField, Ending, Frame, Replay};
+use crate::replay::{decode_fields, DecodedField, Ending, Frame, Replay};
 use numfuzz_abi::kind::ExceptionKind;
 use numfuzz_abi::report::ExceptionReport;
 use numfuzz_abi::signature::Signature;
@@ -211,7 +211,7 @@ fn observed_text(replay: &Replay) -> String {
     };
     match &replay.ending {
         Ending::Completed { .. } => format!("{raised}; completed"),
-        Ending::Crashed { signal, .. } => format!("{raised}; crashed with {}", signal_name(*signal)),
+        Ending::Crashed { .. } => format!("{raised}; crashed with {}", replay.crash_name().unwrap_or_default()),
         Ending::TimedOut => format!("{raised}; timed out"),
         Ending::Failed { status, output_tail } => {
             let last = output_tail.lines().last().map_or(String::new(), |l| format!(" ({l})"));
@@ -324,9 +324,9 @@ pub fn group(
             }
         }
         match &replay.ending {
-            Ending::Crashed { signal, stack, .. } => {
+            Ending::Crashed { stack, .. } => {
                 let frame = replay.crash_frame().cloned();
-                let name = signal_name(*signal);
+                let name = replay.crash_name().unwrap_or_default();
                 let group_key = (name.clone(), frame.as_ref().map_or_else(String::new, Frame::display));
                 let g = crashes.entry(group_key).or_insert_with(|| CrashGroup {
                     signal: name,
