@@ -26,6 +26,14 @@ pub struct Frame {
 }
 
 impl Frame {
+    /// A frame of the numfuzz runtime (its Rust code, or the C shim's `numfuzz_*` helpers),
+    /// which a crash can only reach as the innermost callee of the program's own code.
+    pub fn is_numfuzz_runtime(&self) -> bool {
+        self.file.as_deref().is_some_and(|p| p.ends_with(".rs"))
+            || self.function.starts_with("numfuzz_")
+            || self.function.starts_with("__numfuzz")
+    }
+
     /// `poke_null (h.c:9:25)`, or just the function.
     pub fn display(&self) -> String {
         match (&self.file, self.line) {
@@ -104,17 +112,13 @@ impl Replay {
 
     /// The frame that names a crash: the innermost one in the program's own code (an
     /// absolute source path; system libraries' frames such as `raise`/`abort` have
-    /// relative or no paths, and the numfuzz runtime's are Rust), else the innermost one.
+    /// relative or no paths; the numfuzz runtime's are skipped), else the innermost one.
     /// A stack overflow often strikes inside a checker called from the recursion.
     pub fn crash_frame(&self) -> Option<&Frame> {
         match &self.ending {
             Ending::Crashed { stack, .. } => stack
                 .iter()
-                .find(|f| {
-                    f.file
-                        .as_deref()
-                        .is_some_and(|p| p.starts_with('/') && !p.ends_with(".rs"))
-                })
+                .find(|f| f.file.as_deref().is_some_and(|p| p.starts_with('/')) && !f.is_numfuzz_runtime())
                 .or_else(|| stack.first()),
             _ => None,
         }
@@ -445,10 +449,11 @@ mod tests {
     fn a_stack_overflow_is_named_and_located_in_the_program_not_the_checker() {
         // Infinite recursion runs out of stack inside whatever it calls last, here a checker.
         let text = "numfuzz: fatal signal SIGSEGV (stack overflow)\n\
-                    numfuzz:     #0 0x01 in classify /work/numfuzz/runtime/src/check/libm.rs:221:12\n\
-                    numfuzz:     #1 0x02 in __numfuzz_check_f64 /work/numfuzz/runtime/src/lib.rs:98:9\n\
-                    numfuzz:     #2 0x03 in dive /s/h.c:12:7\n\
-                    numfuzz:     #3 0x04 in dive /s/h.c:13:3\n";
+                    numfuzz:     #0 0x01 in numfuzz_reexec_f64 /work/numfuzz/runtime/src/shim.c:116:90\n\
+                    numfuzz:     #1 0x02 in classify /work/numfuzz/runtime/src/check/libm.rs:221:12\n\
+                    numfuzz:     #2 0x03 in __numfuzz_check_f64 /work/numfuzz/runtime/src/lib.rs:98:9\n\
+                    numfuzz:     #3 0x04 in dive /s/h.c:12:7\n\
+                    numfuzz:     #4 0x05 in dive /s/h.c:13:3\n";
         use std::os::unix::process::ExitStatusExt;
         let status = std::process::ExitStatus::from_raw(libc::SIGSEGV);
         let r = parse_run(Path::new("x"), vec![], Some(status), text);
