@@ -331,40 +331,56 @@ private:
     return GV;
   }
 
-  GlobalVariable *site(Function &F, const CheckPlan &P) {
+  struct SourceLoc {
     unsigned Line = 0, Col = 0;
-    std::string File = M.getSourceFileName(), Dir;
-    if (const DILocation *Loc = P.Inst->getDebugLoc().get()) {
-      Line = Loc->getLine();
-      Col = Loc->getColumn();
-      File = Loc->getFilename().str();
-      Dir = Loc->getDirectory().str();
-    } else if (DISubprogram *SP = F.getSubprogram()) {
-      Line = SP->getLine();
-      File = SP->getFilename().str();
-      Dir = SP->getDirectory().str();
+    std::string File, Dir;
+  };
+
+  // Where an instruction is in the source: its debug location, else (for checks, which may
+  // be on instructions the front end left without one) the enclosing function's line.
+  SourceLoc locate(const Instruction *I, const Function *Fallback) {
+    SourceLoc L;
+    L.File = M.getSourceFileName();
+    if (const DILocation *Loc = I->getDebugLoc().get()) {
+      L.Line = Loc->getLine();
+      L.Col = Loc->getColumn();
+      L.File = Loc->getFilename().str();
+      L.Dir = Loc->getDirectory().str();
+    } else if (DISubprogram *SP = Fallback ? Fallback->getSubprogram() : nullptr) {
+      L.Line = SP->getLine();
+      L.File = SP->getFilename().str();
+      L.Dir = SP->getDirectory().str();
     }
-    std::string FnName = demangle(F.getName().str());
+    return L;
+  }
+
+  // One static record in `Section`, numbered by the runtime at start-up. A record of a
+  // discarded copy of an inline function goes away with that copy.
+  GlobalVariable *record(Function &F, StructType *Ty, ArrayRef<Constant *> Fields, const char *Name,
+                         const char *Section, SmallVectorImpl<GlobalValue *> &All) {
+    auto *GV = new GlobalVariable(M, Ty, false, GlobalValue::PrivateLinkage, ConstantStruct::get(Ty, Fields), Name);
+    GV->setSection(Section);
+    GV->setAlignment(Align(8));
+    if (Comdat *C = F.getComdat())
+      GV->setComdat(C);
+    All.push_back(GV);
+    return GV;
+  }
+
+  GlobalVariable *site(Function &F, const CheckPlan &P) {
+    SourceLoc L = locate(P.Inst, &F);
     Constant *Fields[] = {
         ConstantInt::get(I32, NUMFUZZ_SITE_UNASSIGNED),
         ConstantInt::get(I16, P.Op),
         ConstantInt::get(I8, typeCode(P.FloatTy)),
         ConstantInt::get(I8, P.Aux),
-        ConstantInt::get(I32, Line),
-        ConstantInt::get(I32, Col),
-        str(File),
-        str(Dir),
-        str(FnName),
+        ConstantInt::get(I32, L.Line),
+        ConstantInt::get(I32, L.Col),
+        str(L.File),
+        str(L.Dir),
+        str(demangle(F.getName().str())),
     };
-    auto *GV = new GlobalVariable(M, SiteTy, false, GlobalValue::PrivateLinkage, ConstantStruct::get(SiteTy, Fields),
-                                  ".numfuzz.site");
-    GV->setSection(NUMFUZZ_SITES_SECTION);
-    GV->setAlignment(Align(8));
-    // A record of a discarded copy of an inline function goes away with that copy.
-    if (Comdat *C = F.getComdat())
-      GV->setComdat(C);
-    Sites.push_back(GV);
-    return GV;
+    return record(F, SiteTy, Fields, ".numfuzz.site", NUMFUZZ_SITES_SECTION, Sites);
   }
 
   FunctionCallee checker(Type *FloatTy) {
@@ -523,33 +539,19 @@ private:
   }
 
   GlobalVariable *cmpRecord(Function &F, CmpInst *C) {
-    unsigned Line = 0, Col = 0;
-    std::string File = M.getSourceFileName(), Dir;
-    if (const DILocation *Loc = C->getDebugLoc().get()) {
-      Line = Loc->getLine();
-      Col = Loc->getColumn();
-      File = Loc->getFilename().str();
-      Dir = Loc->getDirectory().str();
-    }
+    SourceLoc L = locate(C, nullptr);
     Constant *Fields[] = {
         ConstantInt::get(I32, NUMFUZZ_SITE_UNASSIGNED),
         ConstantInt::get(I8, C->getPredicate()),
         ConstantInt::get(I8, cmpOperandCode(C)),
         ConstantInt::get(I16, 0),
-        ConstantInt::get(I32, Line),
-        ConstantInt::get(I32, Col),
-        str(File),
-        str(Dir),
+        ConstantInt::get(I32, L.Line),
+        ConstantInt::get(I32, L.Col),
+        str(L.File),
+        str(L.Dir),
         str(demangle(F.getName().str())),
     };
-    auto *GV = new GlobalVariable(M, CmpTy, false, GlobalValue::PrivateLinkage, ConstantStruct::get(CmpTy, Fields),
-                                  ".numfuzz.cmp");
-    GV->setSection(NUMFUZZ_CMPS_SECTION);
-    GV->setAlignment(Align(8));
-    if (Comdat *Cd = F.getComdat())
-      GV->setComdat(Cd);
-    CmpSites.push_back(GV);
-    return GV;
+    return record(F, CmpTy, Fields, ".numfuzz.cmp", NUMFUZZ_CMPS_SECTION, CmpSites);
   }
 
   // Before the comparison: `if (__numfuzz_cmp_mode) hook(record, a, b)`. The mode is 0 unless
