@@ -236,7 +236,7 @@ fn bad_arguments_get_one_line_that_says_what_to_do() {
     std::fs::create_dir_all(&empty).unwrap();
     let o = numfuzz_cov(&[empty.to_str().unwrap(), "--target", exe]);
     assert!(!o.status.success());
-    assert!(text(&o).contains("has no queue/ directory"), "{}", text(&o));
+    assert!(text(&o).contains("holds no campaign instance"), "{}", text(&o));
 
     let o = numfuzz_cov(&[out.to_str().unwrap(), "--target", &format!("{exe}-missing")]);
     assert!(!o.status.success());

@@ -4,7 +4,7 @@
 //! handled/silent, minimised inputs, crashes, hangs and every output format.
 
 use numfuzz_abi::report::ExceptionReport;
-use numfuzz_engine::output::ExceptionRecord;
+use numfuzz_outdir::{ExceptionRecord, InstanceDir};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -104,18 +104,17 @@ impl Out {
     /// file `name` at `time_ms` (one per exception it raises).
     fn record(&self, instance: &str, name: &str, time_ms: u64) {
         let bytes = std::fs::read(self.root.join(instance).join("crashes").join(name)).unwrap();
-        let mut text = std::fs::read_to_string(self.root.join(instance).join("exceptions.jsonl")).unwrap_or_default();
+        let dir = InstanceDir::at(&self.root.join(instance));
         for r in testkit::reports(&self.exe, &bytes) {
             let rec = ExceptionRecord {
                 time_ms,
                 kind: r.kind,
                 site: r.site,
                 input: format!("crashes/{name}"),
+                escape: false,
             };
-            text.push_str(&serde_json::to_string(&rec).unwrap());
-            text.push('\n');
+            dir.append_exception(&rec).unwrap();
         }
-        std::fs::write(self.root.join(instance).join("exceptions.jsonl"), text).unwrap();
     }
 }
 

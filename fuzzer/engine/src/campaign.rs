@@ -8,7 +8,6 @@ use crate::feedbacks::{ByteMapObserver, DistanceFeedback, ExceptionFeedback, Rec
 use crate::i2s::{CmpTrace, I2SStage};
 use crate::monitor::StatusMonitor;
 use crate::mutators::fp_mutations;
-use crate::output::InstanceDir;
 use crate::scheduler::DistanceFavoring;
 use crate::stats::{install_stop_handler, StatsStage};
 use crate::timeout::{calibrated, AdjustTimeout};
@@ -40,6 +39,7 @@ use libafl_bolts::shmem::{ShMemProvider, StdShMemProvider};
 use libafl_bolts::tuples::{tuple_list, tuple_list_type, Merge};
 use numfuzz_abi::signature::Signature;
 use numfuzz_abi::site::SiteTable;
+use numfuzz_outdir::{InputDir, InstanceDir};
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -198,8 +198,8 @@ where
 {
     let cores = Cores::from_cmdline(&cfg.cores)?.ids.len();
     let name = instance_name(cores, &description);
-    let out = InstanceDir::open(&cfg.out_dir, &name).map_err(|e| Error::illegal_state(e.to_string()))?;
-    let resuming_dir = out.queue().read_dir().is_ok_and(|mut d| d.next().is_some());
+    let out = InstanceDir::create(&cfg.out_dir, &name).map_err(|e| Error::illegal_state(e.to_string()))?;
+    let resuming_dir = out.path(InputDir::Queue).read_dir().is_ok_and(|mut d| d.next().is_some());
     out.write_cmdline(&cfg.target, &cfg.target_args)
         .map_err(|e| Error::os_error(e, "writing cmdline"))?;
     let instance = Arc::new(Instance::new(out, target.sites, cfg.start_unix_ms));
@@ -265,8 +265,8 @@ where
             // findings first (so their exceptions count as seen), then the queue.
             instance.set_importing(true);
             let mut files = Vec::new();
-            collect_files(&instance.out.crashes(), &mut files);
-            collect_files(&instance.out.queue(), &mut files);
+            collect_files(&instance.out.path(InputDir::Crashes), &mut files);
+            collect_files(&instance.out.path(InputDir::Queue), &mut files);
             for f in files {
                 if let Ok(bytes) = std::fs::read(&f) {
                     fuzzer.evaluate_input(&mut state, &mut executor, &mut mgr, &BytesInput::new(bytes))?;

@@ -2,7 +2,7 @@
 //! the target's site table and the campaign clock.
 
 use crate::meta::AflCounters;
-use crate::output::{next_id, read_exceptions, InstanceDir};
+use numfuzz_outdir::{InputDir, InstanceDir};
 use numfuzz_abi::site::SiteTable;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -45,12 +45,12 @@ impl Instance {
     /// Counters that continue after whatever an earlier run left in the directories.
     pub fn initial_counters(&self) -> AflCounters {
         let mut c = AflCounters {
-            queue: next_id(&self.out.queue()),
-            crashes: next_id(&self.out.crashes()),
-            hangs: next_id(&self.out.hangs()),
+            queue: self.out.next_id(InputDir::Queue),
+            crashes: self.out.next_id(InputDir::Crashes),
+            hangs: self.out.next_id(InputDir::Hangs),
             ..AflCounters::default()
         };
-        for record in read_exceptions(&self.out.dir) {
+        for record in self.out.exceptions() {
             c.exceptions_by_kind[record.kind as usize] += 1;
         }
         c

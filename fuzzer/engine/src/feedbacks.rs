@@ -14,7 +14,6 @@
 
 use crate::context::Instance;
 use crate::meta::{AflCounters, DistanceHistory, DistanceProgress, ExceptionsSeen, NewExceptions};
-use crate::output::{site_label, write_atomic, ExceptionRecord};
 use libafl::corpus::{Corpus, Testcase};
 use libafl::events::{Event, EventFirer, EventWithStats};
 use libafl::executors::ExitKind;
@@ -28,6 +27,7 @@ use libafl_bolts::tuples::{Handle, Handled, MatchName, MatchNameRef};
 use libafl_bolts::Named;
 use numfuzz_abi::errbits::NOT_MEASURED;
 use numfuzz_abi::kind::{site_and_kind, ExceptionKind};
+use numfuzz_outdir::{site_label, EntryName, ExceptionRecord, InputDir, Provenance, Tag};
 use std::borrow::Cow;
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -167,7 +167,7 @@ where
         }
         let now = self.instance.elapsed_ms();
         let executions = *state.executions();
-        let src = state.corpus().current().map(|id| id.0);
+        let src = state.corpus().current().map(|id| id.0 as u64);
         let counters = state.metadata_mut::<AflCounters>()?;
         let id = counters.crashes;
         counters.crashes += 1;
@@ -178,12 +178,22 @@ where
             .sites
             .get(site0)
             .map_or_else(|| format!("site{site0}"), site_label);
-        // The kind and site come first, so a listing of crashes/ reads as a list of findings.
-        let name = format!(
-            "id:{id:06},kind:{kind0},site:{label}{}",
-            provenance(src, now, executions)
+        let name = EntryName::new(
+            id,
+            Tag::Exception {
+                kind: kind0,
+                site: label,
+            },
+            Provenance {
+                src,
+                time_ms: now,
+                execs: executions,
+            },
+            &[],
         );
-        write_atomic(&self.instance.out.crashes(), &name, &input_bytes(testcase))
+        self.instance
+            .out
+            .save(InputDir::Crashes, &name, &input_bytes(testcase))
             .map_err(|e| Error::os_error(e, "writing a crash file"))?;
         let mut kinds_found = Vec::new();
         for &slot in &fresh {
@@ -196,6 +206,7 @@ where
                     kind,
                     site: info.clone(),
                     input: format!("crashes/{name}"),
+                    escape: false,
                 };
                 self.instance
                     .out
@@ -372,11 +383,6 @@ fn input_bytes<I: HasTargetBytes>(testcase: &Testcase<I>) -> Vec<u8> {
         .unwrap_or_default()
 }
 
-/// The `src:…,time:…,execs:…` part of an AFL++ file name.
-fn provenance(src: Option<usize>, now_ms: u64, executions: u64) -> String {
-    let from = src.map_or(",orig:seed".to_string(), |s| format!(",src:{s:06}"));
-    format!("{from},time:{now_ms},execs:{executions}")
-}
 
 impl<F: Named> Named for Recorder<F> {
     fn name(&self) -> &Cow<'static, str> {
@@ -423,42 +429,49 @@ where
             return Ok(());
         }
         let now = self.instance.elapsed_ms();
-        let tail = provenance(state.corpus().current().map(|id| id.0), now, *state.executions());
+        let provenance = Provenance {
+            src: state.corpus().current().map(|id| id.0 as u64),
+            time_ms: now,
+            execs: *state.executions(),
+        };
         let counters = state.metadata_mut::<AflCounters>()?;
         let (dir, name) = match self.record {
             Record::Queue => {
                 let id = counters.queue;
                 counters.queue += 1;
                 counters.last_find_ms = Some(now);
-                let mut why = String::new();
+                let mut why = Vec::new();
                 if testcase.has_metadata::<NewExceptions>() {
-                    why.push_str(",+exc");
+                    why.push("exc");
                 }
                 if let Some(p) = testcase.metadata_map().get::<DistanceProgress>() {
                     if p.has("errbits") {
-                        why.push_str(",+errbits");
+                        why.push("errbits");
                     }
                     if p.has("cmp_distances") {
-                        why.push_str(",+cmp");
+                        why.push("cmp");
                     }
                 }
-                (self.instance.out.queue(), format!("id:{id:06}{tail}{why}"))
+                (InputDir::Queue, EntryName::new(id, Tag::None, provenance, &why))
             }
             Record::Findings if self.exit == ExitKind::Timeout => {
                 let id = counters.hangs;
                 counters.hangs += 1;
                 counters.last_hang_ms = Some(now);
-                (self.instance.out.hangs(), format!("id:{id:06},hang{tail}"))
+                (InputDir::Hangs, EntryName::new(id, Tag::Hang, provenance, &[]))
             }
             Record::Findings => {
                 let id = counters.crashes;
                 counters.crashes += 1;
                 counters.real_crashes += 1;
                 counters.last_crash_ms = Some(now);
-                (self.instance.out.crashes(), format!("id:{id:06},crash{tail}"))
+                (InputDir::Crashes, EntryName::new(id, Tag::Crash, provenance, &[]))
             }
         };
-        write_atomic(&dir, &name, &input_bytes(testcase)).map_err(|e| Error::os_error(e, "writing an input file"))?;
+        self.instance
+            .out
+            .save(dir, &name, &input_bytes(testcase))
+            .map_err(|e| Error::os_error(e, "writing an input file"))?;
         Ok(())
     }
 }

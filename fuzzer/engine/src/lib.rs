@@ -11,7 +11,6 @@ pub mod logging;
 pub mod meta;
 pub mod monitor;
 pub mod mutators;
-pub mod output;
 pub mod scheduler;
 pub mod stats;
 pub mod summary;

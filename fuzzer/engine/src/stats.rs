@@ -6,7 +6,6 @@
 
 use crate::context::Instance;
 use crate::meta::{AflCounters, DistanceHistory, ExceptionsSeen};
-use crate::output::write_atomic;
 use libafl::corpus::Corpus;
 use libafl::feedbacks::MapFeedbackMetadata;
 use libafl::schedulers::minimizer::IsFavoredMetadata;
@@ -14,8 +13,7 @@ use libafl::stages::{Restartable, Stage};
 use libafl::state::{HasCorpus, HasExecutions, HasImported, Stoppable};
 use libafl::{Error, HasMetadata, HasNamedMetadata};
 use numfuzz_abi::kind::ExceptionKind;
-use std::fs::OpenOptions;
-use std::io::Write;
+use numfuzz_outdir::stats::{FuzzerStats, PlotRow};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -37,8 +35,6 @@ pub fn install_stop_handler() {
         libc::signal(libc::SIGTERM, on_stop_signal as *const () as libc::sighandler_t);
     }
 }
-
-pub const PLOT_HEADER: &str = "# relative_time, cycles_done, cur_item, corpus_count, pending_total, pending_favs, map_size, saved_crashes, saved_hangs, max_depth, execs_per_sec, total_execs, edges_found";
 
 /// Writes the stats files every `interval` and stops the client when the campaign is over.
 pub struct StatsStage {
@@ -141,72 +137,67 @@ impl StatsStage {
             0.0
         };
 
-        let mut s = String::new();
-        let mut kv = |k: &str, v: String| s.push_str(&format!("{k:<18}: {v}\n"));
-        kv("start_time", start_unix.to_string());
-        kv("last_update", now_unix.to_string());
-        kv("run_time", run_time.to_string());
-        kv("fuzzer_pid", std::process::id().to_string());
-        kv("cycles_done", "0".into());
-        kv("cycles_wo_finds", "0".into());
-        kv("execs_done", execs.to_string());
-        kv("execs_per_sec", format!("{execs_per_sec:.2}"));
-        kv("execs_ps_last_min", format!("{recent:.2}"));
-        kv("corpus_count", corpus_count.to_string());
-        kv("corpus_favored", favored.to_string());
-        kv("corpus_found", counters.queue.to_string());
-        kv("corpus_imported", state.imported().to_string());
-        kv("corpus_variable", "0".into());
-        kv("max_depth", "0".into());
-        kv("cur_item", cur_item.to_string());
-        kv("pending_favs", pending_favs.to_string());
-        kv("pending_total", pending_total.to_string());
-        kv("stability", "100.00%".into());
-        kv("bitmap_cvg", format!("{cvg:.2}%"));
-        kv("saved_crashes", counters.crashes.to_string());
-        kv("saved_hangs", counters.hangs.to_string());
-        kv("last_find", to_unix(counters.last_find_ms).to_string());
-        kv("last_crash", to_unix(counters.last_crash_ms).to_string());
-        kv("last_hang", to_unix(counters.last_hang_ms).to_string());
-        kv("exec_timeout", self.exec_timeout_ms.to_string());
-        kv("edges_found", edges_found.to_string());
-        kv("total_edges", self.total_edges.to_string());
-        kv("fp_exceptions", seen.to_string());
+        let mut s = FuzzerStats::new();
+        s.set("start_time", start_unix)
+            .set("last_update", now_unix)
+            .set("run_time", run_time)
+            .set("fuzzer_pid", std::process::id())
+            .set("cycles_done", 0)
+            .set("cycles_wo_finds", 0)
+            .set("execs_done", execs)
+            .set("execs_per_sec", format!("{execs_per_sec:.2}"))
+            .set("execs_ps_last_min", format!("{recent:.2}"))
+            .set("corpus_count", corpus_count)
+            .set("corpus_favored", favored)
+            .set("corpus_found", counters.queue)
+            .set("corpus_imported", state.imported())
+            .set("corpus_variable", 0)
+            .set("max_depth", 0)
+            .set("cur_item", cur_item)
+            .set("pending_favs", pending_favs)
+            .set("pending_total", pending_total)
+            .set("stability", "100.00%")
+            .set("bitmap_cvg", format!("{cvg:.2}%"))
+            .set("saved_crashes", counters.crashes)
+            .set("saved_hangs", counters.hangs)
+            .set("last_find", to_unix(counters.last_find_ms))
+            .set("last_crash", to_unix(counters.last_crash_ms))
+            .set("last_hang", to_unix(counters.last_hang_ms))
+            .set("exec_timeout", self.exec_timeout_ms)
+            .set("edges_found", edges_found)
+            .set("total_edges", self.total_edges)
+            .set("fp_exceptions", seen);
         for kind in ExceptionKind::ALL {
-            kv(
+            s.set(
                 &format!("fp_{}", kind.name().to_lowercase()),
-                counters.exceptions_by_kind[kind as usize].to_string(),
+                counters.exceptions_by_kind[kind as usize],
             );
         }
-        kv("real_crashes", counters.real_crashes.to_string());
-        kv("errbits_slots", errbits.measured.to_string());
-        // Comparison outcomes reached (a branch direction taken) out of those measured.
-        kv("cmp_outcomes", format!("{}/{}", cmps.reached, cmps.measured));
-        kv("afl_banner", self.banner.clone());
-        kv("afl_version", format!("numfuzz-{}", env!("CARGO_PKG_VERSION")));
-        kv("target_mode", "default".into());
-        kv("command_line", self.command_line.clone());
-        write_atomic(&self.instance.out.dir, "fuzzer_stats", s.as_bytes())
+        s.set("real_crashes", counters.real_crashes)
+            .set("errbits_slots", errbits.measured)
+            // Comparison outcomes reached (a branch direction taken) out of those measured.
+            .set("cmp_outcomes", format!("{}/{}", cmps.reached, cmps.measured))
+            .set("afl_banner", &self.banner)
+            .set("afl_version", format!("numfuzz-{}", env!("CARGO_PKG_VERSION")))
+            .set("target_mode", "default")
+            .set("command_line", &self.command_line);
+        let out = &self.instance.out;
+        out.write_stats(&s)
             .map_err(|e| Error::os_error(e, "writing fuzzer_stats"))?;
-
-        let plot = self.instance.out.dir.join("plot_data");
-        let fresh = !plot.exists();
-        let mut f = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&plot)
-            .map_err(|e| Error::os_error(e, "writing plot_data"))?;
-        let mut line = String::new();
-        if fresh {
-            line.push_str(PLOT_HEADER);
-            line.push('\n');
-        }
-        line.push_str(&format!(
-            "{}, 0, {cur_item}, {corpus_count}, {pending_total}, {pending_favs}, {cvg:.2}%, {}, {}, 0, {recent:.2}, {execs}, {edges_found}\n",
-            run_time, counters.crashes, counters.hangs
-        ));
-        f.write_all(line.as_bytes())
-            .map_err(|e| Error::os_error(e, "writing plot_data"))?;
+        out.append_plot(&PlotRow {
+            run_time_s: run_time,
+            cur_item,
+            corpus_count,
+            pending_total,
+            pending_favs,
+            map_size: cvg,
+            saved_crashes: counters.crashes,
+            saved_hangs: counters.hangs,
+            execs_per_sec: recent,
+            total_execs: execs,
+            edges_found,
+        })
+        .map_err(|e| Error::os_error(e, "writing plot_data"))?;
         Ok(())
     }
 

@@ -1,8 +1,7 @@
 //! The end-of-campaign summary: what all instances of an output directory found.
 
-use crate::output::{instance_dirs, read_exceptions, ExceptionRecord};
 use numfuzz_abi::kind::ExceptionKind;
-use std::collections::BTreeMap;
+use numfuzz_outdir::{ExceptionRecord, InputDir, OutDir};
 use std::fmt;
 use std::path::Path;
 
@@ -17,51 +16,20 @@ pub struct Summary {
     pub hangs: u64,
 }
 
-fn stat(text: &str, key: &str) -> Option<u64> {
-    text.lines().find_map(|l| {
-        let (k, v) = l.split_once(':')?;
-        (k.trim() == key).then(|| v.trim().parse().ok())?
-    })
-}
-
 impl Summary {
     pub fn read(out: &Path) -> Summary {
         let mut s = Summary::default();
-        let mut first: BTreeMap<(String, u32, u32, String, ExceptionKind), ExceptionRecord> = BTreeMap::new();
-        for dir in instance_dirs(out) {
+        let Ok(dir) = OutDir::open(out) else { return s };
+        for inst in &dir.instances {
             s.instances += 1;
-            let stats = std::fs::read_to_string(dir.join("fuzzer_stats")).unwrap_or_default();
-            s.execs += stat(&stats, "execs_done").unwrap_or(0);
-            s.real_crashes += stat(&stats, "real_crashes").unwrap_or(0);
-            s.hangs += stat(&stats, "saved_hangs").unwrap_or(0);
-            s.crash_files += std::fs::read_dir(dir.join("crashes")).map_or(0, |d| {
-                d.flatten()
-                    .filter(|e| e.file_name().to_string_lossy().starts_with("id:"))
-                    .count()
-            });
-            for mut r in read_exceptions(&dir) {
-                let key = (
-                    r.site.path().display().to_string(),
-                    r.site.line,
-                    r.site.column,
-                    r.site.op.to_string(),
-                    r.kind,
-                );
-                r.input = format!(
-                    "{}/{}",
-                    dir.file_name()
-                        .map_or(String::new(), |n| n.to_string_lossy().into_owned()),
-                    r.input
-                );
-                match first.get(&key) {
-                    Some(old) if old.time_ms <= r.time_ms => {}
-                    _ => {
-                        first.insert(key, r);
-                    }
-                }
+            if let Some(stats) = inst.stats() {
+                s.execs += stats.get_u64("execs_done").unwrap_or(0);
+                s.real_crashes += stats.get_u64("real_crashes").unwrap_or(0);
+                s.hangs += stats.get_u64("saved_hangs").unwrap_or(0);
             }
         }
-        s.exceptions = first.into_values().collect();
+        s.crash_files = dir.inputs(&[InputDir::Crashes]).map_or(0, |i| i.len());
+        s.exceptions = dir.first_exceptions();
         s.exceptions
             .sort_by_key(|r| (r.kind, r.site.file.clone(), r.site.line, r.site.column));
         s

@@ -5,7 +5,7 @@ use anyhow::{bail, Context};
 use numfuzz::target::Target;
 use numfuzz_abi::signature::Signature;
 use numfuzz_engine::config::{CampaignConfig, ExecutorKind, MutatorSchedule};
-use numfuzz_engine::output::{prepare, OutState};
+use numfuzz_outdir::{prepare, OutState};
 use numfuzz_engine::summary::Summary;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};

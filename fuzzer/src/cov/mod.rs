@@ -12,7 +12,7 @@ pub mod llvm;
 pub mod replay;
 
 use branches::{CoverageData, MissedOutcome, Outcomes};
-use inputs::{Input, InputKind};
+use numfuzz_outdir::{InputDir, OutDirError, SavedInput as Input};
 use llvm::LlvmTools;
 use object::Object;
 use replay::{LostInput, ProfileRunner};
@@ -22,10 +22,8 @@ use std::time::Duration;
 
 #[derive(Debug, thiserror::Error)]
 pub enum CovError {
-    #[error("`{0}` is not a directory; give the -o directory of a numfuzz run or afl-fuzz campaign")]
-    NoOutDir(PathBuf),
-    #[error("`{0}` has no queue/ directory, neither itself nor in a subdirectory; give the -o directory of a numfuzz run or afl-fuzz campaign")]
-    NoQueue(PathBuf),
+    #[error(transparent)]
+    OutDir(#[from] OutDirError),
     #[error("`{0}` holds no inputs (no id:* files in queue/, crashes/ or hangs/)")]
     NoInputs(PathBuf),
     #[error("cannot read `{0}`: {1}")]
@@ -274,7 +272,7 @@ pub fn measure(opts: &CovOptions) -> Result<CovReport, CovError> {
         None
     };
 
-    let count = |k: InputKind| all.iter().filter(|i| i.kind == k).count();
+    let count = |k: InputDir| all.iter().filter(|i| i.dir == k).count();
     Ok(CovReport {
         target,
         out,
@@ -284,9 +282,9 @@ pub fn measure(opts: &CovOptions) -> Result<CovReport, CovError> {
         percent: outcomes.percent(),
         missed,
         inputs: InputCounts {
-            queue: count(InputKind::Queue),
-            crashes: count(InputKind::Crashes),
-            hangs: count(InputKind::Hangs),
+            queue: count(InputDir::Queue),
+            crashes: count(InputDir::Crashes),
+            hangs: count(InputDir::Hangs),
         },
         lost,
         time_to_final,
@@ -303,9 +301,9 @@ fn first_reached(
     final_covered: u64,
 ) -> Result<FinalReached, CovError> {
     let mut order: Vec<&Input> = all.iter().collect();
-    order.sort_by_key(|i| i.time_ms.unwrap_or(0));
+    order.sort_by_key(|i| i.time_ms().unwrap_or(0));
     let reached = |i: &Input| FinalReached {
-        time_ms: i.time_ms.unwrap_or(0),
+        time_ms: i.time_ms().unwrap_or(0),
         input: i.path.clone(),
     };
     if final_covered == 0 {

@@ -6,7 +6,7 @@
 //! therefore run again one file per process, and inputs likely to end that way (hangs, real
 //! crashes) get a process each from the start; only the offending input itself is lost.
 
-use super::inputs::Input;
+use numfuzz_outdir::SavedInput as Input;
 use super::CovError;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -196,7 +196,7 @@ fn batches<'a>(inputs: &[&'a Input]) -> Vec<Vec<&'a Input>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cov::inputs::InputKind;
+    use numfuzz_outdir::{EntryName, InputDir};
 
     #[test]
     fn batches_respect_file_and_byte_limits() {
@@ -204,8 +204,10 @@ mod tests {
         let inputs: Vec<Input> = (0..2500)
             .map(|i| Input {
                 path: PathBuf::from(format!("/{long}/id:{i:06}")),
-                kind: InputKind::Queue,
-                time_ms: None,
+                rel: format!("default/queue/id:{i:06}"),
+                instance: "default".into(),
+                dir: InputDir::Queue,
+                name: EntryName::parse(&format!("id:{i:06}")).unwrap(),
             })
             .collect();
         let refs: Vec<&Input> = inputs.iter().collect();

@@ -7,37 +7,9 @@ use numfuzz_abi::kind::ExceptionKind;
 use numfuzz_abi::report::ExceptionReport;
 use numfuzz_abi::signature::Signature;
 use numfuzz_abi::site::SiteInfo;
-use numfuzz_engine::output::site_label;
+use numfuzz_outdir::{site_label, FindingKey};
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::path::{Path, PathBuf};
-
-/// Identity of a finding, stable across rebuilds of the same target (site ids are not):
-/// kind, source path, line, column, operation. Its order is the report's order.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct FindingKey {
-    pub kind: ExceptionKind,
-    pub path: String,
-    pub line: u32,
-    pub column: u32,
-    pub op: String,
-}
-
-impl FindingKey {
-    pub fn of(kind: ExceptionKind, site: &SiteInfo) -> FindingKey {
-        FindingKey {
-            kind,
-            path: site.path().display().to_string(),
-            line: site.line,
-            column: site.column,
-            op: site.op.name().to_string(),
-        }
-    }
-
-    /// `e` is this finding's exception.
-    pub fn matches(&self, e: &ExceptionReport) -> bool {
-        FindingKey::of(e.kind, &e.site) == *self
-    }
-}
+use std::path::PathBuf;
 
 /// Whether the library reported the exception itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -234,31 +206,6 @@ fn reproduces(e: &Expectation, replay: &Replay) -> bool {
     }
 }
 
-/// A file-name-safe id for a finding.
-fn finding_id(key: &FindingKey, taken: &mut HashSet<String>) -> String {
-    let file = Path::new(&key.path)
-        .file_name()
-        .map_or_else(|| key.path.clone(), |f| f.to_string_lossy().into_owned());
-    let file: String = file
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '.' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    let base = format!("{}-{file}-{}-{}-{}", key.kind, key.line, key.column, key.op);
-    let mut id = base.clone();
-    let mut n = 2;
-    while !taken.insert(id.clone()) {
-        id = format!("{base}-{n}");
-        n += 1;
-    }
-    id
-}
-
 fn min_time(times: impl Iterator<Item = Option<u64>>) -> Option<u64> {
     times.flatten().min()
 }
@@ -361,9 +308,9 @@ pub fn group(
     // instances; for campaigns without one (afl-fuzz), the earliest `time:` of its inputs.
     // The input shown is the one that record names, when it still raises it.
     let records = campaign.first_records();
-    let mut taken = HashSet::new();
+    let ids = FindingKey::ids(findings.keys());
     let mut out = Vec::new();
-    for (key, mut f) in findings {
+    for ((key, mut f), id) in findings.into_iter().zip(ids) {
         let first = records.iter().find(|r| FindingKey::of(r.kind, &r.site) == key);
         f.first_seen_ms = match first {
             Some(r) => Some(r.time_ms),
@@ -377,7 +324,7 @@ pub fn group(
                 f.input_bytes = replay.bytes.clone();
             }
         }
-        f.id = finding_id(&key, &mut taken);
+        f.id = id;
         out.push(f);
     }
     (out, crashes.into_values().collect(), hangs, not_reproduced)

@@ -11,7 +11,8 @@ mod pool;
 
 use crate::replay::{Replay, Replayer};
 use crate::target::{Target, TargetError};
-use campaign::{Campaign, CampaignError};
+use campaign::Campaign;
+use numfuzz_outdir::OutDirError;
 use group::{view_fields, Finding, Minimized, Report};
 use numfuzz_abi::signature::Signature;
 use std::path::{Path, PathBuf};
@@ -20,7 +21,7 @@ use std::time::Duration;
 #[derive(Debug, thiserror::Error)]
 pub enum TriageError {
     #[error(transparent)]
-    Campaign(#[from] CampaignError),
+    Campaign(#[from] OutDirError),
     #[error(transparent)]
     Target(#[from] TargetError),
     #[error("no instance of `{0}` has a cmdline naming its target; pass --target TARGET")]
@@ -49,18 +50,18 @@ pub struct Options {
 
 /// The target to replay on and the arguments the campaign ran it with.
 fn resolve_target(campaign: &Campaign, explicit: Option<&Path>) -> Result<(Target, Vec<String>), TriageError> {
-    let recorded = campaign.recorded_command();
-    let args: Vec<String> = recorded.map(|(_, c)| c[1..].to_vec()).unwrap_or_default();
+    let recorded = campaign.out.recorded_command();
+    let args: Vec<String> = recorded.as_ref().map(|(_, c)| c[1..].to_vec()).unwrap_or_default();
     if let Some(path) = explicit {
         return Ok((Target::inspect_numfuzz(path)?, args));
     }
     let Some((instance, cmdline)) = recorded else {
-        return Err(TriageError::NoCmdline(campaign.root.clone()));
+        return Err(TriageError::NoCmdline(campaign.root().to_path_buf()));
     };
     let mut target = PathBuf::from(cmdline[0].trim());
     // afl-fuzz records the path as typed: relative to where it ran, often next to OUT.
     if target.is_relative() && !target.exists() {
-        if let Some(beside_out) = campaign.root.parent().map(|p| p.join(&target)).filter(|p| p.exists()) {
+        if let Some(beside_out) = campaign.root().parent().map(|p| p.join(&target)).filter(|p| p.exists()) {
             target = beside_out;
         }
     }
@@ -103,7 +104,7 @@ pub fn triage(opts: &Options, progress: impl Fn(usize, usize) + Sync) -> Result<
         out_dir: std::fs::canonicalize(&opts.out).unwrap_or_else(|_| opts.out.clone()),
         target: std::fs::canonicalize(&target.path).unwrap_or_else(|_| target.path.clone()),
         signature: signature.as_ref().map(Signature::to_string),
-        instances: campaign.instances.iter().map(|i| i.name.clone()).collect(),
+        instances: campaign.out.instance_names(),
         inputs_replayed: total,
         timeout_ms,
         findings,
