@@ -1,6 +1,7 @@
 //! Builds the numfuzz LLVM pass against the pinned llvm-config and generates the ABI header.
 //!
 //! Exposes to the crate (as compile-time env): `NUMFUZZ_PASS_PATH`, `NUMFUZZ_INCLUDE_DIR`,
+//! `NUMFUZZ_ABILIST_PATH` (the DataFlowSanitizer ABI list of taint builds),
 //! `NUMFUZZ_CLANG`, `NUMFUZZ_CLANGXX`, `NUMFUZZ_LLVM_BINDIR`.
 
 use std::env;
@@ -48,6 +49,8 @@ fn main() {
     std::fs::create_dir_all(&include).expect("create include dir");
     std::fs::write(include.join("numfuzz_abi.h"), numfuzz_abi::c_header::generate()).expect("write numfuzz_abi.h");
     std::fs::copy("include/numfuzz.h", include.join("numfuzz.h")).expect("copy numfuzz.h");
+    let abilist = include.join("numfuzz_dfsan_abilist.txt");
+    std::fs::write(&abilist, numfuzz_abi::c_header::dfsan_abilist()).expect("write the DataFlowSanitizer ABI list");
 
     let cfg = llvm_config();
     let bindir = PathBuf::from(query(&cfg, "--bindir"));
@@ -75,6 +78,7 @@ fn main() {
 
     println!("cargo:rustc-env=NUMFUZZ_PASS_PATH={}", pass.display());
     println!("cargo:rustc-env=NUMFUZZ_INCLUDE_DIR={}", include.display());
+    println!("cargo:rustc-env=NUMFUZZ_ABILIST_PATH={}", abilist.display());
     println!("cargo:rustc-env=NUMFUZZ_CLANG={}", clang.display());
     println!("cargo:rustc-env=NUMFUZZ_CLANGXX={}", clangxx.display());
     println!("cargo:rustc-env=NUMFUZZ_LLVM_BINDIR={}", bindir.display());

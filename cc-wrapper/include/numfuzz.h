@@ -5,7 +5,10 @@
  *   int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
  *     double x = nf_f64(data, size, 0);
  *     int n = nf_i32(data, size, 1);
- *     if (my_function(x, n) != 0) NUMFUZZ_HANDLED();
+ *     double err, r;
+ *     if (my_function(x, n, &r, &err) != 0) NUMFUZZ_HANDLED();
+ *     NUMFUZZ_RESULT(r);                  (what the function returned, judged by triage)
+ *     NUMFUZZ_RESULT_NAMED("err", err);   (a secondary output: reported, never judged)
  *     return 0;
  *   }
  *
@@ -31,13 +34,52 @@ extern "C" {
 #define NUMFUZZ_SIGNATURE(spec)                                                                 \
   __attribute__((used, section(NUMFUZZ_SIGNATURE_SECTION))) static const char numfuzz_signature_[] = spec
 
+/* Names the function under test, e.g. NUMFUZZ_FUNCTION("gsl_sf_exprel_2_e"): what
+ * `numfuzz triage --oracle` asks the reference oracle about (default: the target's file
+ * name). Embedded in the binary like the signature. Use it once per program. */
+#define NUMFUZZ_FUNCTION(name)                                                                  \
+  __attribute__((used, section(NUMFUZZ_FUNCTION_SECTION))) static const char numfuzz_function_[] = name
+
 /* The library under test reported the error itself (non-zero status, errno, ...): the
  * exceptions of this input are "handled" rather than "silent" in numfuzz triage. */
 #define NUMFUZZ_HANDLED() numfuzz_handled()
 
-/* Runtime entry points (the readers below are the intended interface). */
+/* Runtime entry points (the readers and macros below are the intended interface). */
 size_t numfuzz_field_offset(unsigned field, unsigned type_code);
 void numfuzz_handled(void);
+void numfuzz_result_f32(const char *name, float v);
+void numfuzz_result_f64(const char *name, double v);
+void numfuzz_result_f80(const char *name, const long double *v);
+
+/* A long double travels by address (the runtime reads the x87 bytes). */
+static inline __attribute__((unused)) void numfuzz_result_f80_(const char *name, long double v) {
+  numfuzz_result_f80(name, &v);
+}
+
+/* Declares a result of the function under test for this input: a float, double or long
+ * double (integers are converted to double). Call it once per output value, after the call
+ * under test; each call is one numbered result (0, 1, ...). Triage uses the results to tell
+ * which exceptions reach them (an Inf or NaN the library returned without reporting it) and
+ * compares them with a reference oracle. NUMFUZZ_RESULT_NAMED("err", v) declares a secondary
+ * output, such as an error estimate: reported, but never what makes a finding a bug. A
+ * harness without results works as before; triage then says consequences need them. */
+#ifdef __cplusplus
+} /* extern "C" */
+static inline void numfuzz_result_(const char *name, float v) { numfuzz_result_f32(name, v); }
+static inline void numfuzz_result_(const char *name, double v) { numfuzz_result_f64(name, v); }
+static inline void numfuzz_result_(const char *name, long double v) { numfuzz_result_f80_(name, v); }
+template <typename T> static inline void numfuzz_result_(const char *name, T v) {
+  numfuzz_result_f64(name, static_cast<double>(v));
+}
+#define NUMFUZZ_RESULT(v) numfuzz_result_(nullptr, (v))
+#define NUMFUZZ_RESULT_NAMED(name, v) numfuzz_result_((name), (v))
+extern "C" {
+#else
+#define NUMFUZZ_RESULT_AS_(name, v)                                                             \
+  _Generic((v), float: numfuzz_result_f32, long double: numfuzz_result_f80_, default: numfuzz_result_f64)(name, (v))
+#define NUMFUZZ_RESULT(v) NUMFUZZ_RESULT_AS_((const char *)0, v)
+#define NUMFUZZ_RESULT_NAMED(name, v) NUMFUZZ_RESULT_AS_((name), v)
+#endif
 
 #if defined(__clang__)
 #define NUMFUZZ_READER_ static inline __attribute__((no_sanitize("coverage"), unused))

@@ -11,7 +11,14 @@
 // checked before the optimizer contracts, vectorises or folds them. Checker calls never
 // throw and only touch their arguments and the runtime's own memory, which lets the
 // optimizer keep working around them.
+//
+// Taint builds (NUMFUZZ_CC_TAINT set in the environment, next to -fsanitize=dataflow): each
+// checked operation's result is passed through a value-returning hook (`__numfuzz_taint_*`)
+// and every use of the result reads the hook's return value instead, so the runtime decides
+// the label DataFlowSanitizer gives the result. Comparison hooks and the inlined ErrBits
+// update are left out: a taint build only replays.
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Demangle/Demangle.h"
@@ -37,6 +44,7 @@
 
 #include "numfuzz_abi.h"
 
+#include <cstdlib>
 #include <string>
 
 using namespace llvm;
@@ -94,6 +102,8 @@ public:
   }
 
   bool run() {
+    const char *TaintEnv = std::getenv(NUMFUZZ_ENV_CC_TAINT);
+    Taint = TaintEnv && *TaintEnv && std::string(TaintEnv) != "0";
     for (Function &F : M) {
       if (F.isDeclaration() || F.hasAvailableExternallyLinkage() || F.getName().starts_with("__numfuzz") ||
           isHarnessApi(F))
@@ -108,16 +118,22 @@ public:
       SmallVector<CmpInst *, 16> Cmps;
       for (BasicBlock &BB : F)
         for (Instruction &I : BB)
-          if (auto *C = dyn_cast<CmpInst>(&I); C && cmpOperandCode(C) >= 0)
+          if (auto *C = dyn_cast<CmpInst>(&I); C && cmpOperandCode(C) >= 0 && !Taint)
             Cmps.push_back(C);
       F80Slots = nullptr;
-      for (CheckPlan &P : Plans)
-        emit(F, P);
+      for (CheckPlan &P : Plans) {
+        if (Taint)
+          emitTaint(F, P);
+        else
+          emit(F, P);
+      }
       for (CmpInst *C : Cmps)
         emitCmp(F, C);
     }
     if (Sites.empty() && CmpSites.empty())
       return false;
+    if (Taint)
+      markTaintBuild();
     if (!Sites.empty())
       appendToCompilerUsed(M, Sites);
     if (!CmpSites.empty())
@@ -142,6 +158,9 @@ private:
   StructType *SiteTy;
   StructType *CmpTy;
   AllocaInst *F80Slots = nullptr;
+  bool Taint = false;
+  // Taint builds: each checked result and the hook value that replaced it.
+  DenseMap<Value *, Value *> Replaced;
 
   // Decides whether I is checked and how.
   bool plan(Instruction &I, CheckPlan &P) {
@@ -384,17 +403,35 @@ private:
   }
 
   FunctionCallee checker(Type *FloatTy) {
-    AttrBuilder AB(Ctx);
-    AB.addAttribute(Attribute::NoUnwind);
-    AB.addMemoryAttr(MemoryEffects::argMemOnly(ModRefInfo::ModRef) |
-                     MemoryEffects::inaccessibleMemOnly(ModRefInfo::ModRef));
-    AttributeList Attrs = AttributeList::get(Ctx, AttributeList::FunctionIndex, AB);
+    AttributeList Attrs = hookAttributes();
     Type *VoidTy = Type::getVoidTy(Ctx);
     if (FloatTy->isX86_FP80Ty())
       return M.getOrInsertFunction(NUMFUZZ_SYM_CHECK_F80, FunctionType::get(VoidTy, {PtrTy, PtrTy, I64}, false), Attrs);
     const char *Name = FloatTy->isFloatTy() ? NUMFUZZ_SYM_CHECK_F32 : NUMFUZZ_SYM_CHECK_F64;
     return M.getOrInsertFunction(Name, FunctionType::get(VoidTy, {PtrTy, FloatTy, FloatTy, FloatTy, I64, FloatTy}, false),
                                  Attrs);
+  }
+
+  // The function's four x86_fp80 slots (operands a, b, c and the result) for the f80 hooks.
+  AllocaInst *f80Slots(Function &F, Type *FloatTy) {
+    if (!F80Slots) {
+      IRBuilder<> EntryB(&*F.getEntryBlock().getFirstInsertionPt());
+      F80Slots = EntryB.CreateAlloca(ArrayType::get(FloatTy, 4), nullptr, "numfuzz.f80");
+      F80Slots->setAlignment(Align(16));
+    }
+    return F80Slots;
+  }
+
+  Value *f80Slot(IRBuilder<> &B, unsigned J) {
+    return B.CreateConstInBoundsGEP2_32(F80Slots->getAllocatedType(), F80Slots, 0, J);
+  }
+
+  AttributeList hookAttributes() {
+    AttrBuilder AB(Ctx);
+    AB.addAttribute(Attribute::NoUnwind);
+    AB.addMemoryAttr(MemoryEffects::argMemOnly(ModRefInfo::ModRef) |
+                     MemoryEffects::inaccessibleMemOnly(ModRefInfo::ModRef));
+    return AttributeList::get(Ctx, AttributeList::FunctionIndex, AB);
   }
 
   Value *lane(IRBuilder<> &B, Value *V, unsigned K) {
@@ -436,14 +473,10 @@ private:
       if (P.Int)
         Int = B.CreateSExtOrTrunc(lane(B, P.Int, K), I64);
       if (P.FloatTy->isX86_FP80Ty()) {
-        if (!F80Slots) {
-          IRBuilder<> EntryB(&*F.getEntryBlock().getFirstInsertionPt());
-          F80Slots = EntryB.CreateAlloca(ArrayType::get(P.FloatTy, 4), nullptr, "numfuzz.f80");
-          F80Slots->setAlignment(Align(16));
-        }
+        f80Slots(F, P.FloatTy);
         Value *Vals[4] = {Ops[0], Ops[1], Ops[2], R};
         for (unsigned J = 0; J < 4; ++J)
-          B.CreateStore(Vals[J], B.CreateConstInBoundsGEP2_32(F80Slots->getAllocatedType(), F80Slots, 0, J));
+          B.CreateStore(Vals[J], f80Slot(B, J));
         B.CreateCall(Check, {Site, F80Slots, Int});
       } else if (Lanes == 1 && !F.hasFnAttribute(Attribute::StrictFP) && inlinable(P.Op)) {
         emitInlineArith(B, P, Site, Check, Ops, Int, R);
@@ -451,6 +484,106 @@ private:
         B.CreateCall(Check, {Site, Ops[0], Ops[1], Ops[2], Int, R});
       }
     }
+  }
+
+  // Taint builds: the operation's result (per lane) goes through a hook that returns it, and
+  // every earlier use of the result reads what the hook returned (see the file comment).
+  void emitTaint(Function &F, CheckPlan P) {
+    // Operands that an earlier hook replaced are read through it (their labels are the
+    // runtime's, not DataFlowSanitizer's plain union).
+    for (Value *&V : P.Floats)
+      if (auto It = Replaced.find(V); It != Replaced.end())
+        V = It->second;
+    if (P.Int)
+      if (auto It = Replaced.find(P.Int); It != Replaced.end())
+        P.Int = It->second;
+    GlobalVariable *Site = site(F, P);
+    Instruction *After = P.Inst->getNextNode();
+    if (!After)
+      return;
+    bool ToInt = P.Op == NUMFUZZ_OP_FPTOSI || P.Op == NUMFUZZ_OP_FPTOUI;
+    Value *Produced = ToInt ? P.Inst : P.Result;
+    if (!Produced)
+      return;
+    SmallVector<Use *, 8> Uses;
+    for (Use &U : Produced->uses())
+      Uses.push_back(&U);
+    IRBuilder<> B(After);
+    B.SetCurrentDebugLocation(P.Inst->getDebugLoc());
+    B.setIsFPConstrained(F.hasFnAttribute(Attribute::StrictFP));
+    AttributeList Attrs = hookAttributes();
+    Type *FT = P.FloatTy;
+    bool F80 = FT->isX86_FP80Ty();
+    const char *Name = FT->isFloatTy() ? (ToInt ? NUMFUZZ_SYM_TAINT_INT_F32 : NUMFUZZ_SYM_TAINT_F32)
+                       : FT->isDoubleTy() ? (ToInt ? NUMFUZZ_SYM_TAINT_INT_F64 : NUMFUZZ_SYM_TAINT_F64)
+                                          : (ToInt ? NUMFUZZ_SYM_TAINT_INT_F80 : NUMFUZZ_SYM_TAINT_F80);
+    FunctionType *HookTy;
+    if (ToInt)
+      HookTy = FunctionType::get(I64, {PtrTy, F80 ? PtrTy : FT, I64}, false);
+    else if (F80)
+      HookTy = FunctionType::get(Type::getVoidTy(Ctx), {PtrTy, PtrTy, I64}, false);
+    else
+      HookTy = FunctionType::get(FT, {PtrTy, FT, FT, FT, I64, FT}, false);
+    FunctionCallee Hook = M.getOrInsertFunction(Name, HookTy, Attrs);
+    if (F80)
+      f80Slots(F, FT);
+
+    Type *ShapeTy = Produced->getType();
+    auto *VT = dyn_cast<FixedVectorType>(ShapeTy);
+    unsigned Lanes = VT ? VT->getNumElements() : 1;
+    Constant *Zero = ConstantFP::get(FT, 0.0);
+    Value *Rebuilt = VT ? static_cast<Value *>(PoisonValue::get(VT)) : nullptr;
+    Value *Scalar = nullptr;
+    for (unsigned K = 0; K < Lanes; ++K) {
+      Value *Ops[3] = {Zero, Zero, Zero};
+      for (unsigned J = 0; J < P.Floats.size(); ++J)
+        Ops[J] = lane(B, P.Floats[J], K);
+      Value *Out;
+      if (ToInt) {
+        Type *LaneInt = ShapeTy->getScalarType();
+        Value *RI = lane(B, Produced, K);
+        RI = P.Op == NUMFUZZ_OP_FPTOSI ? B.CreateSExtOrTrunc(RI, I64) : B.CreateZExtOrTrunc(RI, I64);
+        Value *A = Ops[0];
+        if (F80) {
+          B.CreateStore(A, f80Slot(B, 0));
+          A = f80Slot(B, 0);
+        }
+        Out = B.CreateTrunc(B.CreateCall(Hook, {Site, A, RI}), LaneInt);
+      } else {
+        Value *R = lane(B, Produced, K);
+        if (P.ResultInSourceType)
+          R = B.CreateFPExt(R, FT);
+        Value *Int = P.Int ? B.CreateSExtOrTrunc(lane(B, P.Int, K), I64) : ConstantInt::get(I64, 0);
+        if (F80) {
+          Value *Vals[4] = {Ops[0], Ops[1], Ops[2], R};
+          for (unsigned J = 0; J < 4; ++J)
+            B.CreateStore(Vals[J], f80Slot(B, J));
+          B.CreateCall(Hook, {Site, F80Slots, Int});
+          Out = B.CreateLoad(FT, f80Slot(B, 3));
+        } else {
+          Out = B.CreateCall(Hook, {Site, Ops[0], Ops[1], Ops[2], Int, R});
+        }
+        // A narrowed result travelled widened; narrowing it back is exact.
+        if (P.ResultInSourceType)
+          Out = B.CreateFPTrunc(Out, ShapeTy->getScalarType());
+      }
+      if (VT)
+        Rebuilt = B.CreateInsertElement(Rebuilt, Out, K);
+      else
+        Scalar = Out;
+    }
+    Value *New = VT ? Rebuilt : Scalar;
+    for (Use *U : Uses)
+      U->set(New);
+    Replaced[Produced] = New;
+  }
+
+  // A taint build says so in its own section (numfuzz reads it from the ELF file).
+  void markTaintBuild() {
+    Constant *Init = ConstantInt::get(I8, 1);
+    auto *GV = new GlobalVariable(M, I8, true, GlobalValue::PrivateLinkage, Init, ".numfuzz.taint");
+    GV->setSection(NUMFUZZ_TAINT_SECTION);
+    appendToCompilerUsed(M, {GV});
   }
 
   static bool inlinable(unsigned Op) {
@@ -569,11 +702,7 @@ private:
     IRBuilder<> B(Then);
     B.SetCurrentDebugLocation(C->getDebugLoc());
     B.setIsFPConstrained(F.hasFnAttribute(Attribute::StrictFP));
-    AttrBuilder AB(Ctx);
-    AB.addAttribute(Attribute::NoUnwind);
-    AB.addMemoryAttr(MemoryEffects::argMemOnly(ModRefInfo::ModRef) |
-                     MemoryEffects::inaccessibleMemOnly(ModRefInfo::ModRef));
-    AttributeList Attrs = AttributeList::get(Ctx, AttributeList::FunctionIndex, AB);
+    AttributeList Attrs = hookAttributes();
     Type *VoidTy = Type::getVoidTy(Ctx);
     Value *A = C->getOperand(0), *Bv = C->getOperand(1);
     Type *T = A->getType();

@@ -2,9 +2,11 @@
 //!
 //! A compile gets sancov `trace-pc-guard` edges, `-ffp-contract=off` (so `a*b+c` stays two
 //! checked operations), the numfuzz LLVM pass and `numfuzz.h` on the include path; a link of
-//! an executable gets the numfuzz runtime. Two environment switches change the build:
-//! `NUMFUZZ_CC_NO_CHECKS=1` (edges only, for overhead measurements) and
-//! `NUMFUZZ_CC_COVERAGE=1` (llvm-cov source coverage, no numfuzz instrumentation).
+//! an executable gets the numfuzz runtime. Three environment switches change the build:
+//! `NUMFUZZ_CC_NO_CHECKS=1` (edges only, for overhead measurements),
+//! `NUMFUZZ_CC_COVERAGE=1` (llvm-cov source coverage, no numfuzz instrumentation) and
+//! `NUMFUZZ_CC_TAINT=1` (the replay-only taint build of `numfuzz triage`: checkers plus
+//! DataFlowSanitizer, whose labels carry each exceptional value's findings to the results).
 //!
 //! Compiles and links go through libafl_cc's `ClangWrapper`. Invocations that only ask clang
 //! something (`--version`, `-print-*`, `-dumpmachine`), preprocess (`-E`, `-M`) or compile
@@ -25,6 +27,9 @@ pub enum Mode {
     EdgesOnly,
     /// llvm-cov source coverage and the runtime's replay `main`; no numfuzz instrumentation.
     Coverage,
+    /// Checkers and DataFlowSanitizer (labels follow exceptional values), no edges: a build
+    /// triage replays to learn which exceptions reach the declared results.
+    Taint,
 }
 
 impl Mode {
@@ -32,6 +37,8 @@ impl Mode {
         let on = |name: &str| std::env::var(name).is_ok_and(|v| !v.is_empty() && v != "0");
         if on(abi_env::CC_COVERAGE) {
             Mode::Coverage
+        } else if on(abi_env::CC_TAINT) {
+            Mode::Taint
         } else if on(abi_env::CC_NO_CHECKS) {
             Mode::EdgesOnly
         } else {
@@ -135,6 +142,8 @@ pub struct Toolchain {
     pub clangxx: PathBuf,
     pub pass: PathBuf,
     pub include: PathBuf,
+    /// numfuzz's DataFlowSanitizer ABI list (the runtime's entry points), for taint builds.
+    pub abilist: PathBuf,
     pub runtime_dir: PathBuf,
 }
 
@@ -153,6 +162,7 @@ impl Toolchain {
             clangxx: PathBuf::from(env!("NUMFUZZ_CLANGXX")),
             pass: PathBuf::from(env!("NUMFUZZ_PASS_PATH")),
             include: PathBuf::from(env!("NUMFUZZ_INCLUDE_DIR")),
+            abilist: PathBuf::from(env!("NUMFUZZ_ABILIST_PATH")),
             runtime_dir,
         }
     }
@@ -185,6 +195,22 @@ pub fn compile_flags(mode: Mode, tc: &Toolchain) -> Vec<String> {
             flags.push("-fsanitize-coverage=trace-pc-guard".into());
             flags.push(format!("-fpass-plugin={}", tc.pass.display()));
         }
+        Mode::Taint => {
+            flags.push("-g".into());
+            // The pass reads NUMFUZZ_CC_TAINT from the environment clang inherits.
+            flags.push(format!("-fpass-plugin={}", tc.pass.display()));
+            flags.push("-fsanitize=dataflow".into());
+            flags.push(format!("-fsanitize-ignorelist={}", tc.abilist.display()));
+            // Labels follow values, not control: a select's condition and a pointer's label do
+            // not flow into what is selected or loaded.
+            for opt in [
+                "-dfsan-track-select-control-flow=false",
+                "-dfsan-combine-pointer-labels-on-load=false",
+            ] {
+                flags.push("-mllvm".into());
+                flags.push(opt.into());
+            }
+        }
         Mode::EdgesOnly => flags.push("-fsanitize-coverage=trace-pc-guard".into()),
         Mode::Coverage => {
             flags.push("-fprofile-instr-generate".into());
@@ -201,10 +227,14 @@ pub fn link_flags(mode: Mode, tc: &Toolchain) -> Vec<String> {
         // Pull in the runtime's constructor (forkserver) and marker even when the program
         // has its own main and references nothing else of the runtime.
         format!("-Wl,-u,{}", symbols::ANCHOR),
+    ];
+    match mode {
+        // DataFlowSanitizer's runtime (there is no sancov to pull in UBSan's).
+        Mode::Taint => flags.push("-fsanitize=dataflow".into()),
         // clang >= 19 links UBSan's runtime for -fsanitize-coverage alone; it would turn a
         // SIGSEGV into `exit(1)` and shadow the runtime's own coverage callbacks.
-        "-fno-sanitize-link-runtime".to_string(),
-    ];
+        _ => flags.push("-fno-sanitize-link-runtime".into()),
+    }
     if mode == Mode::Coverage {
         flags.push("-fprofile-instr-generate".into());
     }
@@ -244,7 +274,7 @@ pub fn run(args: &[String], cpp: bool) -> Result<i32, WrapperError> {
         // `$CC -E` (such as "argument unused") as a broken preprocessor.
         return run_direct(compiler, args, &preprocessor_flags(&tc));
     }
-    if mode == Mode::Fuzz && inv.sources > 0 && !tc.pass.exists() {
+    if matches!(mode, Mode::Fuzz | Mode::Taint) && inv.sources > 0 && !tc.pass.exists() {
         return Err(WrapperError::MissingPass(tc.pass.clone()));
     }
     let links = inv.links() && !inv.shared;

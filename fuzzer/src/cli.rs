@@ -104,6 +104,10 @@ pub struct RunArgs {
     /// Switch off comparison solving: branch-distance feedback and input-to-state (ablation).
     #[arg(long)]
     pub no_cmp: bool,
+    /// Do not save an input because a known exception first reaches a declared result (the
+    /// escape objective; for ablations).
+    #[arg(long)]
+    pub no_escape_objective: bool,
     /// How mutation operators are chosen: MOpt (learned weights) or uniform havoc.
     #[arg(long, value_enum, default_value_t = ScheduleChoice::Mopt)]
     pub schedule: ScheduleChoice,
@@ -138,7 +142,8 @@ pub enum TriageFormat {
 
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Example: numfuzz triage out\n         numfuzz triage out --minimize --format md --output findings.md"
+    after_help = "Consequences (which exceptions reach a declared result) need the harness's NUMFUZZ_RESULT declarations and a taint build:\n  NUMFUZZ_CC_TAINT=1 numfuzz-cc <same sources and flags> -o TARGET.taint\n\
+Example: numfuzz triage out\n         numfuzz triage out --minimize --oracle targets/gsl/oracle.py --format md --output findings.md"
 )]
 pub struct TriageArgs {
     /// The campaign's output directory (`numfuzz run -o OUT`).
@@ -146,6 +151,21 @@ pub struct TriageArgs {
     /// Replay on this numfuzz-cc target instead of the one in OUT/*/cmdline.
     #[arg(long)]
     pub target: Option<PathBuf>,
+    /// The taint build of the target (NUMFUZZ_CC_TAINT=1 numfuzz-cc), which tells which
+    /// exceptions reach a declared result (default: TARGET.taint beside the target, if present).
+    #[arg(long)]
+    pub taint_target: Option<PathBuf>,
+    /// A reference oracle: a command that reads one JSON line per input and answers the true
+    /// value of each declared result (protocol in the README), e.g. targets/gsl/oracle.py.
+    #[arg(long, value_name = "CMD")]
+    pub oracle: Option<String>,
+    /// Relative error above which a result is `wrong` against the oracle's reference (an
+    /// oracle may answer a looser one for an input).
+    #[arg(long, default_value_t = numfuzz::triage::oracle::DEFAULT_TOLERANCE, value_parser = positive_tolerance)]
+    pub tolerance: f64,
+    /// List every finding, not only the bugs (table and Markdown).
+    #[arg(long)]
+    pub all: bool,
     /// Report format.
     #[arg(long, value_enum, default_value_t = TriageFormat::Table)]
     pub format: TriageFormat,
@@ -208,4 +228,11 @@ pub struct CovArgs {
     /// Keep the merged profile in this file (for `llvm-cov show`).
     #[arg(long)]
     pub profdata: Option<PathBuf>,
+}
+
+fn positive_tolerance(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(t) if t > 0.0 && t.is_finite() => Ok(t),
+        _ => Err(format!("`{s}` is not a positive number (a relative error, e.g. 1e-6)")),
+    }
 }

@@ -93,6 +93,10 @@ pub fn run_campaign(cfg: &CampaignConfig, target: &Target) -> anyhow::Result<()>
                     }
                 }
             }),
+            run_flags: region.as_mut().map_or(std::ptr::null_mut(), |(r, _)| {
+                // SAFETY: the header is at the start of the region; the word is 4-aligned.
+                unsafe { r.as_mut_ptr().add(std::mem::offset_of!(ShmHeader, run_flags)).cast() }
+            }),
         };
         let info = TargetInfo {
             sites: sites.clone(),

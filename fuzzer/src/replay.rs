@@ -4,7 +4,7 @@
 //! `numfuzz replay` and `numfuzz triage` both show.
 
 use numfuzz_abi::kind::ExceptionKind;
-use numfuzz_abi::report::{ExceptionReport, ReportEvent};
+use numfuzz_abi::report::{ExceptionReport, ReportEvent, ResultReport, TaintReport};
 use numfuzz_abi::signature::{FieldType, Signature};
 use numfuzz_abi::value::Value;
 use serde::Serialize;
@@ -100,7 +100,13 @@ pub enum Ending {
 pub struct Replay {
     pub input: PathBuf,
     pub bytes: Vec<u8>,
+    /// Every exception event, in order: one per (site, kind), plus a second one when its
+    /// first origin came after its first exception.
     pub exceptions: Vec<ExceptionReport>,
+    /// The results the harness declared, in order.
+    pub results: Vec<ResultReport>,
+    /// A taint build's flows.
+    pub taint: Option<TaintReport>,
     pub ending: Ending,
 }
 
@@ -164,6 +170,11 @@ impl Replayer {
     /// Replays the input file `input` in its own process, so one input's state never leaks
     /// into another's.
     pub fn run(&self, input: &Path) -> std::io::Result<Replay> {
+        self.run_with_env(input, &[])
+    }
+
+    /// [`Replayer::run`] with extra environment variables.
+    pub fn run_with_env(&self, input: &Path, extra_env: &[(&str, String)]) -> std::io::Result<Replay> {
         let bytes = std::fs::read(input)?;
         let mut cmd = Command::new(&self.target);
         let on_stdin = !self.args.is_empty() && !self.args.iter().any(|a| a.contains("@@"));
@@ -178,6 +189,7 @@ impl Replayer {
             .env_remove(numfuzz_abi::env::AFL_SHM_ID)
             .env_remove(numfuzz_abi::env::SITES)
             .env_remove(numfuzz_abi::env::ENGINE)
+            .envs(extra_env.iter().map(|(k, v)| (k, v)))
             .stdin(if on_stdin { Stdio::piped() } else { Stdio::null() })
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
@@ -237,6 +249,8 @@ fn tail(text: &str, lines: usize) -> String {
 fn parse_run(input: &Path, bytes: Vec<u8>, status: Option<std::process::ExitStatus>, text: &str) -> Replay {
     use std::os::unix::process::ExitStatusExt;
     let mut exceptions = Vec::new();
+    let mut results = Vec::new();
+    let mut taint = None;
     let mut summary = None;
     let mut stack = Vec::new();
     let mut cause = None;
@@ -245,6 +259,8 @@ fn parse_run(input: &Path, bytes: Vec<u8>, status: Option<std::process::ExitStat
         if line.starts_with('{') {
             match serde_json::from_str::<ReportEvent>(line) {
                 Ok(ReportEvent::Exception(r)) => exceptions.push(r),
+                Ok(ReportEvent::Result(r)) => results.push(r),
+                Ok(ReportEvent::Taint(t)) => taint = Some(t),
                 Ok(ReportEvent::InputDone(s)) => summary = Some(s),
                 Err(_) => {}
             }
@@ -282,6 +298,8 @@ fn parse_run(input: &Path, bytes: Vec<u8>, status: Option<std::process::ExitStat
         input: input.to_path_buf(),
         bytes,
         exceptions,
+        results,
+        taint,
         ending,
     }
 }

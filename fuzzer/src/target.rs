@@ -3,7 +3,9 @@
 
 use numfuzz_abi::signature::Signature;
 use numfuzz_abi::site::SiteTable;
-use numfuzz_abi::{ABI_VERSION, RUNTIME_MARKER_PREFIX, RUNTIME_SECTION, SIGNATURE_SECTION};
+use numfuzz_abi::{
+    ABI_VERSION, FUNCTION_SECTION, RUNTIME_MARKER_PREFIX, RUNTIME_SECTION, SIGNATURE_SECTION, TAINT_SECTION,
+};
 use object::{Object, ObjectSection, ObjectSymbol};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -39,6 +41,10 @@ pub struct Target {
     /// It defines `LLVMFuzzerTestOneInput` (a libFuzzer-style harness, so the runtime's
     /// `main` can run the in-process engine).
     pub has_harness: bool,
+    /// The function under test it names (`NUMFUZZ_FUNCTION`).
+    pub function: Option<String>,
+    /// A taint build (`NUMFUZZ_CC_TAINT=1 numfuzz-cc`): replay only.
+    pub is_taint: bool,
 }
 
 fn section_strings(file: &object::File<'_>, name: &str) -> Vec<String> {
@@ -73,15 +79,22 @@ impl Target {
             [one] => Some(Signature::parse(one).map_err(|e| TargetError::BadSignature(path.to_path_buf(), e))?),
             many => return Err(TargetError::ManySignatures(path.to_path_buf(), many.join(" | "))),
         };
-        let has_harness = file
-            .symbols()
-            .chain(file.dynamic_symbols())
-            .any(|s| s.is_definition() && s.name() == Ok("LLVMFuzzerTestOneInput"));
+        let is_taint = file.section_by_name(TAINT_SECTION).is_some();
+        // A taint build's definitions carry DataFlowSanitizer's `.dfsan` suffix.
+        let has_harness = file.symbols().chain(file.dynamic_symbols()).any(|s| {
+            s.is_definition()
+                && matches!(
+                    s.name(),
+                    Ok("LLVMFuzzerTestOneInput") | Ok("LLVMFuzzerTestOneInput.dfsan")
+                )
+        });
         Ok(Target {
             path: path.to_path_buf(),
             runtime_abi,
             signature,
             has_harness,
+            function: section_strings(&file, FUNCTION_SECTION).into_iter().next(),
+            is_taint,
         })
     }
 
@@ -100,6 +113,18 @@ impl Target {
 
     pub fn is_numfuzz(&self) -> bool {
         self.runtime_abi == Some(ABI_VERSION)
+    }
+
+    /// The name the reference oracle is asked about: `NUMFUZZ_FUNCTION`, else the file name
+    /// (without a `.taint` suffix).
+    pub fn function_name(&self) -> String {
+        self.function.clone().unwrap_or_else(|| {
+            let name = self
+                .path
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            name.strip_suffix(".taint").map(str::to_string).unwrap_or(name)
+        })
     }
 
     /// Runs the target with `NUMFUZZ_SITES` to get its site table.

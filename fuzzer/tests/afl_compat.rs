@@ -201,7 +201,7 @@ fn replay(exe: &Path, input: &Path) -> Vec<ExceptionReport> {
         .into_iter()
         .filter_map(|e| match e {
             numfuzz_abi::report::ReportEvent::Exception(r) => Some(r),
-            numfuzz_abi::report::ReportEvent::InputDone(_) => None,
+            _ => None,
         })
         .collect()
 }

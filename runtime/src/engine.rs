@@ -32,6 +32,7 @@ pub fn run_campaign(config: &Path, harness: &Harness) -> i32 {
             capacity: cmp_log_capacity,
             mode: cmp_mode,
         }),
+        run_flags: region.run_flags_ptr(),
     };
     let spec = signature::specs().into_iter().next();
     let table = sites::table(spec, edges::len() as u32);

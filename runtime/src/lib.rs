@@ -14,16 +14,18 @@ mod forkserver;
 mod fpu;
 mod region;
 mod report;
+mod results;
 mod signature;
 mod sites;
 mod standalone;
 mod sysv_shm;
+mod taint;
 
 use check::Operands;
 use fpu::F80Slot;
 use numfuzz_abi::cmp::CmpRecord;
 use numfuzz_abi::env;
-use numfuzz_abi::op::{FloatType, Op};
+use numfuzz_abi::op::{FloatType, Op, OpShape};
 use numfuzz_abi::site::{SiteRecord, SITE_UNASSIGNED};
 use numfuzz_abi::value::Float;
 use region::Region;
@@ -50,22 +52,62 @@ impl Harness {
     }
 }
 
+/// Labels of a checked operation's operands in a taint build: the float operands a, b, c,
+/// then the integer one.
+type OperandLabels = [u8; 4];
+
+/// Checks one operation: classifies it, records it in the region and reports what is new.
+/// In a taint build (`labels` of the operands) it also numbers the findings it raised and
+/// returns the label of the operation's result.
+///
+/// # Safety
+/// `site` is a site record emitted by the pass.
 #[inline]
-unsafe fn check(site: *const SiteRecord, ops: Operands) {
+unsafe fn check(site: *const SiteRecord, ops: Operands, labels: Option<OperandLabels>) -> u8 {
     // SAFETY: the pass passes its own site record.
     let rec = unsafe { &*site };
     if rec.id == SITE_UNASSIGNED {
-        return;
+        return 0;
     }
-    let Some(region) = Region::current() else { return };
+    let Some(region) = Region::current() else { return 0 };
     let (Some(op), Some(ty)) = (Op::from_code(rec.op), FloatType::from_code(rec.ty)) else {
-        return;
+        return 0;
     };
     let outcome = check::classify(op, ty, rec.aux, &ops);
-    let fresh = region.record(rec.id, &outcome.errbits, outcome.raised);
-    if fresh != 0 && report::printing() {
-        report::exceptions(rec.id, fresh, op, ty, rec.aux, &ops);
+    let origin = outcome.raised != 0 && ops.all_finite(op);
+    let fresh = region.record(rec.id, &outcome.errbits, outcome.raised, origin);
+    let own = match labels {
+        Some(_) if outcome.raised != 0 => taint::assign(rec.id, outcome.raised),
+        _ => 0,
+    };
+    if fresh.any() != 0 && report::printing() {
+        report::exceptions(rec.id, fresh, origin, op, rec.aux, &ops);
     }
+    let Some(operand_labels) = labels else { return 0 };
+    let produced = if op.shape() == OpShape::ToInt {
+        taint::Produced::Int {
+            invalid: outcome.raised != 0,
+        }
+    } else {
+        taint::Produced::Float(ops.r)
+    };
+    let (label, passed) = taint::result_label(taint::mode(), op, &ops, operand_labels, produced, own);
+    taint::note_flow(rec.id, outcome.raised, passed);
+    label
+}
+
+fn float_ops(a: Float, b: Float, c: Float, i: i64, r: Float) -> Operands {
+    Operands { a, b, c, i, r }
+}
+
+/// The operands in the f80 checker's four slots.
+///
+/// # Safety
+/// `abcr` points to four 16-byte slots.
+unsafe fn f80_ops(abcr: *const F80Slot, i: i64) -> Operands {
+    // SAFETY: caller guarantees four slots.
+    let s = unsafe { std::slice::from_raw_parts(abcr, 4) };
+    float_ops(s[0].value(), s[1].value(), s[2].value(), i, s[3].value())
 }
 
 /// # Safety
@@ -74,18 +116,7 @@ unsafe fn check(site: *const SiteRecord, ops: Operands) {
 pub unsafe extern "C" fn __numfuzz_check_f32(site: *const SiteRecord, a: f32, b: f32, c: f32, i: i64, r: f32) {
     let f = Float::from_f32;
     // SAFETY: forwarded contract.
-    unsafe {
-        check(
-            site,
-            Operands {
-                a: f(a),
-                b: f(b),
-                c: f(c),
-                i,
-                r: f(r),
-            },
-        )
-    }
+    unsafe { check(site, float_ops(f(a), f(b), f(c), i, f(r)), None) };
 }
 
 /// # Safety
@@ -94,39 +125,165 @@ pub unsafe extern "C" fn __numfuzz_check_f32(site: *const SiteRecord, a: f32, b:
 pub unsafe extern "C" fn __numfuzz_check_f64(site: *const SiteRecord, a: f64, b: f64, c: f64, i: i64, r: f64) {
     let f = Float::from_f64;
     // SAFETY: forwarded contract.
-    unsafe {
-        check(
-            site,
-            Operands {
-                a: f(a),
-                b: f(b),
-                c: f(c),
-                i,
-                r: f(r),
-            },
-        )
-    }
+    unsafe { check(site, float_ops(f(a), f(b), f(c), i, f(r)), None) };
 }
 
 /// # Safety
 /// Called by code instrumented by the numfuzz pass with four x86_fp80 slots a, b, c, r.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn __numfuzz_check_f80(site: *const SiteRecord, abcr: *const F80Slot, i: i64) {
-    // SAFETY: the pass passes an array of four 16-byte slots.
-    let s = unsafe { std::slice::from_raw_parts(abcr, 4) };
     // SAFETY: forwarded contract.
-    unsafe {
-        check(
-            site,
-            Operands {
-                a: s[0].value(),
-                b: s[1].value(),
-                c: s[2].value(),
-                i,
-                r: s[3].value(),
-            },
-        )
-    }
+    unsafe { check(site, f80_ops(abcr, i), None) };
+}
+
+// Taint builds. The pass calls `__numfuzz_taint_*`, which DataFlowSanitizer turns into calls
+// of the shim's `__dfsw___numfuzz_taint_*`, which pass the operand labels to
+// `numfuzz_rt_taint_*` and give the result the label they return. The plain versions are
+// what a taint-mode object linked without DataFlowSanitizer calls: checkers that return the
+// result.
+
+/// # Safety
+/// Called by code instrumented by the numfuzz pass in taint mode.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn __numfuzz_taint_f32(site: *const SiteRecord, a: f32, b: f32, c: f32, i: i64, r: f32) -> f32 {
+    // SAFETY: forwarded contract.
+    unsafe { __numfuzz_check_f32(site, a, b, c, i, r) };
+    r
+}
+
+/// # Safety
+/// As [`__numfuzz_taint_f32`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn __numfuzz_taint_f64(site: *const SiteRecord, a: f64, b: f64, c: f64, i: i64, r: f64) -> f64 {
+    // SAFETY: forwarded contract.
+    unsafe { __numfuzz_check_f64(site, a, b, c, i, r) };
+    r
+}
+
+/// # Safety
+/// As [`__numfuzz_check_f80`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn __numfuzz_taint_f80(site: *const SiteRecord, abcr: *const F80Slot, i: i64) {
+    // SAFETY: forwarded contract.
+    unsafe { __numfuzz_check_f80(site, abcr, i) };
+}
+
+/// # Safety
+/// Called by code instrumented by the numfuzz pass in taint mode (a conversion to an integer).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn __numfuzz_taint_int_f32(site: *const SiteRecord, a: f32, r: i64) -> i64 {
+    let z = Float::from_f32(0.0);
+    // SAFETY: forwarded contract.
+    unsafe { check(site, float_ops(Float::from_f32(a), z, z, 0, z), None) };
+    r
+}
+
+/// # Safety
+/// As [`__numfuzz_taint_int_f32`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn __numfuzz_taint_int_f64(site: *const SiteRecord, a: f64, r: i64) -> i64 {
+    let z = Float::from_f64(0.0);
+    // SAFETY: forwarded contract.
+    unsafe { check(site, float_ops(Float::from_f64(a), z, z, 0, z), None) };
+    r
+}
+
+/// # Safety
+/// As [`__numfuzz_taint_int_f32`]; `a` points to a `long double`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn __numfuzz_taint_int_f80(site: *const SiteRecord, a: *const F80Slot, r: i64) -> i64 {
+    let z = Float::zero(numfuzz_abi::FloatType::F80, false);
+    // SAFETY: forwarded contract.
+    unsafe { check(site, float_ops((*a).value(), z, z, 0, z), None) };
+    r
+}
+
+/// # Safety
+/// Called by the shim's `__dfsw___numfuzz_taint_f32` with the operands' labels.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn numfuzz_rt_taint_f32(
+    site: *const SiteRecord,
+    a: f32,
+    b: f32,
+    c: f32,
+    i: i64,
+    r: f32,
+    labels: *const u8,
+) -> u8 {
+    let f = Float::from_f32;
+    // SAFETY: the shim passes four labels.
+    let l = unsafe { *labels.cast::<OperandLabels>() };
+    // SAFETY: forwarded contract.
+    unsafe { check(site, float_ops(f(a), f(b), f(c), i, f(r)), Some(l)) }
+}
+
+/// # Safety
+/// Called by the shim's `__dfsw___numfuzz_taint_f64` with the operands' labels.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn numfuzz_rt_taint_f64(
+    site: *const SiteRecord,
+    a: f64,
+    b: f64,
+    c: f64,
+    i: i64,
+    r: f64,
+    labels: *const u8,
+) -> u8 {
+    let f = Float::from_f64;
+    // SAFETY: the shim passes four labels.
+    let l = unsafe { *labels.cast::<OperandLabels>() };
+    // SAFETY: forwarded contract.
+    unsafe { check(site, float_ops(f(a), f(b), f(c), i, f(r)), Some(l)) }
+}
+
+/// # Safety
+/// Called by the shim's `__dfsw___numfuzz_taint_f80` with the labels of the four slots'
+/// operands (a, b, c, then the integer operand).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn numfuzz_rt_taint_f80(
+    site: *const SiteRecord,
+    abcr: *const F80Slot,
+    i: i64,
+    labels: *const u8,
+) -> u8 {
+    // SAFETY: forwarded contract.
+    let (ops, l) = unsafe { (f80_ops(abcr, i), *labels.cast::<OperandLabels>()) };
+    // SAFETY: forwarded contract.
+    unsafe { check(site, ops, Some(l)) }
+}
+
+/// A conversion's check in a taint build; `a` is the operand, `label` its label.
+///
+/// # Safety
+/// `site` is a site record emitted by the pass.
+unsafe fn taint_int(site: *const SiteRecord, a: Float, label: u8) -> u8 {
+    let z = Float::zero(a.ty, false);
+    // SAFETY: forwarded contract.
+    unsafe { check(site, float_ops(a, z, z, 0, z), Some([label, 0, 0, 0])) }
+}
+
+/// # Safety
+/// Called by the shim's `__dfsw___numfuzz_taint_int_f32`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn numfuzz_rt_taint_int_f32(site: *const SiteRecord, a: f32, label: u8) -> u8 {
+    // SAFETY: forwarded contract.
+    unsafe { taint_int(site, Float::from_f32(a), label) }
+}
+
+/// # Safety
+/// Called by the shim's `__dfsw___numfuzz_taint_int_f64`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn numfuzz_rt_taint_int_f64(site: *const SiteRecord, a: f64, label: u8) -> u8 {
+    // SAFETY: forwarded contract.
+    unsafe { taint_int(site, Float::from_f64(a), label) }
+}
+
+/// # Safety
+/// Called by the shim's `__dfsw___numfuzz_taint_int_f80`; `a` points to a `long double`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn numfuzz_rt_taint_int_f80(site: *const SiteRecord, a: *const F80Slot, label: u8) -> u8 {
+    // SAFETY: forwarded contract.
+    unsafe { taint_int(site, (*a).value(), label) }
 }
 
 /// # Safety
@@ -162,6 +319,9 @@ pub extern "C" fn numfuzz_handled() {
 pub extern "C" fn numfuzz_rt_early_init(argc: c_int, libfuzzer_harness: c_int) {
     fpu::check_layout();
     report::configure_from_env();
+    if let Err(e) = taint::configure_from_env() {
+        startup_error(&e);
+    }
     match Region::attach_from_env(sites::count(), sites::CMPS.count()) {
         Ok(Some(region)) => {
             // numfuzz's own campaigns: record every exception, never abort.

@@ -8,10 +8,26 @@ use crate::sysv_shm;
 use numfuzz_abi::cmp::{CmpLogEntry, CmpLogHeader, CMP_LOG, CMP_LOG_CAPACITY, CMP_LOG_PER_SITE};
 use numfuzz_abi::env;
 use numfuzz_abi::errbits::NOT_MEASURED;
-use numfuzz_abi::kind::KINDS_PER_SITE;
-use numfuzz_abi::shm::{ShmHeader, HEADER_SIZE, RUN_HANDLED, RUN_TRUNCATED};
+use numfuzz_abi::kind::{EXC_ORIGIN, EXC_RAISED, KINDS_PER_SITE};
+use numfuzz_abi::shm::{ShmHeader, HEADER_SIZE, RUN_HANDLED, RUN_RESULTS, RUN_RESULT_NONFINITE, RUN_TRUNCATED};
 use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicPtr, Ordering};
+
+/// What one check added to the exception map (bit per kind).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Fresh {
+    /// Raised for the first time in this run.
+    pub raised: u8,
+    /// An origin for the first time in this run.
+    pub origin: u8,
+}
+
+impl Fresh {
+    /// Kinds worth a report line: new, or newly an origin.
+    pub fn any(self) -> u8 {
+        self.raised | self.origin
+    }
+}
 
 pub struct Region {
     header: *mut ShmHeader,
@@ -246,15 +262,18 @@ impl Region {
         self.slots
     }
 
-    /// Records one check: ErrBits minima for the site's four slots and the raised kinds.
-    /// Returns the kinds raised for the first time since the last reset (bit per kind).
+    /// Records one check: ErrBits minima for the site's four slots and the raised kinds,
+    /// marking them as origins when `origin` (every floating-point operand was finite).
+    /// Returns the kinds raised for the first time since the last reset, and the kinds whose
+    /// first origin this is (bit per kind).
     #[inline]
-    pub fn record(&self, site: u32, errbits: &[u8; 4], raised: u8) -> u8 {
+    pub fn record(&self, site: u32, errbits: &[u8; 4], raised: u8, origin: bool) -> Fresh {
         let base = site as usize * KINDS_PER_SITE as usize;
+        let mut fresh = Fresh::default();
         if base + 4 > self.slots {
-            return 0;
+            return fresh;
         }
-        let mut fresh = 0;
+        let mark = EXC_RAISED | if origin { EXC_ORIGIN } else { 0 };
         // SAFETY: base + 4 <= slots, both maps hold `slots` bytes.
         unsafe {
             for (k, &e) in errbits.iter().enumerate() {
@@ -264,14 +283,25 @@ impl Region {
                 }
                 if raised & (1 << k) != 0 {
                     let x = self.exceptions.add(base + k);
-                    if *x == 0 {
-                        *x = 1;
-                        fresh |= 1 << k;
+                    let old = *x;
+                    if old == 0 {
+                        fresh.raised |= 1 << k;
                     }
+                    if origin && old & EXC_ORIGIN == 0 {
+                        fresh.origin |= 1 << k;
+                    }
+                    *x = old | mark;
                 }
             }
         }
         fresh
+    }
+
+    /// A declared result: `primary` ones that are Inf or NaN mark the run.
+    pub fn note_result(&self, primary: bool, non_finite: bool) {
+        let flags = RUN_RESULTS | if primary && non_finite { RUN_RESULT_NONFINITE } else { 0 };
+        // SAFETY: header is valid.
+        unsafe { (*self.header).run_flags |= flags };
     }
 
     /// Clears the maps and the run flags (what the fuzzer does before each run), then starts
@@ -305,6 +335,12 @@ impl Region {
     pub fn handled(&self) -> bool {
         // SAFETY: header is valid.
         unsafe { (*self.header).run_flags & RUN_HANDLED != 0 }
+    }
+
+    /// The header's per-run flags word (for the in-process engine's observer).
+    pub fn run_flags_ptr(&self) -> *mut u32 {
+        // SAFETY: the header is valid; only its address is taken.
+        unsafe { &raw mut (*self.header).run_flags }
     }
 
     /// The exception map (for the in-process engine's observer).

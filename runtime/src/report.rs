@@ -3,7 +3,8 @@
 
 use crate::check::Operands;
 use crate::fpu::FenvGuard;
-use crate::sites;
+use crate::region::Fresh;
+use crate::{sites, taint};
 use numfuzz_abi::env;
 use numfuzz_abi::kind::ExceptionKind;
 use numfuzz_abi::op::{FloatType, Op, OpShape};
@@ -46,28 +47,36 @@ pub fn set_input(name: Option<String>) {
     *INPUT.lock().unwrap_or_else(|e| e.into_inner()) = name;
 }
 
-fn values(ty: FloatType, op: Op, aux: u8, ops: &Operands) -> (Vec<Float>, Option<i64>, Option<Float>) {
-    let _ = ty;
+/// The operation's float operands, integer operand and result, as reports show them.
+fn values(op: Op, aux: u8, ops: &Operands) -> (Vec<Float>, Option<i64>, Option<Float>) {
+    let (floats, n) = ops.floats(op);
+    let floats = floats[..n].to_vec();
     match op.shape() {
-        OpShape::Infix(_) | OpShape::Binary => (vec![ops.a, ops.b], None, Some(ops.r)),
-        OpShape::Ternary => (vec![ops.a, ops.b, ops.c], None, Some(ops.r)),
-        OpShape::ToInt => (vec![ops.a], None, None),
+        OpShape::ToInt => (floats, None, None),
         OpShape::Narrow => {
             let r = FloatType::from_code(aux)
                 .and_then(|t| ops.r.convert_exact(t))
                 .unwrap_or(ops.r);
-            (vec![ops.a], None, Some(r))
+            (floats, None, Some(r))
         }
-        OpShape::Unary => (vec![ops.a], None, Some(ops.r)),
-        OpShape::FloatInt => (vec![ops.a], Some(ops.i), Some(ops.r)),
+        OpShape::FloatInt => (floats, Some(ops.i), Some(ops.r)),
+        OpShape::Infix(_) | OpShape::Binary | OpShape::Ternary | OpShape::Unary => (floats, None, Some(ops.r)),
     }
 }
 
-/// Prints the newly raised kinds of one check (and aborts if so configured).
-pub fn exceptions(site: u32, fresh: u8, op: Op, ty: FloatType, aux: u8, ops: &Operands) {
+/// Prints one JSON event line on stderr.
+pub fn event(e: &ReportEvent) {
+    let line = serde_json::to_string(e).unwrap_or_default();
+    let mut stderr = std::io::stderr().lock();
+    let _ = writeln!(stderr, "{line}");
+}
+
+/// Prints the kinds of one check that are new in this run, or newly an origin (and aborts on
+/// a new one if so configured).
+pub fn exceptions(site: u32, fresh: Fresh, origin: bool, op: Op, aux: u8, ops: &Operands) {
     let _env = FenvGuard::new();
     let Some(info) = sites::info(site) else { return };
-    let (floats, int, result) = values(ty, op, aux, ops);
+    let (floats, int, result) = values(op, aux, ops);
     let mut operands: Vec<String> = floats.iter().map(Float::to_string).collect();
     let mut operands_hex: Vec<String> = floats.iter().map(|f| f.to_hex()).collect();
     if let Some(i) = int {
@@ -77,7 +86,12 @@ pub fn exceptions(site: u32, fresh: u8, op: Op, ty: FloatType, aux: u8, ops: &Op
     let input = INPUT.lock().unwrap_or_else(|e| e.into_inner()).clone();
     let mut stderr = std::io::stderr().lock();
     for kind in ExceptionKind::ALL {
-        if fresh & (1 << kind as u8) == 0 {
+        let bit = 1 << kind as u8;
+        if fresh.any() & bit == 0 {
+            continue;
+        }
+        // The human format reports each (site, kind) once per input.
+        if !json() && fresh.raised & bit == 0 {
             continue;
         }
         let report = ExceptionReport {
@@ -88,6 +102,8 @@ pub fn exceptions(site: u32, fresh: u8, op: Op, ty: FloatType, aux: u8, ops: &Op
             result: result.map(|r| r.to_string()),
             result_hex: result.map(|r| r.to_hex()),
             input: input.clone(),
+            origin,
+            label: taint::label_of(site, kind),
         };
         let line = if json() {
             serde_json::to_string(&ReportEvent::Exception(report)).unwrap_or_default()
@@ -97,15 +113,18 @@ pub fn exceptions(site: u32, fresh: u8, op: Op, ty: FloatType, aux: u8, ops: &Op
         let _ = writeln!(stderr, "{line}");
     }
     let _ = stderr.flush();
-    if ABORT.load(Ordering::Relaxed) {
+    if ABORT.load(Ordering::Relaxed) && fresh.raised != 0 {
         std::process::abort();
     }
 }
 
-/// The end of one input's replay (JSON mode only).
+/// The end of one input's replay (JSON mode only), after the taint summary of a taint build.
 pub fn input_done(exceptions: u32, handled: bool) {
     if !json() {
         return;
+    }
+    if taint::active() {
+        event(&ReportEvent::Taint(taint::summary()));
     }
     let input = INPUT.lock().unwrap_or_else(|e| e.into_inner()).clone();
     let event = ReportEvent::InputDone(InputSummary {

@@ -24,8 +24,14 @@ void numfuzz_rt_register_sites(void *start, void *stop);
 void numfuzz_rt_register_cmps(void *start, void *stop);
 void numfuzz_rt_early_init(int argc, int libfuzzer_harness);
 
+void numfuzz_shim_taint_entry(int (**test_one)(const uint8_t *, size_t), int (**initialize)(int *, char ***));
+
 static int numfuzz_shim_main(int argc, char **argv) {
-  return numfuzz_rt_main(argc, argv, LLVMFuzzerTestOneInput, LLVMFuzzerInitialize);
+  int (*test_one)(const uint8_t *, size_t) = LLVMFuzzerTestOneInput;
+  int (*initialize)(int *, char ***) = LLVMFuzzerInitialize;
+  if (!test_one) /* a taint build renames the harness's definitions (taint_shim.c) */
+    numfuzz_shim_taint_entry(&test_one, &initialize);
+  return numfuzz_rt_main(argc, argv, test_one, initialize);
 }
 /* A weak alias, so the constructor can tell whether the program's own main won. */
 int main(int argc, char **argv) __attribute__((weak, alias("numfuzz_shim_main")));

@@ -1,7 +1,7 @@
 //! Standalone replay: `./target FILE...` runs each file once; no file reads stdin.
 
 use crate::region::Region;
-use crate::{report, Harness};
+use crate::{report, results, taint, Harness};
 use std::io::Read;
 
 const USAGE: &str = "usage: TARGET [FILE...]   (no FILE: read one input from stdin)\n\
@@ -54,6 +54,8 @@ pub fn run(args: &[String], harness: &Harness) -> i32 {
         };
         report::set_input(file.clone());
         region.reset();
+        results::reset();
+        taint::reset();
         harness.run(&data);
         report::input_done(region.raised_count(), region.handled());
     }

@@ -130,8 +130,8 @@ pub fn run(exe: &Path, args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Out
     child.wait_with_output().expect("wait")
 }
 
-/// Runs `exe` on one input through stdin and returns its JSON reports (every exception,
-/// no abort).
+/// Runs `exe` on one input through stdin and returns its JSON reports: every (site, kind) it
+/// raised once, in order, `origin` when any of its exceptions was one (no abort).
 pub fn reports(exe: &Path, input: &[u8]) -> Vec<ExceptionReport> {
     let out = run(exe, &[], input, &[("NUMFUZZ_ABORT", "0"), ("NUMFUZZ_REPORT", "json")]);
     assert!(
@@ -139,13 +139,15 @@ pub fn reports(exe: &Path, input: &[u8]) -> Vec<ExceptionReport> {
         "target failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    events(&String::from_utf8_lossy(&out.stderr))
-        .into_iter()
-        .filter_map(|e| match e {
-            ReportEvent::Exception(r) => Some(r),
-            ReportEvent::InputDone(_) => None,
-        })
-        .collect()
+    let mut merged: Vec<ExceptionReport> = Vec::new();
+    for e in events(&String::from_utf8_lossy(&out.stderr)) {
+        let ReportEvent::Exception(r) = e else { continue };
+        match merged.iter_mut().find(|m| m.kind == r.kind && m.site.id == r.site.id) {
+            Some(m) => m.origin |= r.origin,
+            None => merged.push(r),
+        }
+    }
+    merged
 }
 
 /// The input summaries of a JSON report stream.
@@ -154,7 +156,7 @@ pub fn summaries(stderr: &str) -> Vec<InputSummary> {
         .into_iter()
         .filter_map(|e| match e {
             ReportEvent::InputDone(s) => Some(s),
-            ReportEvent::Exception(_) => None,
+            _ => None,
         })
         .collect()
 }

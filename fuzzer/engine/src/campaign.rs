@@ -8,6 +8,7 @@ use crate::feedbacks::{ByteMapObserver, DistanceFeedback, ExceptionFeedback, Rec
 use crate::i2s::{CmpTrace, I2SStage};
 use crate::monitor::StatusMonitor;
 use crate::mutators::fp_mutations;
+use crate::run_flags::RunFlagsObserver;
 use crate::scheduler::DistanceFavoring;
 use crate::stats::{install_stop_handler, StatsStage};
 use crate::timeout::{calibrated, AdjustTimeout};
@@ -53,7 +54,8 @@ pub type Observers = tuple_list_type!(
     ByteMapObserver,
     ByteMapObserver,
     ByteMapObserver,
-    TimeObserver
+    TimeObserver,
+    RunFlagsObserver
 );
 pub type EdgesFeedback = MaxMapFeedback<EdgesObserver, Hitcounts>;
 pub type CorpusFeedback = Recorder<
@@ -94,6 +96,8 @@ pub struct TargetMaps {
     pub cmp_slots: usize,
     /// Comparison operand log and the mode word (absent for targets without comparisons).
     pub cmp_trace: Option<CmpTrace>,
+    /// The region header's per-run flags (null: no numfuzz region).
+    pub run_flags: *mut u32,
 }
 
 impl TargetMaps {
@@ -132,7 +136,9 @@ impl TargetMaps {
             errbits,
             exceptions,
             cmp_distances,
-            TimeObserver::new("time")
+            TimeObserver::new("time"),
+            // SAFETY: the caller guarantees validity; the target only writes it during a run.
+            unsafe { RunFlagsObserver::new(self.run_flags) }
         )
     }
 }
@@ -199,7 +205,10 @@ where
     let cores = Cores::from_cmdline(&cfg.cores)?.ids.len();
     let name = instance_name(cores, &description);
     let out = InstanceDir::create(&cfg.out_dir, &name).map_err(|e| Error::illegal_state(e.to_string()))?;
-    let resuming_dir = out.path(InputDir::Queue).read_dir().is_ok_and(|mut d| d.next().is_some());
+    let resuming_dir = out
+        .path(InputDir::Queue)
+        .read_dir()
+        .is_ok_and(|mut d| d.next().is_some());
     out.write_cmdline(&cfg.target, &cfg.target_args)
         .map_err(|e| Error::os_error(e, "writing cmdline"))?;
     let instance = Arc::new(Instance::new(out, target.sites, cfg.start_unix_ms));
@@ -207,16 +216,18 @@ where
     // SAFETY: the maps live as long as the target process / the fuzzer's shared memory.
     let observers = unsafe { target.maps.observers() };
     let total_edges = target.maps.edges_len;
-    let (edges, errbits, exceptions, cmp_distances, time) = (
+    let (edges, errbits, exceptions, cmp_distances, time, run_flags) = (
         &observers.0,
         &observers.1 .0,
         &observers.1 .1 .0,
         &observers.1 .1 .1 .0,
         &observers.1 .1 .1 .1 .0,
+        &observers.1 .1 .1 .1 .1 .0,
     );
+    let escapes = cfg.escapes.then(|| (run_flags, target.signature.clone()));
     let mut feedback = Recorder::new(
         feedback_or!(
-            ExceptionFeedback::new(exceptions, instance.clone()),
+            ExceptionFeedback::new(exceptions, escapes, instance.clone()),
             MaxMapFeedback::new(edges),
             DistanceFeedback::new(errbits, cfg.errbits),
             DistanceFeedback::new(cmp_distances, cfg.cmp),

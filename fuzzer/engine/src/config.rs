@@ -52,6 +52,11 @@ pub struct CampaignConfig {
     /// off).
     #[serde(default = "enabled")]
     pub cmp: bool,
+    /// Keep an input when a known (site, kind) first reaches a declared result (an origin
+    /// exception in a run whose primary result went Inf or NaN, unreported, from finite
+    /// inputs); `--no-escape-objective` turns it off.
+    #[serde(default = "enabled")]
+    pub escapes: bool,
     /// How operators are scheduled (`--schedule`, for measurements).
     #[serde(default)]
     pub schedule: MutatorSchedule,

@@ -2,8 +2,8 @@
 //! the target's site table and the campaign clock.
 
 use crate::meta::AflCounters;
-use numfuzz_outdir::{InputDir, InstanceDir};
 use numfuzz_abi::site::SiteTable;
+use numfuzz_outdir::{InputDir, InstanceDir};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 

@@ -4,7 +4,11 @@
 //!   saved in `crashes/` (named `id:…,kind:…,site:…`), logged in `exceptions.jsonl`, and kept in
 //!   the corpus (an input at an exception is a good place to look for the next one).
 //!   Exceptions are feedback, not LibAFL objectives: an objective input is never added to the
-//!   corpus, and one abort per exception would cost ~10⁴× speed.
+//!   corpus, and one abort per exception would cost ~10⁴× speed. The escape objective: when a
+//!   run's declared result went Inf or NaN unreported from an input of finite fields, every
+//!   (site, kind) that was an origin in it and never before in such a run is saved too
+//!   (`+esc`), so a site first met absorbed is also kept where it can reach the result; triage
+//!   tells which ones really do.
 //! - [`DistanceFeedback`]: a new minimum in a distance map — ErrBits at any (site, kind) slot,
 //!   or the branch distance of any (comparison, outcome) — → keep the input. numfuzz's own
 //!   instead of LibAFL's `MapFeedback<…, MinReducer>` so it records *which* slots improved (for
@@ -13,7 +17,8 @@
 //!   `queue/`, `crashes/` and `hangs/` with AFL++-style names.
 
 use crate::context::Instance;
-use crate::meta::{AflCounters, DistanceHistory, DistanceProgress, ExceptionsSeen, NewExceptions};
+use crate::meta::{AflCounters, DistanceHistory, DistanceProgress, EscapesSeen, ExceptionsSeen, NewExceptions};
+use crate::run_flags::RunFlagsObserver;
 use libafl::corpus::{Corpus, Testcase};
 use libafl::events::{Event, EventFirer, EventWithStats};
 use libafl::executors::ExitKind;
@@ -26,7 +31,9 @@ use libafl::{Error, HasMetadata, HasNamedMetadata};
 use libafl_bolts::tuples::{Handle, Handled, MatchName, MatchNameRef};
 use libafl_bolts::Named;
 use numfuzz_abi::errbits::NOT_MEASURED;
-use numfuzz_abi::kind::{site_and_kind, ExceptionKind};
+use numfuzz_abi::kind::{site_and_kind, ExceptionKind, EXC_ORIGIN};
+use numfuzz_abi::signature::Signature;
+use numfuzz_abi::value::Value;
 use numfuzz_outdir::{site_label, EntryName, ExceptionRecord, InputDir, Provenance, Tag};
 use std::borrow::Cow;
 use std::marker::PhantomData;
@@ -81,21 +88,44 @@ where
 /// User-stat names of the exception counts, by kind index.
 pub const EXCEPTION_STATS: [&str; 4] = ["exc_invalid", "exc_divbyzero", "exc_overflow", "exc_underflow"];
 
-/// New (site, kind) exceptions: see the module docs.
+/// New (site, kind) exceptions, and known ones reaching a result: see the module docs.
 pub struct ExceptionFeedback {
     map: Handle<ByteMapObserver>,
+    /// The escape objective: the run flags and the signature that tells finite inputs.
+    escapes: Option<(Handle<RunFlagsObserver>, Option<Signature>)>,
     instance: Arc<Instance>,
     fresh: Vec<u32>,
+    /// Known slots that were origins in this escaping run and never before.
+    escaped: Vec<u32>,
+    /// Every origin slot of this run, when it escaped.
+    origins: Vec<u32>,
 }
 
 impl ExceptionFeedback {
-    pub fn new(observer: &ByteMapObserver, instance: Arc<Instance>) -> Self {
+    pub fn new(
+        observer: &ByteMapObserver,
+        escapes: Option<(&RunFlagsObserver, Option<Signature>)>,
+        instance: Arc<Instance>,
+    ) -> Self {
         ExceptionFeedback {
             map: observer.handle(),
+            escapes: escapes.map(|(flags, sig)| (flags.handle(), sig)),
             instance,
             fresh: Vec::new(),
+            escaped: Vec::new(),
+            origins: Vec::new(),
         }
     }
+}
+
+/// Every float field of `bytes` is finite (inputs holding NaN or Inf never count as
+/// escapes; without a signature there are no fields to check).
+fn finite_input(signature: Option<&Signature>, bytes: &[u8]) -> bool {
+    signature.is_none_or(|sig| {
+        sig.decode(bytes)
+            .iter()
+            .all(|v| !matches!(v, Value::Float(f) if !f.is_finite()))
+    })
 }
 
 impl Named for ExceptionFeedback {
@@ -109,6 +139,9 @@ impl<S: HasMetadata> StateInitializer<S> for ExceptionFeedback {
     fn init_state(&mut self, state: &mut S) -> Result<(), Error> {
         if !state.has_metadata::<ExceptionsSeen>() {
             state.add_metadata(ExceptionsSeen::default());
+        }
+        if !state.has_metadata::<EscapesSeen>() {
+            state.add_metadata(EscapesSeen::default());
         }
         if !state.has_metadata::<AflCounters>() {
             state.add_metadata(self.instance.initial_counters());
@@ -128,11 +161,13 @@ where
         &mut self,
         state: &mut S,
         _: &mut EM,
-        _: &I,
+        input: &I,
         observers: &OT,
         _: &ExitKind,
     ) -> Result<bool, Error> {
         self.fresh.clear();
+        self.escaped.clear();
+        self.origins.clear();
         let map = observers
             .get(&self.map)
             .ok_or_else(|| Error::key_not_found("exceptions observer"))?;
@@ -143,7 +178,26 @@ where
                 fresh.push(i as u32);
             }
         });
-        Ok(!self.fresh.is_empty())
+        if let Some((flags, signature)) = &self.escapes {
+            let flags = observers
+                .get(flags)
+                .ok_or_else(|| Error::key_not_found("run_flags observer"))?;
+            // Cheap first: most runs end with finite results.
+            if flags.result_non_finite() && !flags.handled() && finite_input(signature.as_ref(), &input.target_bytes())
+            {
+                let escaped_before = &state.metadata::<EscapesSeen>()?.slots;
+                let (origins, escaped, fresh) = (&mut self.origins, &mut self.escaped, &self.fresh);
+                scan(map, 0, |i, v| {
+                    if v & EXC_ORIGIN != 0 {
+                        origins.push(i as u32);
+                        if !escaped_before.contains(&(i as u32)) && !fresh.contains(&(i as u32)) {
+                            escaped.push(i as u32);
+                        }
+                    }
+                });
+            }
+        }
+        Ok(!self.fresh.is_empty() || !self.escaped.is_empty())
     }
 
     fn append_metadata(
@@ -153,26 +207,37 @@ where
         _: &OT,
         testcase: &mut Testcase<I>,
     ) -> Result<(), Error> {
-        if self.fresh.is_empty() {
+        if self.fresh.is_empty() && self.escaped.is_empty() {
             return Ok(());
         }
         let fresh = std::mem::take(&mut self.fresh);
+        let escaped = std::mem::take(&mut self.escaped);
+        let origins = std::mem::take(&mut self.origins);
         state
             .metadata_mut::<ExceptionsSeen>()?
             .slots
             .extend(fresh.iter().copied());
-        testcase.add_metadata(NewExceptions { slots: fresh.clone() });
+        let escapes = &mut state.metadata_mut::<EscapesSeen>()?.slots;
+        let newly_escaping = origins.iter().filter(|&&o| escapes.insert(o)).count() as u64;
+        if !fresh.is_empty() {
+            testcase.add_metadata(NewExceptions { slots: fresh.clone() });
+        }
         if self.instance.importing() {
+            state.metadata_mut::<AflCounters>()?.escapes += newly_escaping;
             return Ok(());
         }
         let now = self.instance.elapsed_ms();
         let executions = *state.executions();
         let src = state.corpus().current().map(|id| id.0 as u64);
         let counters = state.metadata_mut::<AflCounters>()?;
+        counters.escapes += newly_escaping;
         let id = counters.crashes;
         counters.crashes += 1;
         counters.last_crash_ms = Some(now);
-        let (site0, kind0) = site_and_kind(fresh[0] as usize);
+        // Named after its first new (site, kind), else the first one it saw escape.
+        let named = fresh.first().or(escaped.first()).copied().unwrap_or_default();
+        let flags: &[&str] = if !origins.is_empty() { &["esc"] } else { &[] };
+        let (site0, kind0) = site_and_kind(named as usize);
         let label = self
             .instance
             .sites
@@ -189,24 +254,30 @@ where
                 time_ms: now,
                 execs: executions,
             },
-            &[],
+            flags,
         );
         self.instance
             .out
             .save(InputDir::Crashes, &name, &input_bytes(testcase))
             .map_err(|e| Error::os_error(e, "writing a crash file"))?;
         let mut kinds_found = Vec::new();
-        for &slot in &fresh {
+        for (&slot, escape) in fresh
+            .iter()
+            .map(|s| (s, false))
+            .chain(escaped.iter().map(|s| (s, true)))
+        {
             let (site, kind) = site_and_kind(slot as usize);
-            counters.exceptions_by_kind[kind as usize] += 1;
-            kinds_found.push(kind);
+            if !escape {
+                counters.exceptions_by_kind[kind as usize] += 1;
+                kinds_found.push(kind);
+            }
             if let Some(info) = self.instance.sites.get(site) {
                 let record = ExceptionRecord {
                     time_ms: now,
                     kind,
                     site: info.clone(),
                     input: format!("crashes/{name}"),
-                    escape: false,
+                    escape,
                 };
                 self.instance
                     .out
@@ -382,7 +453,6 @@ fn input_bytes<I: HasTargetBytes>(testcase: &Testcase<I>) -> Vec<u8> {
         .map(|i| i.target_bytes().to_vec())
         .unwrap_or_default()
 }
-
 
 impl<F: Named> Named for Recorder<F> {
     fn name(&self) -> &Cow<'static, str> {

@@ -11,6 +11,7 @@ pub mod logging;
 pub mod meta;
 pub mod monitor;
 pub mod mutators;
+pub mod run_flags;
 pub mod scheduler;
 pub mod stats;
 pub mod summary;

@@ -18,6 +18,9 @@ pub struct AflCounters {
     pub last_hang_ms: Option<u64>,
     /// Distinct (site, kind) found, by kind index.
     pub exceptions_by_kind: [u64; 4],
+    /// (site, kind) seen reaching a declared result (escape objective).
+    #[serde(default)]
+    pub escapes: u64,
 }
 impl_serdeany!(AflCounters);
 
@@ -27,6 +30,14 @@ pub struct ExceptionsSeen {
     pub slots: HashSet<u32>,
 }
 impl_serdeany!(ExceptionsSeen);
+
+/// The (site, kind) slots seen as origins in a run whose declared result went Inf or NaN
+/// unreported (the escape objective saves the first such input of each).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct EscapesSeen {
+    pub slots: HashSet<u32>,
+}
+impl_serdeany!(EscapesSeen);
 
 /// The best (lowest) distance seen per slot of one distance map (ErrBits, comparison
 /// distances), kept as named metadata under the map's name.

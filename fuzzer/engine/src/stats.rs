@@ -173,7 +173,8 @@ impl StatsStage {
                 counters.exceptions_by_kind[kind as usize],
             );
         }
-        s.set("real_crashes", counters.real_crashes)
+        s.set("fp_escapes", counters.escapes)
+            .set("real_crashes", counters.real_crashes)
             .set("errbits_slots", errbits.measured)
             // Comparison outcomes reached (a branch direction taken) out of those measured.
             .set("cmp_outcomes", format!("{}/{}", cmps.reached, cmps.measured))

@@ -5,8 +5,8 @@ use anyhow::{bail, Context};
 use numfuzz::target::Target;
 use numfuzz_abi::signature::Signature;
 use numfuzz_engine::config::{CampaignConfig, ExecutorKind, MutatorSchedule};
-use numfuzz_outdir::{prepare, OutState};
 use numfuzz_engine::summary::Summary;
+use numfuzz_outdir::{prepare, OutState};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -101,6 +101,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         errbits: !args.no_errbits,
         fp_mutators: !args.no_fp_mutators,
         cmp: !args.no_cmp,
+        escapes: !args.no_escape_objective,
         schedule: match args.schedule {
             ScheduleChoice::Mopt => MutatorSchedule::Mopt,
             ScheduleChoice::Havoc => MutatorSchedule::Havoc,

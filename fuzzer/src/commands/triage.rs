@@ -36,6 +36,9 @@ pub fn run(args: TriageArgs) -> anyhow::Result<()> {
         jobs,
         timeout: Duration::from_millis(args.timeout_ms),
         minimize_into,
+        taint_target: args.taint_target.clone(),
+        oracle: args.oracle.clone(),
+        tolerance: args.tolerance,
     };
     let show_progress = std::io::stderr().is_terminal();
     let report = triage(&opts, |done, total| {
@@ -58,7 +61,7 @@ pub fn run(args: TriageArgs) -> anyhow::Result<()> {
         TriageFormat::Json => Format::Json,
         TriageFormat::Sarif => Format::Sarif,
     };
-    let text = render(&report, format, args.srcroot.as_deref());
+    let text = render(&report, format, args.srcroot.as_deref(), args.all);
     match &args.output {
         Some(file) => {
             std::fs::write(file, &text).with_context(|| format!("writing {}", file.display()))?;
@@ -69,6 +72,10 @@ pub fn run(args: TriageArgs) -> anyhow::Result<()> {
             stdout.write_all(text.as_bytes())?;
             stdout.flush()?;
         }
+    }
+    // The report is written either way; an oracle that failed is an error all the same.
+    if let Some(error) = report.oracle.as_ref().and_then(|o| o.error.clone()) {
+        bail!("{error}");
     }
     Ok(())
 }

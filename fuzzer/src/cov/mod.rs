@@ -12,8 +12,8 @@ pub mod llvm;
 pub mod replay;
 
 use branches::{CoverageData, MissedOutcome, Outcomes};
-use numfuzz_outdir::{InputDir, OutDirError, SavedInput as Input};
 use llvm::LlvmTools;
+use numfuzz_outdir::{InputDir, OutDirError, SavedInput as Input};
 use object::Object;
 use replay::{LostInput, ProfileRunner};
 use serde::Serialize;

@@ -6,8 +6,8 @@
 //! therefore run again one file per process, and inputs likely to end that way (hangs, real
 //! crashes) get a process each from the start; only the offending input itself is lost.
 
-use numfuzz_outdir::SavedInput as Input;
 use super::CovError;
+use numfuzz_outdir::SavedInput as Input;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::os::unix::process::ExitStatusExt;

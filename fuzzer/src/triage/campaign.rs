@@ -113,12 +113,21 @@ mod tests {
                 site: "exprel2.c:27:15".into()
             }
         );
-        assert_eq!(f("id:000007,crash,src:000002,time:90,execs:5", InputDir::Crashes), Expectation::Crash);
         assert_eq!(
-            f("id:000000,sig:11,src:000000,time:1234,execs:77,op:havoc,rep:2", InputDir::Crashes),
+            f("id:000007,crash,src:000002,time:90,execs:5", InputDir::Crashes),
             Expectation::Crash
         );
-        assert_eq!(f("id:000000,sig:06,src:000000,time:1", InputDir::Crashes), Expectation::Anything);
+        assert_eq!(
+            f(
+                "id:000000,sig:11,src:000000,time:1234,execs:77,op:havoc,rep:2",
+                InputDir::Crashes
+            ),
+            Expectation::Crash
+        );
+        assert_eq!(
+            f("id:000000,sig:06,src:000000,time:1", InputDir::Crashes),
+            Expectation::Anything
+        );
         assert_eq!(f("id:000001,hang,time:5", InputDir::Hangs), Expectation::Hang);
         assert_eq!(f("id:000002", InputDir::Crashes), Expectation::Anything);
     }

@@ -2,9 +2,11 @@
 //! frame), hangs, and inputs that did not reproduce; and the grouping of replays into it.
 
 use super::campaign::{Campaign, Expectation, InputFile};
+use super::consequence::{self, Consequence, InputAnalysis};
+use super::oracle::{ResultVerdict, Verdict};
 use crate::replay::{decode_fields, DecodedField, Ending, Frame, Replay};
 use numfuzz_abi::kind::ExceptionKind;
-use numfuzz_abi::report::ExceptionReport;
+use numfuzz_abi::report::{ExceptionReport, ResultReport};
 use numfuzz_abi::signature::Signature;
 use numfuzz_abi::site::SiteInfo;
 use numfuzz_outdir::{site_label, FindingKey};
@@ -60,6 +62,54 @@ pub struct Minimized {
     pub fields: Vec<DecodedField>,
     /// The exception as the minimised input raises it.
     pub expression: String,
+    /// The results the harness declared for it.
+    pub results: Vec<ResultReport>,
+}
+
+/// A finding's reference judgement: the oracle's true value of the worst-judged primary
+/// result of the input shown (the minimised one when there is one).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reference {
+    pub judged: ResultVerdict,
+    /// The input judged (relative to the output directory, or the minimised file).
+    pub input: String,
+    /// Taint build, influence mode (a `wrong` finite result): the finding's value flows into
+    /// the judged result.
+    pub reaches: Option<bool>,
+    /// Of the findings whose values flow into that wrong result, the root this one hangs under.
+    pub root: Option<FindingKey>,
+}
+
+/// Where a finding belongs in the report, from most to least important.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Class {
+    /// Reaches a result (non-finite and unreported, or wrong against the reference) and is
+    /// its own root.
+    Bug,
+    /// Reaches a result, downstream of a bug (listed under it).
+    Chained,
+    /// Never generated the exceptional value itself: an operand was already Inf or NaN.
+    Propagated,
+    Handled,
+    Absorbed,
+    /// Only inputs holding NaN or an infinity raise it.
+    InputBorne,
+    /// Consequences were not computed (no declared results, or no taint build).
+    Unjudged,
+}
+
+impl Class {
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::Bug => "bug",
+            Class::Chained => "chained",
+            Class::Propagated => "propagated",
+            Class::Handled => "handled",
+            Class::Absorbed => "absorbed",
+            Class::InputBorne => "input-borne",
+            Class::Unjudged => "unjudged",
+        }
+    }
 }
 
 /// One distinct floating-point exception: a (site, kind).
@@ -69,10 +119,14 @@ pub struct Finding {
     pub id: String,
     pub key: FindingKey,
     pub site: SiteInfo,
-    /// The exception as the first input raised it (operands, result).
+    /// The exception as the input shown raised it (operands, result).
     pub example: ExceptionReport,
+    /// The input shown: the example of its worst consequence when consequences are known,
+    /// else the first input that raised it.
     pub input: InputView,
     pub input_bytes: Vec<u8>,
+    /// The results the harness declared for the input shown.
+    pub results: Vec<ResultReport>,
     /// Every input raising it (relative paths, in replay order).
     pub inputs: Vec<String>,
     pub handled_inputs: usize,
@@ -82,6 +136,19 @@ pub struct Finding {
     pub minimized: Option<Minimized>,
     /// Why minimisation was not possible, when it was asked for.
     pub minimize_note: Option<String>,
+    /// Some input's exception of it had only finite operands.
+    pub origin: bool,
+    /// Every input raising it holds a NaN or an infinity.
+    pub input_borne: bool,
+    /// Its worst consequence over its inputs (`None`: not computed).
+    pub consequence: Option<Consequence>,
+    /// Escaping findings: the root of their chain (their own key for a root).
+    pub escape_root: Option<FindingKey>,
+    /// One input per consequence.
+    pub examples: BTreeMap<Consequence, InputView>,
+    /// Secondary results (`NUMFUZZ_RESULT_NAMED`) it made Inf or NaN.
+    pub escapes_to: Vec<String>,
+    pub reference: Option<Reference>,
 }
 
 impl Finding {
@@ -90,6 +157,47 @@ impl Finding {
             Status::Silent
         } else {
             Status::Handled
+        }
+    }
+
+    /// The root of the chain it belongs to: of the non-finite results it reaches, else of the
+    /// wrong result it flows into.
+    pub fn root(&self) -> Option<&FindingKey> {
+        if self.consequence == Some(Consequence::Escapes) {
+            return self.escape_root.as_ref();
+        }
+        self.reference
+            .as_ref()
+            .filter(|r| r.judged.verdict == Verdict::Wrong && r.reaches == Some(true))
+            .and_then(|r| r.root.as_ref())
+    }
+
+    /// An exception that makes the library return a non-finite or wrong value without saying
+    /// so, and is the root of that.
+    pub fn is_bug(&self) -> bool {
+        !self.input_borne && self.root() == Some(&self.key)
+    }
+
+    pub fn class(&self) -> Class {
+        if self.input_borne {
+            return Class::InputBorne;
+        }
+        if self.is_bug() {
+            return Class::Bug;
+        }
+        if self.root().is_some() {
+            return Class::Chained;
+        }
+        let Some(c) = self.consequence else {
+            return Class::Unjudged;
+        };
+        if !self.origin {
+            return Class::Propagated;
+        }
+        match c {
+            Consequence::Handled => Class::Handled,
+            // Escaping without an escaping origin before it is a propagation (handled above).
+            Consequence::Absorbed | Consequence::Escapes => Class::Absorbed,
         }
     }
 }
@@ -122,6 +230,29 @@ pub struct NotReproduced {
     pub observed: String,
 }
 
+/// Whether the report could tell what each exception did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Consequences {
+    /// From the declared results and the taint build.
+    Computed,
+    /// The harness declares no results (`NUMFUZZ_RESULT`).
+    NoResults,
+    /// Some input returned Inf or NaN, and there is no taint build to tell which exception
+    /// caused it (expected at this path).
+    NoTaintBuild { expected: PathBuf },
+}
+
+/// How the reference oracle was used.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OracleUse {
+    pub command: String,
+    /// Inputs it judged.
+    pub judged: usize,
+    /// Why it was given up on, if it was.
+    pub error: Option<String>,
+    pub tolerance: f64,
+}
+
 /// Everything triage found.
 #[derive(Clone, Debug)]
 pub struct Report {
@@ -137,6 +268,10 @@ pub struct Report {
     pub not_reproduced: Vec<NotReproduced>,
     /// Where minimised inputs were written (with `--minimize`).
     pub minimized_dir: Option<PathBuf>,
+    pub consequences: Consequences,
+    /// The taint build replayed for consequences.
+    pub taint_target: Option<PathBuf>,
+    pub oracle: Option<OracleUse>,
 }
 
 /// Findings, silent and handled counts of one kind (or of all kinds with `None`).
@@ -148,6 +283,29 @@ pub struct KindCount {
 }
 
 impl Report {
+    /// The bugs, in report order.
+    pub fn bugs(&self) -> impl Iterator<Item = &Finding> {
+        self.findings.iter().filter(|f| f.is_bug())
+    }
+
+    /// The findings of a class.
+    pub fn class_count(&self, class: Class) -> usize {
+        self.findings.iter().filter(|f| f.class() == class).count()
+    }
+
+    /// The findings hanging under `root` in its chain.
+    pub fn chain(&self, root: &FindingKey) -> Vec<&Finding> {
+        self.findings
+            .iter()
+            .filter(|f| f.key != *root && f.root() == Some(root))
+            .collect()
+    }
+
+    /// A finding's id by key.
+    pub fn id_of(&self, key: &FindingKey) -> Option<&str> {
+        self.findings.iter().find(|f| f.key == *key).map(|f| f.id.as_str())
+    }
+
     pub fn count(&self, kind: Option<ExceptionKind>) -> KindCount {
         let mut c = KindCount::default();
         for f in self.findings.iter().filter(|f| kind.is_none_or(|k| f.key.kind == k)) {
@@ -212,9 +370,25 @@ fn min_time(times: impl Iterator<Item = Option<u64>>) -> Option<u64> {
 
 /// Groups the replays of a campaign's inputs (`replays[i]` is the replay of
 /// `campaign.inputs[i]`).
+/// The exception of `key` in `replay` to show: its first origin when it has one (the
+/// operands that generated the exceptional value), else its first exception.
+pub fn example_exception<'a>(replay: &'a Replay, key: &FindingKey) -> Option<&'a ExceptionReport> {
+    let mut of_key = replay.exceptions.iter().filter(|e| key.matches(e));
+    let first = of_key.next()?;
+    Some(if first.origin {
+        first
+    } else {
+        of_key.find(|e| e.origin).unwrap_or(first)
+    })
+}
+
+/// `analyses[i]` is the consequence analysis of `replays[i]` (`None` when it was not replayed);
+/// `judge` says whether consequences count (they are left out when they could not be computed).
 pub fn group(
     campaign: &Campaign,
     replays: Vec<std::io::Result<Replay>>,
+    analyses: &[Option<InputAnalysis>],
+    judge: bool,
     signature: Option<&Signature>,
     timeout_ms: u64,
 ) -> (Vec<Finding>, Vec<CrashGroup>, Vec<Hang>, Vec<NotReproduced>) {
@@ -229,8 +403,10 @@ pub fn group(
     // Time of each input by its relative path, for first-seen fallbacks.
     let time_of: BTreeMap<&str, Option<u64>> = campaign.inputs.iter().map(|i| (i.rel.as_str(), i.time_ms)).collect();
     let mut replayed: HashMap<String, (&InputFile, Replay)> = HashMap::new();
+    // Per finding, the analyses of the inputs raising it (indices into `analyses`).
+    let mut analysed: BTreeMap<FindingKey, Vec<usize>> = BTreeMap::new();
 
-    for (input, result) in campaign.inputs.iter().zip(replays) {
+    for (index, (input, result)) in campaign.inputs.iter().zip(replays).enumerate() {
         let replay = match result {
             Ok(r) => r,
             Err(e) => {
@@ -249,6 +425,7 @@ pub fn group(
             if !seen.insert(key.clone()) {
                 continue;
             }
+            analysed.entry(key.clone()).or_default().push(index);
             let f = findings.entry(key.clone()).or_insert_with(|| Finding {
                 id: String::new(),
                 key,
@@ -256,12 +433,20 @@ pub fn group(
                 example: e.clone(),
                 input: view(input, &replay.bytes),
                 input_bytes: replay.bytes.clone(),
+                results: replay.results.clone(),
                 inputs: Vec::new(),
                 handled_inputs: 0,
                 silent_inputs: 0,
                 first_seen_ms: None,
                 minimized: None,
                 minimize_note: None,
+                origin: false,
+                input_borne: false,
+                consequence: None,
+                escape_root: None,
+                examples: BTreeMap::new(),
+                escapes_to: Vec::new(),
+                reference: None,
             });
             f.inputs.push(input.rel.clone());
             if handled {
@@ -316,12 +501,42 @@ pub fn group(
             Some(r) => Some(r.time_ms),
             None => min_time(f.inputs.iter().map(|i| time_of.get(i.as_str()).copied().flatten())),
         };
-        let recorded = first.and_then(|r| replayed.get(&r.input));
-        if let Some((input, replay)) = recorded {
-            if let Some(e) = replay.exceptions.iter().find(|e| key.matches(e)) {
+        let mut show = first.and_then(|r| replayed.get(&r.input));
+        // Consequences: merged over the inputs raising it; the input shown is the example of
+        // the worst one.
+        let with: Vec<(&InputAnalysis, &consequence::InInput, usize)> = analysed
+            .get(&key)
+            .into_iter()
+            .flatten()
+            .filter_map(|&i| {
+                let a = analyses.get(i)?.as_ref()?;
+                Some((a, a.findings.get(&key)?, i))
+            })
+            .collect();
+        let pairs: Vec<(&InputAnalysis, &consequence::InInput)> = with.iter().map(|&(a, f, _)| (a, f)).collect();
+        let merged = consequence::merge(&key, &pairs);
+        f.origin = merged.origin;
+        f.input_borne = merged.input_borne;
+        if judge {
+            f.consequence = merged.consequence;
+            f.escape_root = merged.root.clone();
+            f.escapes_to = merged.named.iter().cloned().collect();
+            for (&c, &k) in &merged.examples {
+                let rel = &campaign.inputs[with[k].2].rel;
+                if let Some((input, replay)) = replayed.get(rel) {
+                    f.examples.insert(c, view(input, &replay.bytes));
+                }
+            }
+            if let Some(&k) = merged.consequence.and_then(|c| merged.examples.get(&c)) {
+                show = replayed.get(&campaign.inputs[with[k].2].rel).or(show);
+            }
+        }
+        if let Some((input, replay)) = show {
+            if let Some(e) = example_exception(replay, &key) {
                 f.example = e.clone();
                 f.input = view(input, &replay.bytes);
                 f.input_bytes = replay.bytes.clone();
+                f.results = replay.results.clone();
             }
         }
         f.id = id;

@@ -1,20 +1,28 @@
 //! `numfuzz triage OUT`: replays every saved input of a campaign out of process, groups the
 //! floating-point exceptions by (site, kind), real crashes by (signal, top frame), lists
-//! hangs and inputs that no longer reproduce, optionally minimises each finding's input,
-//! and renders the result as a table, Markdown, JSON or SARIF.
+//! hangs and inputs that no longer reproduce, tells what each exception did to the declared
+//! results (`consequence`: replays on the taint build), judges results against a reference
+//! oracle, optionally minimises each finding's input keeping what makes it matter, and
+//! renders the result, bugs first, as a table, Markdown, JSON or SARIF.
 
 pub mod campaign;
+pub mod consequence;
 pub mod format;
 pub mod group;
+pub mod judge;
 pub mod minimize;
+pub mod oracle;
 mod pool;
+pub mod taint;
 
 use crate::replay::{Replay, Replayer};
 use crate::target::{Target, TargetError};
 use campaign::Campaign;
-use numfuzz_outdir::OutDirError;
-use group::{view_fields, Finding, Minimized, Report};
+use group::{view_fields, Consequences, Finding, Minimized, OracleUse, Report};
+use judge::{Judge, Keep, OracleJudge};
 use numfuzz_abi::signature::Signature;
+use numfuzz_abi::taint::TaintMode;
+use numfuzz_outdir::OutDirError;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -32,6 +40,8 @@ pub enum TriageError {
     RecordedTargetNotNumfuzz { target: PathBuf, cmdline: String },
     #[error("cannot write minimised inputs to `{0}`: {1}")]
     MinimizedDir(PathBuf, std::io::Error),
+    #[error("--taint-target `{0}` is not a taint build; build it with NUMFUZZ_CC_TAINT=1 numfuzz-cc (same sources and flags as the target)")]
+    NotTaint(PathBuf),
 }
 
 /// What to triage and how.
@@ -46,6 +56,36 @@ pub struct Options {
     pub timeout: Duration,
     /// Minimise each finding's input and write it into this directory.
     pub minimize_into: Option<PathBuf>,
+    /// The taint build (default: `TARGET.taint` beside the target, when it is one).
+    pub taint_target: Option<PathBuf>,
+    /// The reference oracle's command line.
+    pub oracle: Option<String>,
+    /// Relative tolerance of the `wrong` verdict.
+    pub tolerance: f64,
+}
+
+/// The taint build to replay on: `explicit`, else `TARGET.taint` beside the target when that
+/// is one.
+fn resolve_taint(explicit: Option<&Path>, target: &Target) -> Result<Option<PathBuf>, TriageError> {
+    if let Some(path) = explicit {
+        let t = Target::inspect_numfuzz(path)?;
+        if !t.is_taint {
+            return Err(TriageError::NotTaint(path.to_path_buf()));
+        }
+        return Ok(Some(path.to_path_buf()));
+    }
+    let beside = default_taint_path(&target.path);
+    Ok(Target::inspect_numfuzz(&beside)
+        .ok()
+        .filter(|t| t.is_taint)
+        .map(|_| beside))
+}
+
+/// `TARGET.taint`.
+pub fn default_taint_path(target: &Path) -> PathBuf {
+    let mut name = target.file_name().unwrap_or_default().to_os_string();
+    name.push(".taint");
+    target.with_file_name(name)
 }
 
 /// The target to replay on and the arguments the campaign ran it with.
@@ -80,16 +120,23 @@ fn resolve_target(campaign: &Campaign, explicit: Option<&Path>) -> Result<(Targe
     }
 }
 
-/// Replays, groups and (optionally) minimises. `progress(done, total)` is called as replays
-/// finish.
+/// Replays, analyses, groups, judges and (optionally) minimises. `progress(done, total)` is
+/// called as replays finish.
 pub fn triage(opts: &Options, progress: impl Fn(usize, usize) + Sync) -> Result<Report, TriageError> {
     let campaign = Campaign::open(&opts.out)?;
     let (target, args) = resolve_target(&campaign, opts.target.as_deref())?;
+    let taint_target = resolve_taint(opts.taint_target.as_deref(), &target)?;
     let replayer = Replayer {
         target: target.path.clone(),
-        args,
+        args: args.clone(),
         timeout: opts.timeout,
     };
+    let taint_replayer = taint_target.as_ref().map(|t| Replayer {
+        target: t.clone(),
+        args,
+        // DataFlowSanitizer costs time; a replay that completed on the target gets room.
+        timeout: opts.timeout * 4,
+    });
     let signature = target.signature.clone();
     let total = campaign.inputs.len();
     let replays: Vec<std::io::Result<Replay>> = pool::map(
@@ -98,8 +145,55 @@ pub fn triage(opts: &Options, progress: impl Fn(usize, usize) + Sync) -> Result<
         |input| replayer.run(&input.path),
         |done| progress(done, total),
     );
+
+    // Consequences: the inputs that returned Inf or NaN unreported go to the taint build.
+    let needs: Vec<usize> = (0..replays.len())
+        .filter(|&i| replays[i].as_ref().is_ok_and(consequence::needs_taint))
+        .collect();
+    let flows: Vec<Option<taint::Flow>> = match &taint_replayer {
+        Some(t) => pool::map(
+            &needs,
+            opts.jobs,
+            |&i| {
+                taint::replay(t, &campaign.inputs[i].path, TaintMode::NonFinite)
+                    .ok()
+                    .map(|(_, flow)| flow)
+            },
+            |_| {},
+        ),
+        None => vec![None; needs.len()],
+    };
+    let mut flow_of: Vec<Option<&taint::Flow>> = vec![None; replays.len()];
+    for (&i, flow) in needs.iter().zip(&flows) {
+        flow_of[i] = flow.as_ref();
+    }
+    let analyses: Vec<Option<consequence::InputAnalysis>> = replays
+        .iter()
+        .zip(&flow_of)
+        .map(|(r, flow)| {
+            r.as_ref()
+                .ok()
+                .map(|r| consequence::analyze(r, *flow, signature.as_ref()))
+        })
+        .collect();
+    let consequences = if !analyses.iter().flatten().any(|a| a.has_results) {
+        Consequences::NoResults
+    } else if taint_target.is_none() && !needs.is_empty() {
+        Consequences::NoTaintBuild {
+            expected: default_taint_path(&target.path),
+        }
+    } else {
+        Consequences::Computed
+    };
     let timeout_ms = opts.timeout.as_millis() as u64;
-    let (findings, crashes, hangs, not_reproduced) = group::group(&campaign, replays, signature.as_ref(), timeout_ms);
+    let (findings, crashes, hangs, not_reproduced) = group::group(
+        &campaign,
+        replays,
+        &analyses,
+        consequences == Consequences::Computed,
+        signature.as_ref(),
+        timeout_ms,
+    );
     let mut report = Report {
         out_dir: std::fs::canonicalize(&opts.out).unwrap_or_else(|_| opts.out.clone()),
         target: std::fs::canonicalize(&target.path).unwrap_or_else(|_| target.path.clone()),
@@ -112,7 +206,25 @@ pub fn triage(opts: &Options, progress: impl Fn(usize, usize) + Sync) -> Result<
         hangs,
         not_reproduced,
         minimized_dir: None,
+        consequences,
+        taint_target: taint_target.clone(),
+        oracle: None,
     };
+
+    let oracle = opts
+        .oracle
+        .as_deref()
+        .map(|cmd| OracleJudge::start(cmd, &target.function_name(), opts.tolerance));
+    let judge = Judge {
+        replayer: &replayer,
+        taint: taint_replayer.as_ref(),
+        signature: signature.as_ref(),
+        oracle: oracle.as_ref(),
+    };
+    // References of the inputs shown (they decide which findings are bugs by a wrong result).
+    if oracle.is_some() {
+        attach_references(&mut report, &judge, opts.jobs, false);
+    }
     if let Some(dir) = &opts.minimize_into {
         if !report.findings.is_empty() {
             std::fs::create_dir_all(dir).map_err(|e| TriageError::MinimizedDir(dir.clone(), e))?;
@@ -121,7 +233,7 @@ pub fn triage(opts: &Options, progress: impl Fn(usize, usize) + Sync) -> Result<
         let results = pool::map(
             &report.findings,
             opts.jobs,
-            |f| minimize_finding(f, &replayer, signature.as_ref(), dir),
+            |f| minimize_finding(f, &judge, signature.as_ref(), dir),
             |_| {},
         );
         for (f, r) in report.findings.iter_mut().zip(results) {
@@ -130,43 +242,88 @@ pub fn triage(opts: &Options, progress: impl Fn(usize, usize) + Sync) -> Result<
                 Err(note) => f.minimize_note = Some(note),
             }
         }
+        // The references of what is shown now: the minimised inputs.
+        if oracle.is_some() {
+            attach_references(&mut report, &judge, opts.jobs, true);
+        }
+    }
+    if let Some(o) = &oracle {
+        let error = o.error();
+        if error.is_some() {
+            // Given up on: no partial references.
+            for f in &mut report.findings {
+                f.reference = None;
+            }
+        }
+        report.oracle = Some(OracleUse {
+            command: o.command.clone(),
+            judged: o.asked(),
+            error,
+            tolerance: o.tolerance(),
+        });
     }
     Ok(report)
 }
 
-/// Minimises one finding's input and writes it to `dir/<finding id>`.
+/// Judges the input each finding shows (its minimised one with `minimized`) against the
+/// oracle. Input-borne findings are not judged (they are never bugs).
+fn attach_references(report: &mut Report, judge: &Judge<'_>, jobs: usize, minimized: bool) {
+    let refs = pool::map(
+        &report.findings,
+        jobs,
+        |f| {
+            if f.input_borne {
+                return None;
+            }
+            match (&f.minimized, minimized) {
+                (Some(m), true) => {
+                    let bytes = std::fs::read(&m.path).ok()?;
+                    judge.reference(&f.key, &bytes, &m.path.display().to_string())
+                }
+                (None, true) => f.reference.clone(),
+                (_, false) => judge.reference(&f.key, &f.input_bytes, &f.input.rel),
+            }
+        },
+        |_| {},
+    );
+    for (f, r) in report.findings.iter_mut().zip(refs) {
+        f.reference = r;
+    }
+}
+
+/// Minimises one finding's input, keeping what makes it matter ([`Keep`]), and writes it to
+/// `dir/<finding id>`.
 fn minimize_finding(
     f: &Finding,
-    replayer: &Replayer,
+    judge: &Judge<'_>,
     signature: Option<&Signature>,
     dir: &Path,
 ) -> Result<Minimized, String> {
     let Some(sig) = signature else {
         return Err("the target declares no NUMFUZZ_SIGNATURE, so its input has no fields to minimise".into());
     };
-    let raises = |bytes: &[u8]| {
-        replayer
-            .run_bytes(bytes)
-            .is_ok_and(|r| r.exceptions.iter().any(|e| f.key.matches(e)))
-    };
-    let Some(values) = minimize::minimize_input(sig, &f.input_bytes, raises) else {
-        return Err("the input re-encoded by the signature no longer raises it".into());
+    let keep = Keep::of(f);
+    let holds = |bytes: &[u8]| judge.keeps(keep, &f.key, bytes);
+    let Some(values) = minimize::minimize_input(sig, &f.input_bytes, holds) else {
+        return Err(match keep {
+            Keep::Raises => "the input re-encoded by the signature no longer raises it".into(),
+            _ => "the input re-encoded by the signature no longer does what makes it matter".into(),
+        });
     };
     let bytes = sig.encode(&values).map_err(|e| e.to_string())?;
     let path = dir.join(&f.id);
     std::fs::write(&path, &bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    let replay = replayer
+    let replay = judge
+        .replayer
         .run(&path)
         .map_err(|e| format!("cannot replay {}: {e}", path.display()))?;
-    let expression = replay
-        .exceptions
-        .iter()
-        .find(|e| f.key.matches(e))
+    let expression = group::example_exception(&replay, &f.key)
         .map(|e| e.expression())
         .ok_or_else(|| format!("{} no longer raises it on replay", path.display()))?;
     Ok(Minimized {
         path,
         fields: view_fields(Some(sig), &bytes),
         expression,
+        results: replay.results,
     })
 }

@@ -44,6 +44,27 @@ pub mod symbols {
     /// A symbol that `numfuzz-cc` forces into every link so the runtime's constructor (AFL++
     /// forkserver) and marker are present even in programs with their own `main`.
     pub const ANCHOR: &str = "__numfuzz_anchor";
+    /// `void (const char *name, float v)`: a declared result (`name` null for a primary one).
+    pub const RESULT_F32: &str = "numfuzz_result_f32";
+    /// `void (const char *name, double v)`
+    pub const RESULT_F64: &str = "numfuzz_result_f64";
+    /// `void (const char *name, const long double *v)`
+    pub const RESULT_F80: &str = "numfuzz_result_f80";
+    /// Taint builds: `float (const numfuzz_site_t *, float a, float b, float c, int64_t i,
+    /// float r)`, the checker that returns `r`, which instrumented code uses in place of the
+    /// operation's result, so the result's label is the one the runtime chose.
+    pub const TAINT_F32: &str = "__numfuzz_taint_f32";
+    /// `double (const numfuzz_site_t *, double a, double b, double c, int64_t i, double r)`
+    pub const TAINT_F64: &str = "__numfuzz_taint_f64";
+    /// `void (const numfuzz_site_t *, long double abcr[4], int64_t i)`: the runtime labels
+    /// slot 3 (the result), which instrumented code reads back.
+    pub const TAINT_F80: &str = "__numfuzz_taint_f80";
+    /// `int64_t (const numfuzz_site_t *, float a, int64_t r)`: conversions to integers.
+    pub const TAINT_INT_F32: &str = "__numfuzz_taint_int_f32";
+    /// `int64_t (const numfuzz_site_t *, double a, int64_t r)`
+    pub const TAINT_INT_F64: &str = "__numfuzz_taint_int_f64";
+    /// `int64_t (const numfuzz_site_t *, const long double *a, int64_t r)`
+    pub const TAINT_INT_F80: &str = "__numfuzz_taint_int_f80";
 
     pub const ALL: [&str; 7] = [
         CHECK_F32,
@@ -54,6 +75,56 @@ pub mod symbols {
         HANDLED,
         ANCHOR,
     ];
+}
+
+/// Runtime entry points as DataFlowSanitizer must see them in a taint build: every one is
+/// uninstrumented (the Rust runtime), and either `discard` (its return value carries no label)
+/// or `custom` (the runtime's `__dfsw_<name>` wrapper gets the arguments' labels and sets the
+/// return value's).
+pub fn dfsan_entry_points() -> Vec<(&'static str, &'static str)> {
+    use symbols::*;
+    let mut all: Vec<(&str, &str)> = [
+        FIELD_OFFSET,
+        HANDLED,
+        REGISTER_SITES,
+        REGISTER_CMPS,
+        CHECK_F32,
+        CHECK_F64,
+        CHECK_F80,
+        CMP_INT,
+        CMP_F32,
+        CMP_F64,
+        CMP_F80,
+    ]
+    .into_iter()
+    .map(|f| (f, "discard"))
+    .collect();
+    all.extend(
+        [
+            RESULT_F32,
+            RESULT_F64,
+            RESULT_F80,
+            TAINT_F32,
+            TAINT_F64,
+            TAINT_F80,
+            TAINT_INT_F32,
+            TAINT_INT_F64,
+            TAINT_INT_F80,
+        ]
+        .into_iter()
+        .map(|f| (f, "custom")),
+    );
+    all
+}
+
+/// The DataFlowSanitizer ABI list numfuzz-cc passes to taint builds (next to clang's own list,
+/// which covers the C library).
+pub fn dfsan_abilist() -> String {
+    let mut s = String::from("# numfuzz runtime entry points (generated from the numfuzz-abi crate)\n");
+    for (f, how) in dfsan_entry_points() {
+        s.push_str(&format!("fun:{f}=uninstrumented\nfun:{f}={how}\n"));
+    }
+    s
 }
 
 /// Stride of an x86_fp80 slot in the operand array passed to the f80 checker.
@@ -89,6 +160,10 @@ pub fn generate() -> String {
     writeln!(w, "#define NUMFUZZ_SIGNATURE_SECTION \"{}\"", crate::SIGNATURE_SECTION).unwrap();
     writeln!(w, "#define NUMFUZZ_SITES_SECTION \"{}\"", crate::SITES_SECTION).unwrap();
     writeln!(w, "#define NUMFUZZ_RUNTIME_SECTION \"{}\"", crate::RUNTIME_SECTION).unwrap();
+    writeln!(w, "#define NUMFUZZ_FUNCTION_SECTION \"{}\"", crate::FUNCTION_SECTION).unwrap();
+    writeln!(w, "#define NUMFUZZ_TAINT_SECTION \"{}\"", crate::TAINT_SECTION).unwrap();
+    writeln!(w, "#define NUMFUZZ_ENV_CC_TAINT \"{}\"", crate::env::CC_TAINT).unwrap();
+    writeln!(w, "#define NUMFUZZ_TAINT_LABELS {}", crate::taint::LABELS).unwrap();
     writeln!(
         w,
         "#define NUMFUZZ_RUNTIME_MARKER \"{}{}\"",
@@ -195,6 +270,15 @@ pub fn generate() -> String {
         ("FIELD_OFFSET", symbols::FIELD_OFFSET),
         ("HANDLED", symbols::HANDLED),
         ("ANCHOR", symbols::ANCHOR),
+        ("RESULT_F32", symbols::RESULT_F32),
+        ("RESULT_F64", symbols::RESULT_F64),
+        ("RESULT_F80", symbols::RESULT_F80),
+        ("TAINT_F32", symbols::TAINT_F32),
+        ("TAINT_F64", symbols::TAINT_F64),
+        ("TAINT_F80", symbols::TAINT_F80),
+        ("TAINT_INT_F32", symbols::TAINT_INT_F32),
+        ("TAINT_INT_F64", symbols::TAINT_INT_F64),
+        ("TAINT_INT_F80", symbols::TAINT_INT_F80),
     ] {
         writeln!(w, "#define NUMFUZZ_SYM_{name} \"{sym}\"").unwrap();
     }
@@ -214,5 +298,19 @@ mod tests {
         assert!(h.contains("#define NUMFUZZ_SYM_CHECK_F64 \"__numfuzz_check_f64\""));
         assert!(h.contains("#define NUMFUZZ_CMP_I32 32"));
         assert!(h.contains("typedef struct numfuzz_cmp {"));
+        assert!(h.contains("#define NUMFUZZ_SYM_TAINT_F64 \"__numfuzz_taint_f64\""));
+    }
+
+    #[test]
+    fn the_abi_list_names_every_entry_point_once() {
+        let list = super::dfsan_abilist();
+        assert!(list.contains("fun:numfuzz_field_offset=uninstrumented\nfun:numfuzz_field_offset=discard\n"));
+        assert!(list.contains("fun:__numfuzz_taint_f64=uninstrumented\nfun:__numfuzz_taint_f64=custom\n"));
+        assert!(list.contains("fun:numfuzz_result_f80=custom"));
+        let names: Vec<&str> = super::dfsan_entry_points().iter().map(|(f, _)| *f).collect();
+        let mut unique = names.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), names.len());
     }
 }

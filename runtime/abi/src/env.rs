@@ -19,6 +19,17 @@ pub const CC_NO_CHECKS: &str = "NUMFUZZ_CC_NO_CHECKS";
 /// Set by `numfuzz-cc` users: build for llvm-cov source coverage, without any numfuzz
 /// instrumentation.
 pub const CC_COVERAGE: &str = "NUMFUZZ_CC_COVERAGE";
+/// Set by `numfuzz-cc` users: build the replay-only taint build (DataFlowSanitizer labels
+/// carry each exceptional value's findings to the declared results; see `taint`). numfuzz-cc
+/// and its LLVM pass both read it.
+pub const CC_TAINT: &str = "NUMFUZZ_CC_TAINT";
+/// Taint builds: how many exceptional (site, kind) pairs, in the order of their first
+/// exception in the run, get no label (labels are 8 bits, so the 9th and later findings of an
+/// input are labelled in further runs with a larger skip). Default 0.
+pub const TAINT_SKIP: &str = "NUMFUZZ_TAINT_SKIP";
+/// Taint builds: `nonfinite` (default: a label follows Inf, NaN, zero and subnormal values)
+/// or `influence` (a label follows every value computed from a labelled one); see `taint`.
+pub const TAINT_MODE: &str = "NUMFUZZ_TAINT_MODE";
 /// Makes `numfuzz-cc` print the clang command lines it runs.
 pub const CC_VERBOSE: &str = "NUMFUZZ_CC_VERBOSE";
 /// Overrides where `numfuzz-cc` looks for `libnumfuzz_runtime.a`.

@@ -70,6 +70,14 @@ impl FromStr for ExceptionKind {
     }
 }
 
+/// Exception-map value bit: the (site, kind) was raised in this run (any non-zero value means
+/// raised).
+pub const EXC_RAISED: u8 = 1;
+/// Exception-map value bit: at least one of those raises was an *origin*: every floating-point
+/// operand of the operation was finite (not Inf, not NaN), so the operation generated the
+/// exceptional value rather than propagating one.
+pub const EXC_ORIGIN: u8 = 2;
+
 /// Map slot of a (site, kind) pair in the ErrBits and exception maps.
 pub const fn slot(site: u32, kind: ExceptionKind) -> usize {
     (site as usize) * KINDS_PER_SITE as usize + kind as usize

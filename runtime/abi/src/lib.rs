@@ -18,6 +18,7 @@ pub mod report;
 pub mod shm;
 pub mod signature;
 pub mod site;
+pub mod taint;
 pub mod value;
 
 pub use kind::ExceptionKind;
@@ -28,12 +29,18 @@ pub use value::Value;
 /// Version of this contract. Bumped on any incompatible change of a layout or meaning; the
 /// runtime refuses a shared-memory region of another version and the fuzzer refuses a target
 /// whose runtime marker names another version.
-pub const ABI_VERSION: u32 = 2;
+pub const ABI_VERSION: u32 = 3;
 
 /// Name of the ELF section holding the harness's `NUMFUZZ_SIGNATURE` string.
 pub const SIGNATURE_SECTION: &str = "__numfuzz_sig";
 /// Name of the ELF section holding the static site records emitted by the pass.
 pub const SITES_SECTION: &str = "__numfuzz_sites";
+/// Name of the ELF section holding the harness's `NUMFUZZ_FUNCTION` name (what the reference
+/// oracle is asked about).
+pub const FUNCTION_SECTION: &str = "__numfuzz_fn";
+/// Name of the ELF section a taint build (`NUMFUZZ_CC_TAINT=1`) carries: a replay-only build
+/// whose values carry the findings they came from (see `taint`).
+pub const TAINT_SECTION: &str = "__numfuzz_taint";
 /// Name of the ELF section holding the runtime's marker string (`numfuzz-runtime abi=N`).
 pub const RUNTIME_SECTION: &str = "__numfuzz_rt";
 /// Prefix of the runtime marker string; the ABI version follows it in decimal.

@@ -2,8 +2,10 @@
 //! `NUMFUZZ_REPORT=json`, a UBSan-style line otherwise).
 
 use crate::kind::ExceptionKind;
+use crate::op::FloatType as ValueType;
 use crate::op::{FloatType, Op, OpShape};
 use crate::site::SiteInfo;
+use crate::taint::TaintMode;
 use serde::{Deserialize, Serialize};
 
 /// One line of a target's JSON report stream.
@@ -14,8 +16,57 @@ use serde::{Deserialize, Serialize};
 pub enum ReportEvent {
     /// An exception raised at a site (once per (site, kind) per input).
     Exception(ExceptionReport),
+    /// A result the harness declared (`NUMFUZZ_RESULT`, `NUMFUZZ_RESULT_NAMED`).
+    Result(ResultReport),
+    /// Taint builds, before `input_done`: which findings flowed into which.
+    Taint(TaintReport),
     /// The end of one input's run.
     InputDone(InputSummary),
+}
+
+/// One declared result of the function under test.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ResultReport {
+    /// Number of a primary result (`NUMFUZZ_RESULT`: 0, 1, ... in call order); `None` for a
+    /// named one.
+    pub index: Option<u32>,
+    /// Name of a secondary result (`NUMFUZZ_RESULT_NAMED("err", v)`); `None` for a primary one.
+    pub name: Option<String>,
+    #[serde(rename = "type")]
+    pub ty: ValueType,
+    /// Shortest round-trip decimal.
+    pub value: String,
+    /// C99 hex float.
+    pub hex: String,
+    /// Taint builds: the labels of the findings the value came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub labels: Option<Vec<u8>>,
+}
+
+/// What a taint run saw: the exceptional (site, kind) pairs of the run with their labels and
+/// the labels that flowed into each (see [`crate::taint`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaintReport {
+    pub mode: TaintMode,
+    /// Findings, in the order of their first exception, that got no label before the
+    /// labelled ones (`NUMFUZZ_TAINT_SKIP`).
+    pub skip: u32,
+    /// Distinct (site, kind) pairs raised in the run.
+    pub findings: u32,
+    /// One entry per raised (site, kind), in the order of its first exception.
+    pub flows: Vec<TaintFlow>,
+}
+
+/// One raised (site, kind) of a taint run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaintFlow {
+    /// Site number in the taint build (as in the exception events).
+    pub site: u32,
+    pub kind: ExceptionKind,
+    /// Its label, when it is one of the labelled findings of this run.
+    pub label: Option<u8>,
+    /// Labels of the findings whose exceptional values flowed into its result.
+    pub from: Vec<u8>,
 }
 
 /// A floating-point exception at a site, with the operation's values.
@@ -36,6 +87,14 @@ pub struct ExceptionReport {
     /// The input file being replayed (absent for stdin and in-process runs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input: Option<String>,
+    /// Every floating-point operand was finite (not Inf, not NaN): the operation generated
+    /// the exception rather than propagating an exceptional operand. A (site, kind) whose
+    /// first exception in a run propagates is reported again at its first origin, if any.
+    #[serde(default)]
+    pub origin: bool,
+    /// Taint builds: this (site, kind)'s label in this run, if it is one of the labelled ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<u8>,
 }
 
 /// Summary after one input.
@@ -125,6 +184,8 @@ mod tests {
             result: result.map(str::to_string),
             result_hex: None,
             input: None,
+            origin: true,
+            label: None,
         }
     }
 
@@ -151,6 +212,20 @@ mod tests {
         );
         let back: ReportEvent = serde_json::from_str(&text).unwrap();
         assert_eq!(back, r);
+        let result = ReportEvent::Result(ResultReport {
+            index: Some(0),
+            name: None,
+            ty: ValueType::F64,
+            value: "inf".into(),
+            hex: "inf".into(),
+            labels: Some(vec![0, 3]),
+        });
+        let text = serde_json::to_string(&result).unwrap();
+        assert!(
+            text.starts_with(r#"{"event":"result","index":0,"name":null,"type":"f64","value":"inf""#),
+            "{text}"
+        );
+        assert_eq!(serde_json::from_str::<ReportEvent>(&text).unwrap(), result);
         let done: ReportEvent =
             serde_json::from_str(r#"{"event":"input_done","exceptions":2,"handled":true}"#).unwrap();
         assert_eq!(

@@ -24,7 +24,8 @@ pub struct ShmHeader {
     pub slot_capacity: u32,
     /// Sites in the target (set by the target at attach time).
     pub site_count: u32,
-    /// Per-run flags set by the target: [`RUN_HANDLED`], [`RUN_TRUNCATED`].
+    /// Per-run flags set by the target: [`RUN_HANDLED`], [`RUN_TRUNCATED`], [`RUN_RESULTS`],
+    /// [`RUN_RESULT_NONFINITE`].
     pub run_flags: u32,
     pub errbits_offset: u32,
     pub exceptions_offset: u32,
@@ -51,6 +52,10 @@ const _: () = assert!(HEADER_SIZE == 64);
 pub const RUN_HANDLED: u32 = 1;
 /// The target has more slots than the region holds; some sites are not recorded.
 pub const RUN_TRUNCATED: u32 = 2;
+/// The harness declared at least one result (`NUMFUZZ_RESULT`) during this run.
+pub const RUN_RESULTS: u32 = 4;
+/// A primary declared result (`NUMFUZZ_RESULT`, not `NUMFUZZ_RESULT_NAMED`) was Inf or NaN.
+pub const RUN_RESULT_NONFINITE: u32 = 8;
 
 impl ShmHeader {
     /// The header for a region of `slots` (site, kind) slots and no comparison areas.

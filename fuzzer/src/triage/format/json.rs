@@ -4,12 +4,15 @@
 //! meaning.
 
 use crate::replay::{DecodedField, Frame};
-use crate::triage::group::{InputView, KindCount, Report};
+use crate::triage::consequence::Consequence;
+use crate::triage::group::{Class, Consequences, InputView, KindCount, Report};
+use crate::triage::oracle::Verdict;
 use numfuzz_abi::kind::ExceptionKind;
+use numfuzz_abi::report::ResultReport;
 use serde::Serialize;
 
-/// Version of the JSON schema.
-pub const SCHEMA_VERSION: u32 = 1;
+/// Version of the JSON schema (2: consequences, chains, references and the bug list).
+pub const SCHEMA_VERSION: u32 = 2;
 
 #[derive(Serialize)]
 struct Document<'a> {
@@ -21,7 +24,11 @@ struct Document<'a> {
     instances: &'a [String],
     inputs_replayed: usize,
     timeout_ms: u64,
+    consequences: &'static str,
+    taint_target: Option<String>,
+    oracle: Option<Oracle<'a>>,
     summary: Summary,
+    bugs: Vec<&'a str>,
     findings: Vec<Finding<'a>>,
     crashes: Vec<Crash<'a>>,
     hangs: Vec<Hang<'a>>,
@@ -62,14 +69,62 @@ struct ByKind {
 }
 
 #[derive(Serialize)]
+struct Oracle<'a> {
+    command: &'a str,
+    judged: usize,
+    tolerance: f64,
+    error: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct Classes {
+    bug: usize,
+    chained: usize,
+    propagated: usize,
+    handled: usize,
+    absorbed: usize,
+    input_borne: usize,
+    unjudged: usize,
+}
+
+#[derive(Serialize)]
+struct ConsequenceCounts {
+    escapes: usize,
+    handled: usize,
+    absorbed: usize,
+}
+
+#[derive(Serialize)]
 struct Summary {
     findings: usize,
     silent: usize,
     handled: usize,
+    bugs: usize,
+    wrong: usize,
+    classes: Classes,
+    consequences: ConsequenceCounts,
     by_kind: ByKind,
     crashes: usize,
     hangs: usize,
     not_reproduced: usize,
+}
+
+#[derive(Serialize)]
+struct Examples<'a> {
+    escapes: Option<Input<'a>>,
+    handled: Option<Input<'a>>,
+    absorbed: Option<Input<'a>>,
+}
+
+#[derive(Serialize)]
+struct Reference<'a> {
+    value: &'a str,
+    verdict: Verdict,
+    result: u32,
+    returned: &'a str,
+    tolerance: f64,
+    input: &'a str,
+    reaches: Option<bool>,
 }
 
 #[derive(Serialize)]
@@ -115,16 +170,27 @@ struct Minimized<'a> {
     path: String,
     fields: &'a [DecodedField],
     expression: &'a str,
+    results: &'a [ResultReport],
 }
 
 #[derive(Serialize)]
 struct Finding<'a> {
     id: &'a str,
+    key: String,
     kind: &'static str,
     status: &'static str,
+    class: &'static str,
+    consequence: Option<Consequence>,
+    origin: bool,
+    input_borne: bool,
+    root: Option<&'a str>,
+    escapes_to: &'a [String],
+    reference: Option<Reference<'a>>,
     location: Location<'a>,
     operation: Operation<'a>,
     input: Input<'a>,
+    results: &'a [ResultReport],
+    examples: Examples<'a>,
     input_count: usize,
     silent_inputs: usize,
     handled_inputs: usize,
@@ -171,10 +237,27 @@ fn document(report: &Report) -> Document<'_> {
         .iter()
         .map(|f| {
             let e = &f.example;
+            let example = |c: Consequence| f.examples.get(&c).map(Input::from);
             Finding {
                 id: &f.id,
+                key: f.key.to_string(),
                 kind: f.key.kind.name(),
                 status: f.status().name(),
+                class: f.class().name(),
+                consequence: f.consequence,
+                origin: f.origin,
+                input_borne: f.input_borne,
+                root: f.root().and_then(|k| report.id_of(k)),
+                escapes_to: &f.escapes_to,
+                reference: f.reference.as_ref().map(|r| Reference {
+                    value: &r.judged.reference,
+                    verdict: r.judged.verdict,
+                    result: r.judged.index,
+                    returned: &r.judged.returned,
+                    tolerance: r.judged.tolerance,
+                    input: &r.input,
+                    reaches: r.reaches,
+                }),
                 location: Location {
                     file: &f.site.file,
                     directory: &f.site.directory,
@@ -194,6 +277,12 @@ fn document(report: &Report) -> Document<'_> {
                     result_hex: e.result_hex.as_deref(),
                 },
                 input: (&f.input).into(),
+                results: &f.results,
+                examples: Examples {
+                    escapes: example(Consequence::Escapes),
+                    handled: example(Consequence::Handled),
+                    absorbed: example(Consequence::Absorbed),
+                },
                 input_count: f.inputs.len(),
                 silent_inputs: f.silent_inputs,
                 handled_inputs: f.handled_inputs,
@@ -203,6 +292,7 @@ fn document(report: &Report) -> Document<'_> {
                     path: m.path.display().to_string(),
                     fields: &m.fields,
                     expression: &m.expression,
+                    results: &m.results,
                 }),
                 minimize_note: f.minimize_note.as_deref(),
             }
@@ -233,10 +323,43 @@ fn document(report: &Report) -> Document<'_> {
         instances: &report.instances,
         inputs_replayed: report.inputs_replayed,
         timeout_ms: report.timeout_ms,
+        consequences: match report.consequences {
+            Consequences::Computed => "computed",
+            Consequences::NoResults => "no-results",
+            Consequences::NoTaintBuild { .. } => "no-taint-build",
+        },
+        taint_target: report.taint_target.as_ref().map(|t| t.display().to_string()),
+        oracle: report.oracle.as_ref().map(|o| Oracle {
+            command: &o.command,
+            judged: o.judged,
+            tolerance: o.tolerance,
+            error: o.error.as_deref(),
+        }),
+        bugs: report.bugs().map(|f| f.id.as_str()).collect(),
         summary: Summary {
             findings: total.findings,
             silent: total.silent,
             handled: total.handled,
+            bugs: report.bugs().count(),
+            wrong: report
+                .findings
+                .iter()
+                .filter(|f| f.reference.as_ref().is_some_and(|r| r.judged.verdict == Verdict::Wrong))
+                .count(),
+            classes: Classes {
+                bug: report.class_count(Class::Bug),
+                chained: report.class_count(Class::Chained),
+                propagated: report.class_count(Class::Propagated),
+                handled: report.class_count(Class::Handled),
+                absorbed: report.class_count(Class::Absorbed),
+                input_borne: report.class_count(Class::InputBorne),
+                unjudged: report.class_count(Class::Unjudged),
+            },
+            consequences: ConsequenceCounts {
+                escapes: consequence_count(report, Consequence::Escapes),
+                handled: consequence_count(report, Consequence::Handled),
+                absorbed: consequence_count(report, Consequence::Absorbed),
+            },
             by_kind: ByKind {
                 Invalid: kind(ExceptionKind::Invalid),
                 DivByZero: kind(ExceptionKind::DivByZero),
@@ -268,6 +391,10 @@ fn document(report: &Report) -> Document<'_> {
             .collect(),
         minimized_dir: report.minimized_dir.as_ref().map(|d| d.display().to_string()),
     }
+}
+
+fn consequence_count(report: &Report, c: Consequence) -> usize {
+    report.findings.iter().filter(|f| f.consequence == Some(c)).count()
 }
 
 pub fn render(report: &Report) -> String {

@@ -1,7 +1,12 @@
-//! GitHub-flavoured Markdown for an issue tracker: the findings table, a summary table per
-//! kind, then real crashes, hangs and inputs that did not reproduce.
+//! GitHub-flavoured Markdown for an issue tracker. With consequences: the bug table (root
+//! site, kind, function, minimal input, returned value, reference, chain) and one line of
+//! counts for the rest (`--all`: the table of every finding). Without: the findings table and
+//! a summary per kind. Then real crashes, hangs and inputs that did not reproduce.
 
-use super::{count, elapsed, finding_cells, finding_titles, headline};
+use super::{
+    consequence_note, count, elapsed, finding_cells, finding_titles, headline, judged, others_line, sources_line,
+    BugView,
+};
 use crate::replay::DecodedField;
 use crate::triage::group::Report;
 use numfuzz_abi::kind::ExceptionKind;
@@ -38,7 +43,73 @@ fn table(out: &mut String, titles: &[&str], rows: &[Vec<String>]) {
     }
 }
 
-pub fn render(report: &Report) -> String {
+/// The bug table.
+fn bugs(out: &mut String, report: &Report) {
+    let rows: Vec<Vec<String>> = report
+        .bugs()
+        .enumerate()
+        .map(|(n, f)| {
+            let v = BugView::of(f);
+            let chain: Vec<String> = report
+                .chain(&f.key)
+                .iter()
+                .map(|c| {
+                    format!(
+                        "{} at {}: {}",
+                        c.key.kind,
+                        code(&c.site.location()),
+                        code(&c.example.expression())
+                    )
+                })
+                .collect();
+            vec![
+                (n + 1).to_string(),
+                f.key.kind.to_string(),
+                code(&f.site.location()),
+                code(crate::replay::function_of(&f.example)),
+                code(&v.expression),
+                format!("{}{}", code(&v.input), if v.minimized { " (minimised)" } else { "" }),
+                code(&v.returned),
+                v.reference.map_or_else(|| "-".into(), |r| cell(&r)),
+                if chain.is_empty() {
+                    "-".into()
+                } else {
+                    chain.join("<br>")
+                },
+            ]
+        })
+        .collect();
+    if rows.is_empty() {
+        let _ = writeln!(
+            out,
+            "### No bugs\n\nNo exception makes a declared result non-finite or wrong without the library reporting it.\n"
+        );
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "### Bugs ({})\n\nExceptions that make the function return a non-finite or wrong value without reporting it.\n",
+        rows.len()
+    );
+    table(
+        out,
+        &[
+            "#",
+            "Kind",
+            "Location",
+            "Function",
+            "Operation",
+            "Input",
+            "Returned",
+            "Reference",
+            "Chain",
+        ],
+        &rows,
+    );
+    out.push('\n');
+}
+
+pub fn render(report: &Report, all: bool) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "## numfuzz triage: {}\n", headline(report));
     let sig = report
@@ -52,11 +123,27 @@ pub fn render(report: &Report) -> String {
         code(&report.out_dir.display().to_string()),
         report.instances.iter().map(|i| code(i)).collect::<Vec<_>>().join(", ")
     );
+    for line in [sources_line(report), consequence_note(report)].into_iter().flatten() {
+        let _ = writeln!(out, "{line}\n");
+    }
+    let judged = judged(report);
     if report.findings.is_empty() {
         let _ = writeln!(out, "No floating-point exception findings.\n");
+    } else if judged && !all {
+        bugs(&mut out, report);
+        let _ = writeln!(out, "{}\n", others_line(report, all));
     } else {
+        if judged {
+            bugs(&mut out, report);
+            let _ = writeln!(
+                out,
+                "{}\n\n### All findings ({})\n",
+                others_line(report, all),
+                report.findings.len()
+            );
+        }
         let minimized = report.minimized_dir.is_some();
-        let titles: Vec<String> = finding_titles(minimized)
+        let titles: Vec<String> = finding_titles(minimized, judged)
             .iter()
             .map(|t| {
                 let mut c = t.chars();
@@ -68,7 +155,7 @@ pub fn render(report: &Report) -> String {
             .findings
             .iter()
             .map(|f| {
-                let mut cells = finding_cells(f, minimized);
+                let mut cells = finding_cells(f, minimized, judged);
                 // Code spans for what is code or data.
                 cells[1] = code(&cells[1]);
                 cells[2] = code(&cells[2]);

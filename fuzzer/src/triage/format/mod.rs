@@ -6,8 +6,11 @@ pub mod markdown;
 pub mod sarif;
 pub mod table;
 
-use super::group::{Finding, Report};
-use crate::replay::fields_with_hex;
+use super::group::{Class, Consequences, Finding, Report};
+use crate::replay::{fields_decimal, fields_with_hex};
+use numfuzz_abi::op::FloatType;
+use numfuzz_abi::report::ResultReport;
+use numfuzz_abi::value::Float;
 use std::path::Path;
 
 /// Output format of `numfuzz triage`.
@@ -20,13 +23,165 @@ pub enum Format {
 }
 
 /// The report in `format`. `srcroot` is the base SARIF locations are made relative to
-/// (default: the directory all source files share).
-pub fn render(report: &Report, format: Format, srcroot: Option<&Path>) -> String {
+/// (default: the directory all source files share); `all` lists every finding, not only the
+/// bugs (table and Markdown).
+pub fn render(report: &Report, format: Format, srcroot: Option<&Path>, all: bool) -> String {
     match format {
-        Format::Table => table::render(report),
-        Format::Markdown => markdown::render(report),
+        Format::Table => table::render(report, all),
+        Format::Markdown => markdown::render(report, all),
         Format::Json => json::render(report),
         Format::Sarif => sarif::render(report, srcroot),
+    }
+}
+
+/// Consequences were computed (the report leads with the bugs).
+pub fn judged(report: &Report) -> bool {
+    report.consequences == Consequences::Computed
+}
+
+/// Why consequences are missing, as one sentence (`None` when they were computed).
+pub fn consequence_note(report: &Report) -> Option<String> {
+    match &report.consequences {
+        Consequences::Computed => None,
+        Consequences::NoResults => Some(
+            "Consequences need declared results: the harness calls no NUMFUZZ_RESULT(v), so findings are only silent or handled."
+                .into(),
+        ),
+        Consequences::NoTaintBuild { expected } => Some(format!(
+            "Consequences need a taint build: some inputs returned Inf or NaN; build the harness again with NUMFUZZ_CC_TAINT=1 numfuzz-cc (same sources and flags) as {}, or pass --taint-target.",
+            expected.display()
+        )),
+    }
+}
+
+/// Where consequences and references came from, as one sentence.
+pub fn sources_line(report: &Report) -> Option<String> {
+    let mut parts = Vec::new();
+    if let Some(t) = &report.taint_target {
+        if judged(report) {
+            parts.push(format!("consequences from the taint build {}", t.display()));
+        }
+    }
+    if let Some(o) = &report.oracle {
+        parts.push(match &o.error {
+            None => format!(
+                "references from `{}` (tolerance {:e}, {} inputs judged)",
+                o.command, o.tolerance, o.judged
+            ),
+            Some(_) => format!("no references: the oracle `{}` failed", o.command),
+        });
+    }
+    (!parts.is_empty()).then(|| {
+        let mut text = parts.join("; ");
+        if let Some(first) = text.get(..1) {
+            text = first.to_uppercase() + &text[1..];
+        }
+        text + "."
+    })
+}
+
+/// `Other findings: 7 absorbed, 1 handled, ...` (with consequences), with what `--all` does.
+pub fn others_line(report: &Report, all: bool) -> String {
+    let classes = [
+        Class::Chained,
+        Class::Absorbed,
+        Class::Handled,
+        Class::Propagated,
+        Class::InputBorne,
+    ];
+    let counts: Vec<String> = classes
+        .iter()
+        .map(|&c| format!("{} {}", report.class_count(c), c.name()))
+        .collect();
+    let wrong = report
+        .findings
+        .iter()
+        .filter(|f| {
+            !f.is_bug()
+                && f.reference
+                    .as_ref()
+                    .is_some_and(|r| r.judged.verdict == super::oracle::Verdict::Wrong)
+        })
+        .count();
+    let wrong = if wrong > 0 {
+        format!("; {wrong} more with a wrong result that their values do not reach")
+    } else {
+        String::new()
+    };
+    format!(
+        "Other findings: {}{wrong}{}",
+        counts.join(", "),
+        if all { "." } else { " (--all lists every finding)." }
+    )
+}
+
+/// A decimal as reports show it: the shortest round-trip decimal of the nearest double when
+/// it is one, else as given (`1e400`).
+pub fn short_decimal(text: &str) -> String {
+    match Float::parse(FloatType::F64, text) {
+        Ok(f) if f.is_finite() || text.trim_start_matches('-').eq_ignore_ascii_case("inf") => f.to_string(),
+        _ => text.to_string(),
+    }
+}
+
+/// The declared results as reports show them: primary ones, then named ones in parentheses
+/// (`inf (err inf)`).
+pub fn results_text(results: &[ResultReport]) -> String {
+    let primary: Vec<&str> = results
+        .iter()
+        .filter(|r| r.index.is_some())
+        .map(|r| r.value.as_str())
+        .collect();
+    let named: Vec<String> = results
+        .iter()
+        .filter_map(|r| r.name.as_ref().map(|n| format!("{n} {}", r.value)))
+        .collect();
+    let mut text = if primary.is_empty() {
+        "-".to_string()
+    } else {
+        primary.join(", ")
+    };
+    if !named.is_empty() {
+        text.push_str(&format!(" ({})", named.join(", ")));
+    }
+    text
+}
+
+/// What a bug shows: its input (minimised when it was), the results returned for it and the
+/// reference.
+pub struct BugView {
+    pub input: String,
+    pub minimized: bool,
+    pub expression: String,
+    pub returned: String,
+    pub reference: Option<String>,
+}
+
+impl BugView {
+    pub fn of(f: &Finding) -> BugView {
+        let (input, minimized, expression, results) = match &f.minimized {
+            Some(m) => (fields_decimal(&m.fields), true, m.expression.clone(), &m.results),
+            None => (
+                fields_decimal(&f.input.fields),
+                false,
+                f.example.expression(),
+                &f.results,
+            ),
+        };
+        BugView {
+            input,
+            minimized,
+            expression,
+            returned: results_text(results),
+            reference: f.reference.as_ref().map(|r| {
+                format!(
+                    "{} ({}, result {})",
+                    short_decimal(&r.judged.reference),
+                    r.judged.verdict.name(),
+                    r.judged.index
+                )
+            }),
+        }
     }
 }
 
@@ -48,8 +203,13 @@ pub fn count(n: usize, one: &str, many: &str) -> String {
 
 /// The one-line headline: what was replayed and what came out.
 pub fn headline(report: &Report) -> String {
+    let bugs = if judged(report) {
+        format!("{} in ", count(report.bugs().count(), "bug", "bugs"))
+    } else {
+        String::new()
+    };
     format!(
-        "{}, {}, {}, {} not reproduced ({} replayed from {})",
+        "{bugs}{}, {}, {}, {} not reproduced ({} replayed from {})",
         count(report.findings.len(), "finding", "findings"),
         count(report.crashes.len(), "real crash", "real crashes"),
         count(report.hangs.len(), "hang", "hangs"),
@@ -59,16 +219,21 @@ pub fn headline(report: &Report) -> String {
     )
 }
 
-/// The cells of one finding's row: kind, location, function, operation, input, status,
-/// first seen, inputs (and the minimised input when `minimized`).
-pub fn finding_cells(f: &Finding, minimized: bool) -> Vec<String> {
+/// The cells of one finding's row: kind, location, function, operation, input, status (its
+/// class when consequences are `judged`), first seen, inputs (and the minimised input when
+/// `minimized`).
+pub fn finding_cells(f: &Finding, minimized: bool, judged: bool) -> Vec<String> {
     let mut cells = vec![
         f.key.kind.name().to_string(),
         f.site.location(),
         crate::replay::function_of(&f.example).to_string(),
         f.example.expression(),
         fields_with_hex(&f.input.fields),
-        f.status().name().to_string(),
+        if judged {
+            f.class().name().to_string()
+        } else {
+            f.status().name().to_string()
+        },
         elapsed(f.first_seen_ms),
         f.inputs.len().to_string(),
     ];
@@ -83,14 +248,14 @@ pub fn finding_cells(f: &Finding, minimized: bool) -> Vec<String> {
 }
 
 /// Column titles matching [`finding_cells`].
-pub fn finding_titles(minimized: bool) -> Vec<&'static str> {
+pub fn finding_titles(minimized: bool, judged: bool) -> Vec<&'static str> {
     let mut t = vec![
         "kind",
         "location",
         "function",
         "operation",
         "input",
-        "status",
+        if judged { "class" } else { "status" },
         "first seen",
         "inputs",
     ];

@@ -143,10 +143,36 @@ pub fn to_value(report: &Report, srcroot: Option<&Path>) -> Value {
                 text.push_str(&format!("; minimised: ({}) gives {}", fields_decimal(&m.fields), m.expression));
             }
             text.push('.');
+            // With consequences: bugs are errors and everything else context; without, the
+            // silent/handled split.
+            let level = if super::judged(report) {
+                if f.is_bug() {
+                    "error"
+                } else {
+                    "note"
+                }
+            } else if f.status() == Status::Silent {
+                "warning"
+            } else {
+                "note"
+            };
+            if let Some(c) = f.consequence {
+                text.pop();
+                text.push_str(&format!("; {} ({})", f.class().name(), c.name()));
+                if let Some(r) = &f.reference {
+                    text.push_str(&format!(
+                        "; returned {} where the reference is {} ({})",
+                        r.judged.returned,
+                        super::short_decimal(&r.judged.reference),
+                        r.judged.verdict.name()
+                    ));
+                }
+                text.push('.');
+            }
             json!({
                 "ruleId": kind,
                 "ruleIndex": rule_index(kind),
-                "level": if f.status() == Status::Silent { "warning" } else { "note" },
+                "level": level,
                 "message": {"text": text},
                 "locations": [{
                     "physicalLocation": physical(&f.key.path, f.site.line, f.site.column, base.as_deref()),
@@ -155,6 +181,9 @@ pub fn to_value(report: &Report, srcroot: Option<&Path>) -> Value {
                 "partialFingerprints": {"numfuzzFinding/v1": f.id},
                 "properties": {
                     "status": f.status().name(),
+                    "class": f.class().name(),
+                    "consequence": f.consequence.map(|c| c.name()),
+                    "bug": f.is_bug(),
                     "operation": f.site.op.name(),
                     "inputCount": f.inputs.len(),
                     "silentInputs": f.silent_inputs,

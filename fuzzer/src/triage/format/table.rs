@@ -1,9 +1,14 @@
-//! The terminal table: one aligned row per finding, a summary per kind, then real crashes,
-//! hangs and inputs that did not reproduce.
+//! The terminal report. With consequences: the bugs, each with its input, what the library
+//! returned, the reference and its chain, then one line of counts for the rest (`--all`: the
+//! table of every finding). Without: one aligned row per finding and a summary per kind.
+//! Then real crashes, hangs and inputs that did not reproduce.
 
-use super::{count, elapsed, finding_cells, finding_titles, headline};
+use super::{
+    consequence_note, count, elapsed, finding_cells, finding_titles, headline, judged, others_line, sources_line,
+    BugView,
+};
 use crate::replay::fields_with_hex;
-use crate::triage::group::Report;
+use crate::triage::group::{Finding, Report};
 use numfuzz_abi::kind::ExceptionKind;
 use std::fmt::Write as _;
 
@@ -36,7 +41,69 @@ pub fn aligned(rows: &[Vec<String>]) -> String {
     out
 }
 
-pub fn render(report: &Report) -> String {
+/// The bug list: one block per bug, with the chain under it.
+fn bugs(out: &mut String, report: &Report) {
+    let bugs: Vec<&Finding> = report.bugs().collect();
+    if bugs.is_empty() {
+        let _ = writeln!(
+            out,
+            "No bugs: no exception makes a declared result non-finite or wrong without the library reporting it.\n"
+        );
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "Bugs ({}): exceptions that make the function return a non-finite or wrong value without reporting it\n",
+        bugs.len()
+    );
+    for (n, f) in bugs.iter().enumerate() {
+        let v = BugView::of(f);
+        let _ = writeln!(
+            out,
+            "{:>2}. {} at {} in {}  [{}]",
+            n + 1,
+            f.key.kind,
+            f.site.location(),
+            crate::replay::function_of(&f.example),
+            f.id
+        );
+        let mut rows = vec![
+            vec!["    operation".to_string(), v.expression],
+            vec![
+                "    input".to_string(),
+                format!("{}{}", v.input, if v.minimized { " (minimised)" } else { "" }),
+            ],
+            vec!["    returned".to_string(), v.returned],
+        ];
+        if let Some(r) = v.reference {
+            rows.push(vec!["    reference".to_string(), r]);
+        }
+        rows.push(vec![
+            "    first seen".to_string(),
+            format!(
+                "{} ({})",
+                elapsed(f.first_seen_ms),
+                count(f.inputs.len(), "input", "inputs")
+            ),
+        ]);
+        for (i, c) in report.chain(&f.key).iter().enumerate() {
+            rows.push(vec![
+                if i == 0 { "    chain" } else { "" }.to_string(),
+                format!(
+                    "{} at {} in {}: {}",
+                    c.key.kind,
+                    c.site.location(),
+                    crate::replay::function_of(&c.example),
+                    c.example.expression()
+                ),
+            ]);
+        }
+        out.push_str(&aligned(&rows));
+        out.push('\n');
+    }
+}
+
+pub fn render(report: &Report, all: bool) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -51,17 +118,29 @@ pub fn render(report: &Report) -> String {
         report.target.display(),
         report.instances.join(", ")
     );
+    for line in [sources_line(report), consequence_note(report)].into_iter().flatten() {
+        let _ = writeln!(out, "{line}");
+    }
     out.push('\n');
 
+    let judged = judged(report);
     if report.findings.is_empty() {
         let _ = writeln!(out, "No floating-point exception findings.");
     } else {
+        if judged {
+            bugs(&mut out, report);
+            let _ = writeln!(out, "{}", others_line(report, all));
+            if !all {
+                return rest(out, report);
+            }
+            let _ = writeln!(out, "\nAll findings ({}):", report.findings.len());
+        }
         let minimized = report.minimized_dir.is_some();
-        let mut rows = vec![finding_titles(minimized)
+        let mut rows = vec![finding_titles(minimized, judged)
             .iter()
             .map(|t| t.to_uppercase())
             .collect::<Vec<_>>()];
-        rows.extend(report.findings.iter().map(|f| finding_cells(f, minimized)));
+        rows.extend(report.findings.iter().map(|f| finding_cells(f, minimized, judged)));
         out.push_str(&aligned(&rows));
         out.push('\n');
         let mut summary = Vec::new();
@@ -91,7 +170,11 @@ pub fn render(report: &Report) -> String {
             out.push_str(&aligned(&rows));
         }
     }
+    rest(out, report)
+}
 
+/// Real crashes, hangs and inputs that did not reproduce.
+fn rest(mut out: String, report: &Report) -> String {
     if !report.crashes.is_empty() {
         let _ = writeln!(out, "\nReal crashes ({}):", report.crashes.len());
         for g in &report.crashes {

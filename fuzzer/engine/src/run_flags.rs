@@ -1,0 +1,117 @@
+//! The target's per-run flags (numfuzz-abi `shm::RUN_*`: the library reported an error, a
+//! declared result went Inf or NaN), observed after every run.
+
+use libafl::executors::ExitKind;
+use libafl::observers::Observer;
+use libafl::Error;
+use libafl_bolts::Named;
+use numfuzz_abi::shm::{RUN_HANDLED, RUN_RESULTS, RUN_RESULT_NONFINITE, RUN_TRUNCATED};
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// The flags word of the target's region header, shared with the target (in-process: the
+/// same memory; forkserver: shared memory).
+#[derive(Clone, Copy, Debug)]
+struct FlagsWord(&'static AtomicU32);
+
+/// Observes the region header's `run_flags`: cleared before each run (but for
+/// `RUN_TRUNCATED`, which describes the target), read after it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RunFlagsObserver {
+    name: Cow<'static, str>,
+    /// None: the target has no numfuzz region (or this is a copy received from another
+    /// client, which carries `last` only).
+    #[serde(skip)]
+    word: Option<FlagsWord>,
+    last: u32,
+}
+
+impl RunFlagsObserver {
+    /// The observer of the flags word at `word` (null: no region).
+    ///
+    /// # Safety
+    /// A non-null `word` must be a 4-byte-aligned `u32` that stays valid for the rest of the
+    /// process and is only accessed atomically (the target writes it with plain stores in
+    /// its own run, which never overlaps with the observer's accesses).
+    pub unsafe fn new(word: *mut u32) -> RunFlagsObserver {
+        RunFlagsObserver {
+            name: Cow::Borrowed("run_flags"),
+            // SAFETY: the caller guarantees a valid, aligned, process-long u32.
+            word: (!word.is_null()).then(|| FlagsWord(unsafe { AtomicU32::from_ptr(word) })),
+            last: 0,
+        }
+    }
+
+    /// The flags of the last run.
+    pub fn flags(&self) -> u32 {
+        self.last
+    }
+
+    pub fn handled(&self) -> bool {
+        self.last & RUN_HANDLED != 0
+    }
+
+    pub fn declared_results(&self) -> bool {
+        self.last & RUN_RESULTS != 0
+    }
+
+    /// A primary declared result was Inf or NaN.
+    pub fn result_non_finite(&self) -> bool {
+        self.last & RUN_RESULT_NONFINITE != 0
+    }
+}
+
+impl Named for RunFlagsObserver {
+    fn name(&self) -> &Cow<'static, str> {
+        &self.name
+    }
+}
+
+impl<I, S> Observer<I, S> for RunFlagsObserver {
+    fn pre_exec(&mut self, _state: &mut S, _input: &I) -> Result<(), Error> {
+        if let Some(FlagsWord(w)) = self.word {
+            w.fetch_and(RUN_TRUNCATED, Ordering::Relaxed);
+        }
+        self.last = 0;
+        Ok(())
+    }
+
+    fn post_exec(&mut self, _state: &mut S, _input: &I, _exit_kind: &ExitKind) -> Result<(), Error> {
+        if let Some(FlagsWord(w)) = self.word {
+            self.last = w.load(Ordering::Relaxed);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_are_cleared_before_and_read_after_a_run() {
+        let word: &'static mut u32 = Box::leak(Box::new(RUN_TRUNCATED | RUN_HANDLED));
+        let ptr: *mut u32 = word;
+        // SAFETY: a leaked, aligned u32 that nothing else touches during the test.
+        let mut obs = unsafe { RunFlagsObserver::new(ptr) };
+        Observer::<(), ()>::pre_exec(&mut obs, &mut (), &()).unwrap();
+        // SAFETY: as above; the "target" runs between pre_exec and post_exec.
+        let flags = unsafe { AtomicU32::from_ptr(ptr) };
+        assert_eq!(
+            flags.load(Ordering::Relaxed),
+            RUN_TRUNCATED,
+            "handled was the previous run's"
+        );
+        flags.fetch_or(RUN_RESULTS | RUN_RESULT_NONFINITE, Ordering::Relaxed);
+        Observer::<(), ()>::post_exec(&mut obs, &mut (), &(), &ExitKind::Ok).unwrap();
+        assert!(obs.result_non_finite() && obs.declared_results() && !obs.handled());
+        // A copy received from another client carries the flags, not the pointer.
+        let copy: RunFlagsObserver = serde_json::from_str(&serde_json::to_string(&obs).unwrap()).unwrap();
+        assert_eq!(copy.flags(), obs.flags());
+        // SAFETY: null means no region.
+        let mut none = unsafe { RunFlagsObserver::new(std::ptr::null_mut()) };
+        Observer::<(), ()>::post_exec(&mut none, &mut (), &(), &ExitKind::Ok).unwrap();
+        assert_eq!(none.flags(), 0);
+    }
+}

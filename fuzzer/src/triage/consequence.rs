@@ -1,0 +1,424 @@
+//! What each exception did: its consequence for the declared results, whether it generated
+//! the exceptional value or propagated one, whether the input itself held it, and the
+//! root-cause chains of the findings that reach a result.
+//!
+//! Per input (after EXCVATE, ARITH 2025, and the origin/propagation split of GPU-FPX and
+//! FloatTracker):
+//! - `origin`: some exception of the (site, kind) had only finite operands (Generate); one
+//!   with an Inf or NaN operand propagates;
+//! - `input_borne`: a float field of the input is NaN or infinite (subnormal inputs are
+//!   ordinary inputs);
+//! - `consequence`: `handled` when the library reported an error for the input; `escapes`
+//!   when the taint build shows the exception's value (or one computed from it) in a primary
+//!   declared result that is Inf or NaN; `absorbed` otherwise (every result finite, or the
+//!   value killed on the way, as `1/inf = 0`).
+//! - roots: among the escaping findings of an input, the origins no other escaping origin
+//!   flowed into; every escaping finding hangs under the earliest root it came from.
+//!
+//! A finding takes its worst consequence over its inputs (escapes > handled > absorbed),
+//! judged on inputs that are not input-borne when it has any.
+
+use super::taint::Flow;
+use crate::replay::{Ending, Replay};
+use numfuzz_abi::signature::Signature;
+use numfuzz_abi::value::Value;
+use numfuzz_outdir::FindingKey;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What an exception did to the declared results of one input. Ordered by severity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Consequence {
+    /// Every result stayed finite, or the exception's effect was killed before any result.
+    Absorbed,
+    /// The library reported an error for the input.
+    Handled,
+    /// The exception made a primary result Inf or NaN and the library did not report it.
+    Escapes,
+}
+
+impl Consequence {
+    pub fn name(self) -> &'static str {
+        match self {
+            Consequence::Absorbed => "absorbed",
+            Consequence::Handled => "handled",
+            Consequence::Escapes => "escapes",
+        }
+    }
+}
+
+/// One finding in one input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InInput {
+    pub origin: bool,
+    /// `None` when it cannot be told (the input did not complete, or an input with a
+    /// non-finite result was not replayed on a taint build).
+    pub consequence: Option<Consequence>,
+    /// Escaping findings: the root of its chain in this input (itself for a root); `None`
+    /// for a propagated value with no escaping origin before it.
+    pub root: Option<FindingKey>,
+    /// Names of secondary results (`NUMFUZZ_RESULT_NAMED`) it made Inf or NaN.
+    pub named: Vec<String>,
+}
+
+/// One input's analysis.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct InputAnalysis {
+    pub input_borne: bool,
+    /// The harness declared results for this input.
+    pub has_results: bool,
+    pub findings: BTreeMap<FindingKey, InInput>,
+}
+
+/// A float field of the input is NaN or infinite.
+pub fn input_borne(signature: Option<&Signature>, bytes: &[u8]) -> bool {
+    signature.is_some_and(|sig| {
+        sig.decode(bytes)
+            .iter()
+            .any(|v| matches!(v, Value::Float(f) if !f.is_finite()))
+    })
+}
+
+/// Does the input need a taint replay to tell its findings' consequences? Yes when it
+/// completed unreported with a non-finite result (a primary one, or a named one, which is
+/// reported) and raised something.
+pub fn needs_taint(replay: &Replay) -> bool {
+    replay.ending == (Ending::Completed { handled: false })
+        && !replay.exceptions.is_empty()
+        && replay.results.iter().any(|r| !result_finite(&r.value))
+}
+
+fn result_finite(value: &str) -> bool {
+    !matches!(value.to_ascii_lowercase().trim_start_matches('-'), "inf" | "nan")
+}
+
+/// The findings of `flow` that reach a primary result for which `bad` holds, and the named
+/// results each reaches with a non-finite value.
+pub fn reaching(flow: &Flow, bad: impl Fn(&numfuzz_abi::report::ResultReport) -> bool) -> BTreeSet<usize> {
+    flow.results
+        .iter()
+        .filter(|(r, _)| r.index.is_some() && bad(r))
+        .flat_map(|(_, set)| set.iter().copied())
+        .collect()
+}
+
+/// Roots among `reach` (findings that reached a bad result): origins that no other origin in
+/// `reach` flowed into. Returns, per finding of `reach`, the earliest root it came from.
+pub fn roots(flow: &Flow, reach: &BTreeSet<usize>, origin: impl Fn(usize) -> bool) -> BTreeMap<usize, Option<usize>> {
+    let ancestors: BTreeMap<usize, BTreeSet<usize>> = reach.iter().map(|&p| (p, flow.ancestors(p))).collect();
+    let is_root = |p: usize| origin(p) && !ancestors[&p].iter().any(|&q| reach.contains(&q) && origin(q));
+    reach
+        .iter()
+        .map(|&p| {
+            let root = std::iter::once(p)
+                .chain(ancestors[&p].iter().copied())
+                .filter(|&q| reach.contains(&q) && is_root(q))
+                .min();
+            (p, root)
+        })
+        .collect()
+}
+
+/// Analyses one input from its replay on the campaign's target and, when it needed one, its
+/// flow graph from the taint build.
+pub fn analyze(replay: &Replay, flow: Option<&Flow>, signature: Option<&Signature>) -> InputAnalysis {
+    let mut out = InputAnalysis {
+        input_borne: input_borne(signature, &replay.bytes),
+        has_results: !replay.results.is_empty(),
+        findings: BTreeMap::new(),
+    };
+    let mut origin: BTreeMap<FindingKey, bool> = BTreeMap::new();
+    for e in &replay.exceptions {
+        *origin.entry(FindingKey::of(e.kind, &e.site)).or_default() |= e.origin;
+    }
+    let completed = matches!(replay.ending, Ending::Completed { .. });
+    let handled = replay.ending == (Ending::Completed { handled: true });
+    // Escaping findings by position in the flow graph, and their roots.
+    let escape = flow.map(|flow| {
+        let non_finite = |r: &numfuzz_abi::report::ResultReport| !result_finite(&r.value);
+        let reach = reaching(flow, non_finite);
+        let origin_at = |p: usize| origin.get(&flow.order[p]).copied().unwrap_or(false);
+        (reach.clone(), roots(flow, &reach, origin_at))
+    });
+    for (key, &is_origin) in &origin {
+        let mut finding = InInput {
+            origin: is_origin,
+            consequence: None,
+            root: None,
+            named: Vec::new(),
+        };
+        if completed && out.has_results {
+            finding.consequence = if handled {
+                Some(Consequence::Handled)
+            } else if !needs_taint(replay) {
+                Some(Consequence::Absorbed)
+            } else {
+                match (flow, &escape) {
+                    (Some(flow), Some((reach, roots))) => {
+                        let position = flow.position(key);
+                        if let Some(p) = position {
+                            finding.named = flow
+                                .results
+                                .iter()
+                                .filter(|(r, set)| r.index.is_none() && !result_finite(&r.value) && set.contains(&p))
+                                .filter_map(|(r, _)| r.name.clone())
+                                .collect();
+                        }
+                        match position.filter(|p| reach.contains(p)) {
+                            Some(p) => {
+                                finding.root = roots[&p].map(|q| flow.order[q].clone());
+                                Some(Consequence::Escapes)
+                            }
+                            None => Some(Consequence::Absorbed),
+                        }
+                    }
+                    _ => None,
+                }
+            };
+        }
+        out.findings.insert(key.clone(), finding);
+    }
+    out
+}
+
+/// A finding's consequences merged over its inputs.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Merged {
+    pub origin: bool,
+    /// Every input raising it is input-borne.
+    pub input_borne: bool,
+    pub consequence: Option<Consequence>,
+    /// Escaping: the root of its chain; itself when some input shows it as its own root.
+    pub root: Option<FindingKey>,
+    /// One input (its index in the merged list) per consequence.
+    pub examples: BTreeMap<Consequence, usize>,
+    /// Secondary results it made non-finite in some input.
+    pub named: BTreeSet<String>,
+}
+
+/// Merges one finding's per-input analyses (`inputs[i]` = its analysis in input i).
+pub fn merge(key: &FindingKey, inputs: &[(&InputAnalysis, &InInput)]) -> Merged {
+    let ordinary: Vec<usize> = (0..inputs.len()).filter(|&i| !inputs[i].0.input_borne).collect();
+    let judged: Vec<usize> = if ordinary.is_empty() {
+        (0..inputs.len()).collect()
+    } else {
+        ordinary.clone()
+    };
+    let mut m = Merged {
+        input_borne: !inputs.is_empty() && ordinary.is_empty(),
+        ..Merged::default()
+    };
+    for &i in &judged {
+        let f = inputs[i].1;
+        m.origin |= f.origin;
+        m.named.extend(f.named.iter().cloned());
+        if let Some(c) = f.consequence {
+            m.examples.entry(c).or_insert(i);
+            m.consequence = m.consequence.max(Some(c));
+        }
+    }
+    if m.consequence == Some(Consequence::Escapes) {
+        let escaping = || {
+            judged
+                .iter()
+                .map(|&i| inputs[i].1)
+                .filter(|f| f.consequence == Some(Consequence::Escapes))
+        };
+        // Its own root in some input: a bug of its own (that input becomes the example).
+        if let Some(i) = judged.iter().copied().find(|&i| inputs[i].1.root.as_ref() == Some(key)) {
+            m.root = Some(key.clone());
+            m.examples.insert(Consequence::Escapes, i);
+        } else {
+            m.root = escaping().find_map(|f| f.root.clone());
+        }
+    }
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::replay::Ending;
+    use numfuzz_abi::kind::ExceptionKind;
+    use numfuzz_abi::report::{ExceptionReport, ResultReport};
+    use numfuzz_abi::site::SiteInfo;
+    use numfuzz_abi::{FloatType, Op};
+
+    fn site(line: u32) -> SiteInfo {
+        SiteInfo {
+            id: line,
+            op: Op::FMul,
+            ty: FloatType::F64,
+            to: None,
+            file: "/s/a.c".into(),
+            directory: String::new(),
+            line,
+            column: 1,
+            function: "f".into(),
+        }
+    }
+
+    fn exc(line: u32, kind: ExceptionKind, origin: bool) -> ExceptionReport {
+        ExceptionReport {
+            kind,
+            site: site(line),
+            operands: vec![],
+            operands_hex: vec![],
+            result: None,
+            result_hex: None,
+            input: None,
+            origin,
+            label: None,
+        }
+    }
+
+    fn res(index: Option<u32>, name: Option<&str>, value: &str) -> ResultReport {
+        ResultReport {
+            index,
+            name: name.map(str::to_string),
+            ty: FloatType::F64,
+            value: value.into(),
+            hex: String::new(),
+            labels: None,
+        }
+    }
+
+    fn replay(exceptions: Vec<ExceptionReport>, results: Vec<ResultReport>, handled: bool) -> Replay {
+        Replay {
+            input: "x".into(),
+            bytes: 1.0f64.to_le_bytes().to_vec(),
+            exceptions,
+            results,
+            taint: None,
+            ending: Ending::Completed { handled },
+        }
+    }
+
+    fn key(line: u32, kind: ExceptionKind) -> FindingKey {
+        FindingKey::of(kind, &site(line))
+    }
+
+    const U: ExceptionKind = ExceptionKind::Underflow;
+    const D: ExceptionKind = ExceptionKind::DivByZero;
+    const O: ExceptionKind = ExceptionKind::Overflow;
+
+    /// Underflow to 0 (line 1), 1/0 (line 2) into the result: the underflow is the root and
+    /// the DivByZero hangs under it; an unrelated underflow (line 3) is absorbed.
+    #[test]
+    fn an_underflow_is_the_root_of_the_division_it_feeds() {
+        let r = replay(
+            vec![exc(1, U, true), exc(2, D, true), exc(3, U, true)],
+            vec![res(Some(0), None, "inf"), res(None, Some("err"), "inf")],
+            false,
+        );
+        let flow = Flow {
+            mode: None,
+            order: vec![key(1, U), key(2, D), key(3, U)],
+            from: vec![BTreeSet::new(), BTreeSet::from([0]), BTreeSet::new()],
+            results: vec![
+                (res(Some(0), None, "inf"), BTreeSet::from([0, 1])),
+                (res(None, Some("err"), "inf"), BTreeSet::from([0, 1])),
+            ],
+        };
+        let a = analyze(&r, Some(&flow), None);
+        let u = &a.findings[&key(1, U)];
+        assert_eq!(
+            (u.consequence, u.root.clone()),
+            (Some(Consequence::Escapes), Some(key(1, U)))
+        );
+        assert_eq!(u.named, ["err"]);
+        let d = &a.findings[&key(2, D)];
+        assert_eq!(
+            (d.consequence, d.root.clone()),
+            (Some(Consequence::Escapes), Some(key(1, U)))
+        );
+        assert_eq!(a.findings[&key(3, U)].consequence, Some(Consequence::Absorbed));
+    }
+
+    #[test]
+    fn handled_absorbed_and_unknown() {
+        let handled = replay(vec![exc(1, O, true)], vec![res(Some(0), None, "inf")], true);
+        assert_eq!(
+            analyze(&handled, None, None).findings[&key(1, O)].consequence,
+            Some(Consequence::Handled)
+        );
+        let finite = replay(vec![exc(1, U, true)], vec![res(Some(0), None, "1.0")], false);
+        assert!(!needs_taint(&finite));
+        assert_eq!(
+            analyze(&finite, None, None).findings[&key(1, U)].consequence,
+            Some(Consequence::Absorbed)
+        );
+        // A non-finite result without a taint replay: cannot be told.
+        let inf = replay(vec![exc(1, O, true)], vec![res(Some(0), None, "-inf")], false);
+        assert!(needs_taint(&inf));
+        assert_eq!(analyze(&inf, None, None).findings[&key(1, O)].consequence, None);
+        // No declared results: no consequences at all.
+        let none = replay(vec![exc(1, O, true)], vec![], false);
+        let a = analyze(&none, None, None);
+        assert!(!a.has_results);
+        assert_eq!(a.findings[&key(1, O)].consequence, None);
+    }
+
+    #[test]
+    fn a_propagation_is_not_a_root_and_nan_inputs_are_input_borne() {
+        let nan = f64::NAN.to_le_bytes().to_vec();
+        let sig = Signature::parse("f64").unwrap();
+        let mut r = replay(
+            vec![exc(1, ExceptionKind::Invalid, false)],
+            vec![res(Some(0), None, "NaN")],
+            false,
+        );
+        r.bytes = nan;
+        let flow = Flow {
+            mode: None,
+            order: vec![key(1, ExceptionKind::Invalid)],
+            from: vec![BTreeSet::new()],
+            results: vec![(res(Some(0), None, "NaN"), BTreeSet::from([0]))],
+        };
+        let a = analyze(&r, Some(&flow), Some(&sig));
+        assert!(a.input_borne);
+        let f = &a.findings[&key(1, ExceptionKind::Invalid)];
+        assert_eq!(
+            (f.origin, f.consequence, f.root.clone()),
+            (false, Some(Consequence::Escapes), None)
+        );
+        assert!(input_borne(Some(&sig), &f64::INFINITY.to_le_bytes()));
+        assert!(
+            !input_borne(Some(&sig), &5e-324f64.to_le_bytes()),
+            "subnormal inputs are ordinary"
+        );
+    }
+
+    #[test]
+    fn merging_takes_the_worst_consequence_and_an_own_root_wins() {
+        let k = key(1, O);
+        let plain = InputAnalysis::default();
+        let borne = InputAnalysis {
+            input_borne: true,
+            ..InputAnalysis::default()
+        };
+        let f = |c, root: Option<FindingKey>| InInput {
+            origin: true,
+            consequence: Some(c),
+            root,
+            named: vec![],
+        };
+        let absorbed = f(Consequence::Absorbed, None);
+        let chained = f(Consequence::Escapes, Some(key(9, U)));
+        let own = f(Consequence::Escapes, Some(k.clone()));
+        let handled = f(Consequence::Handled, None);
+        let m = merge(&k, &[(&plain, &absorbed), (&plain, &chained), (&plain, &handled)]);
+        assert_eq!(m.consequence, Some(Consequence::Escapes));
+        assert_eq!(m.root, Some(key(9, U)));
+        assert_eq!(m.examples.len(), 3);
+        let m = merge(&k, &[(&plain, &chained), (&plain, &own)]);
+        assert_eq!((m.root, m.examples[&Consequence::Escapes]), (Some(k.clone()), 1));
+        // Input-borne inputs do not count while there are others...
+        let m = merge(&k, &[(&borne, &own), (&plain, &absorbed)]);
+        assert_eq!((m.input_borne, m.consequence), (false, Some(Consequence::Absorbed)));
+        // ... and when there are only those, the finding is input-borne.
+        let m = merge(&k, &[(&borne, &own)]);
+        assert!(m.input_borne);
+    }
+}

@@ -1,0 +1,457 @@
+//! Reference oracles (`numfuzz triage --oracle CMD`): the differential half of triage.
+//!
+//! CMD runs once, through `sh -c`, as a co-process. For every input to be judged numfuzz
+//! writes one JSON line on its stdin and reads one line back:
+//!
+//! ```text
+//! -> {"function": "gsl_sf_exprel_2_e", "inputs": ["709.6"],
+//!     "results": [{"index": 0, "name": null, "value": "inf"}, {"index": null, "name": "err", "value": "inf"}]}
+//! <- {"results": ["6.1213586926380437e302", null]}
+//! ```
+//!
+//! `inputs` are the input's fields in signature order as decimals (`inf`, `-inf`, `nan`);
+//! `results` are the declared results in declaration order with what the library returned
+//! (an oracle may read them only where the true value is defined relative to them, such as a
+//! returned exponent). The answer has one entry per result: the true value as a decimal
+//! string, `"inf"`/`"-inf"`, `"nan"` (undefined there) or `null` (unknown), and optionally
+//! `"tolerance"`, a relative tolerance for this input replacing `--tolerance`.
+//!
+//! Verdicts, per primary result (secondary ones are never judged):
+//! - `wrong`: the library did not report an error, the true value is finite and
+//!   representable (a normal number or zero), and the library returned Inf or NaN, or a value
+//!   whose relative error exceeds the tolerance (for a true zero: a value of normal magnitude);
+//! - `unreported-range`: the true value overflows the format (or is infinite) or underflows
+//!   it (below the smallest normal), and the library did not report an error;
+//! - `right`: otherwise (an undefined true value, a reported error, whose value the library
+//!   did not claim, or a close enough result).
+//!
+//! An oracle that cannot start, dies, stops answering or answers garbage is given up on with
+//! a one-line error naming it; triage goes on without references.
+
+use numfuzz_abi::op::FloatType;
+use numfuzz_abi::report::ResultReport;
+use numfuzz_abi::value::Float;
+use serde::{Deserialize, Serialize};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Default relative tolerance of `wrong`: a result off in its sixth significant digit is
+/// wrong; double rounding noise (~1e-16) and the last-digit errors of good special-function
+/// code are far below it.
+pub const DEFAULT_TOLERANCE: f64 = 1e-6;
+
+/// How long one answer may take (an oracle bounds each of its computations itself).
+pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(60);
+
+#[derive(Debug, thiserror::Error)]
+pub enum OracleError {
+    #[error("oracle `{cmd}` could not be started: {error}")]
+    Start { cmd: String, error: std::io::Error },
+    #[error("oracle `{cmd}` exited{status}{stderr}; the report has no reference values")]
+    Died {
+        cmd: String,
+        status: String,
+        stderr: String,
+    },
+    #[error("oracle `{cmd}` gave no answer within {secs} s; the report has no reference values")]
+    Hung { cmd: String, secs: u64 },
+    #[error("oracle `{cmd}` answered `{line}`, not {{\"results\": [...]}} with {expected} entries; the report has no reference values")]
+    Garbage { cmd: String, line: String, expected: usize },
+}
+
+/// One declared result as the oracle is told about it.
+#[derive(Clone, Debug, Serialize)]
+pub struct RequestResult {
+    pub index: Option<u32>,
+    pub name: Option<String>,
+    pub value: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Request {
+    pub function: String,
+    pub inputs: Vec<String>,
+    pub results: Vec<RequestResult>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+struct Answer {
+    results: Vec<Option<String>>,
+    #[serde(default)]
+    tolerance: Option<f64>,
+}
+
+/// What the oracle said of one input.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Judgement {
+    /// One per declared result.
+    pub references: Vec<Option<String>>,
+    pub tolerance: Option<f64>,
+}
+
+/// The running oracle.
+pub struct Oracle {
+    cmd: String,
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    stderr_tail: Arc<Mutex<String>>,
+    timeout: Duration,
+}
+
+impl Oracle {
+    pub fn start(cmd: &str) -> Result<Oracle, OracleError> {
+        Oracle::start_with_timeout(cmd, ANSWER_TIMEOUT)
+    }
+
+    pub fn start_with_timeout(cmd: &str, timeout: Duration) -> Result<Oracle, OracleError> {
+        let start = |error| OracleError::Start {
+            cmd: cmd.to_string(),
+            error,
+        };
+        let mut child = Command::new("sh")
+            .arg("-c")
+            .arg(cmd)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(start)?;
+        let stdin = child.stdin.take().expect("piped stdin");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let mut stderr = child.stderr.take().expect("piped stderr");
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        // The last lines the oracle said on stderr, for the error message.
+        let stderr_tail = Arc::new(Mutex::new(String::new()));
+        let tail = stderr_tail.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = stderr.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                let mut t = tail.lock().unwrap_or_else(|e| e.into_inner());
+                t.push_str(&String::from_utf8_lossy(&buf[..n]));
+                if t.len() > 4000 {
+                    let cut = t.len() - 2000;
+                    let cut = (cut..t.len()).find(|&i| t.is_char_boundary(i)).unwrap_or(t.len());
+                    t.drain(..cut);
+                }
+            }
+        });
+        Ok(Oracle {
+            cmd: cmd.to_string(),
+            child,
+            stdin,
+            lines,
+            stderr_tail,
+            timeout,
+        })
+    }
+
+    fn died(&mut self) -> OracleError {
+        // Give its stderr reader a moment to collect the last words.
+        std::thread::sleep(Duration::from_millis(50));
+        let status = match self.child.try_wait() {
+            Ok(Some(s)) => format!(" with {s}"),
+            _ => " (closed its output)".to_string(),
+        };
+        let tail = self.stderr_tail.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let last = tail.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+        OracleError::Died {
+            cmd: self.cmd.clone(),
+            status,
+            stderr: if last.is_empty() {
+                String::new()
+            } else {
+                format!(" ({last})")
+            },
+        }
+    }
+
+    /// Asks about one input.
+    pub fn ask(&mut self, request: &Request) -> Result<Judgement, OracleError> {
+        let mut line = serde_json::to_string(request).expect("a request serialises");
+        line.push('\n');
+        if self
+            .stdin
+            .write_all(line.as_bytes())
+            .and_then(|_| self.stdin.flush())
+            .is_err()
+        {
+            return Err(self.died());
+        }
+        let answer = match self.lines.recv_timeout(self.timeout) {
+            Ok(a) => a,
+            Err(RecvTimeoutError::Timeout) => {
+                return Err(OracleError::Hung {
+                    cmd: self.cmd.clone(),
+                    secs: self.timeout.as_secs(),
+                })
+            }
+            Err(RecvTimeoutError::Disconnected) => return Err(self.died()),
+        };
+        let expected = request.results.len();
+        match serde_json::from_str::<Answer>(&answer) {
+            Ok(a) if a.results.len() == expected => Ok(Judgement {
+                references: a.results,
+                tolerance: a.tolerance.filter(|t| t.is_finite() && *t >= 0.0),
+            }),
+            _ => Err(OracleError::Garbage {
+                cmd: self.cmd.clone(),
+                line: answer.chars().take(80).collect(),
+                expected,
+            }),
+        }
+    }
+}
+
+impl Drop for Oracle {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// How a result compares with the truth.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum Verdict {
+    #[serde(rename = "right")]
+    Right,
+    #[serde(rename = "unreported-range")]
+    UnreportedRange,
+    #[serde(rename = "wrong")]
+    Wrong,
+}
+
+impl Verdict {
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Right => "right",
+            Verdict::UnreportedRange => "unreported-range",
+            Verdict::Wrong => "wrong",
+        }
+    }
+}
+
+fn is_exact_zero(decimal: &str) -> bool {
+    let mantissa = decimal
+        .trim_start_matches(['-', '+'])
+        .split(['e', 'E'])
+        .next()
+        .unwrap_or("");
+    !mantissa.is_empty() && mantissa.chars().all(|c| c == '0' || c == '.')
+}
+
+/// The verdict on one returned value (`returned`, of type `ty`) against its true value
+/// (`reference`), for an input the library reported an error for or not (`handled`). `None`
+/// when the reference cannot be read.
+pub fn verdict(ty: FloatType, returned: &str, reference: &str, handled: bool, tolerance: f64) -> Option<Verdict> {
+    let reference = reference.trim();
+    let lower = reference.to_ascii_lowercase();
+    let in_format = match lower.trim_start_matches(['-', '+']) {
+        "nan" => return Some(Verdict::Right),
+        "inf" | "infinity" => None,
+        _ => Some(Float::parse(ty, reference).ok()?),
+    };
+    if handled {
+        return Some(Verdict::Right);
+    }
+    let zero = is_exact_zero(reference);
+    let Some(in_format) = in_format else {
+        return Some(Verdict::UnreportedRange);
+    };
+    if in_format.is_infinite()
+        || (!zero && (in_format.is_zero() || in_format.class() == numfuzz_abi::value::Class::Subnormal))
+    {
+        return Some(Verdict::UnreportedRange);
+    }
+    let r: f64 = returned.trim().parse().ok()?;
+    if !r.is_finite() {
+        return Some(Verdict::Wrong);
+    }
+    if zero {
+        let min_normal: f64 = Float::min_normal(ty, false).to_string().parse().ok()?;
+        return Some(if r.abs() >= min_normal {
+            Verdict::Wrong
+        } else {
+            Verdict::Right
+        });
+    }
+    let t: f64 = reference.parse().ok()?;
+    let error = ((r - t) / t).abs();
+    Some(if error > tolerance {
+        Verdict::Wrong
+    } else {
+        Verdict::Right
+    })
+}
+
+/// The judgement of one primary result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResultVerdict {
+    pub index: u32,
+    pub returned: String,
+    pub reference: String,
+    pub verdict: Verdict,
+    pub tolerance: f64,
+}
+
+/// The worst verdict over an input's primary results (`None` when no reference is known).
+pub fn judge(results: &[ResultReport], j: &Judgement, handled: bool, tolerance: f64) -> Option<ResultVerdict> {
+    let tolerance = j.tolerance.unwrap_or(tolerance);
+    results
+        .iter()
+        .zip(&j.references)
+        .filter_map(|(r, reference)| {
+            let index = r.index?;
+            let reference = reference.as_ref()?;
+            let verdict = verdict(r.ty, &r.value, reference, handled, tolerance)?;
+            Some(ResultVerdict {
+                index,
+                returned: r.value.clone(),
+                reference: reference.clone(),
+                verdict,
+                tolerance,
+            })
+        })
+        .max_by_key(|v| v.verdict)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const F64: FloatType = FloatType::F64;
+    const T: f64 = DEFAULT_TOLERANCE;
+
+    #[test]
+    fn verdicts() {
+        let v = |ret, reference, handled| verdict(F64, ret, reference, handled, T);
+        // exprel_2(709.6): GSL's inf against a representable true value.
+        assert_eq!(v("inf", "6.1213586926380437e302", false), Some(Verdict::Wrong));
+        assert_eq!(v("1.0000001", "1.0", false), Some(Verdict::Right));
+        assert_eq!(v("1.00001", "1.0", false), Some(Verdict::Wrong));
+        assert_eq!(
+            v("NaN", "0.5", true),
+            Some(Verdict::Right),
+            "a reported error claims no value"
+        );
+        // True values beyond the format.
+        assert_eq!(v("inf", "1e400", false), Some(Verdict::UnreportedRange));
+        assert_eq!(v("inf", "1e400", true), Some(Verdict::Right));
+        assert_eq!(
+            v("1.7976931348623157e308", "-inf", false),
+            Some(Verdict::UnreportedRange)
+        );
+        assert_eq!(
+            v("0.0", "1e-310", false),
+            Some(Verdict::UnreportedRange),
+            "subnormal truth"
+        );
+        assert_eq!(v("0.0", "1e-400", false), Some(Verdict::UnreportedRange));
+        // Zero and undefined truths.
+        assert_eq!(v("0.0", "0.000", false), Some(Verdict::Right));
+        assert_eq!(v("1e-320", "0", false), Some(Verdict::Right));
+        assert_eq!(v("1e-300", "0", false), Some(Verdict::Wrong));
+        assert_eq!(v("5.0", "nan", false), Some(Verdict::Right));
+        assert_eq!(v("5.0", "garbage", false), None);
+        // The smallest normal is in range.
+        assert_eq!(
+            v("2.2250738585072014e-308", "2.2250738585072014e-308", false),
+            Some(Verdict::Right)
+        );
+    }
+
+    #[test]
+    fn the_worst_primary_result_is_the_inputs_verdict() {
+        let res = |index: Option<u32>, name: Option<&str>, value: &str| ResultReport {
+            index,
+            name: name.map(str::to_string),
+            ty: F64,
+            value: value.into(),
+            hex: String::new(),
+            labels: None,
+        };
+        let results = [
+            res(Some(0), None, "1.0"),
+            res(None, Some("err"), "inf"),
+            res(Some(1), None, "2.5"),
+        ];
+        let j = Judgement {
+            references: vec![Some("1.0".into()), Some("0.0".into()), Some("2.0".into())],
+            tolerance: None,
+        };
+        let w = judge(&results, &j, false, T).unwrap();
+        assert_eq!((w.index, w.verdict), (1, Verdict::Wrong));
+        // The oracle's tolerance replaces the default for this input.
+        let loose = Judgement {
+            tolerance: Some(0.5),
+            ..j.clone()
+        };
+        assert_eq!(judge(&results, &loose, false, T).unwrap().verdict, Verdict::Right);
+        let unknown = Judgement {
+            references: vec![None, None, None],
+            tolerance: None,
+        };
+        assert_eq!(judge(&results, &unknown, false, T), None);
+    }
+
+    #[test]
+    fn a_conversation_and_every_way_an_oracle_fails() {
+        let req = Request {
+            function: "f".into(),
+            inputs: vec!["1.5".into()],
+            results: vec![RequestResult {
+                index: Some(0),
+                name: None,
+                value: "inf".into(),
+            }],
+        };
+        let mut echo =
+            Oracle::start(r#"while read l; do echo '{"results": ["2.5"], "tolerance": 0.1}'; done"#).unwrap();
+        let j = echo.ask(&req).unwrap();
+        assert_eq!(j.references, [Some("2.5".to_string())]);
+        assert_eq!(j.tolerance, Some(0.1));
+        assert_eq!(echo.ask(&req).unwrap().references.len(), 1, "a second question");
+
+        let died = Oracle::start("echo 'oracle: no mpmath' >&2; exit 3")
+            .unwrap()
+            .ask(&req)
+            .unwrap_err();
+        let text = died.to_string();
+        assert!(
+            text.contains("exited with exit status: 3") && text.contains("(oracle: no mpmath)"),
+            "{text}"
+        );
+        assert_eq!(text.lines().count(), 1);
+
+        let garbage = Oracle::start("while read l; do echo hello; done")
+            .unwrap()
+            .ask(&req)
+            .unwrap_err();
+        assert!(garbage.to_string().contains("answered `hello`"), "{garbage}");
+        let short = Oracle::start(r#"while read l; do echo '{"results": []}'; done"#)
+            .unwrap()
+            .ask(&req)
+            .unwrap_err();
+        assert!(short.to_string().contains("with 1 entries"), "{short}");
+
+        let hung = Oracle::start_with_timeout("sleep 30", Duration::from_millis(300))
+            .unwrap()
+            .ask(&req)
+            .unwrap_err();
+        assert!(matches!(hung, OracleError::Hung { .. }), "{hung}");
+    }
+}

@@ -1,0 +1,101 @@
+//! Declared results (`NUMFUZZ_RESULT(v)`, `NUMFUZZ_RESULT_NAMED("err", v)`): in a campaign
+//! they mark the run (a primary result went Inf or NaN); on replay with
+//! `NUMFUZZ_REPORT=json` each one is printed, with its labels in a taint build.
+
+use crate::fpu::F80Slot;
+use crate::region::Region;
+use crate::report;
+use numfuzz_abi::report::{ReportEvent, ResultReport};
+use numfuzz_abi::taint::label_list;
+use numfuzz_abi::value::Float;
+use std::ffi::{c_char, CStr};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// Number of the next primary result in this run.
+static NEXT_PRIMARY: AtomicU32 = AtomicU32::new(0);
+
+/// Starts a new input's numbering.
+pub fn reset() {
+    NEXT_PRIMARY.store(0, Ordering::Relaxed);
+}
+
+/// One declared result; `labels` in a taint build.
+///
+/// # Safety
+/// `name` is null or a NUL-terminated string.
+pub unsafe fn declare(name: *const c_char, v: Float, labels: Option<u8>) {
+    let primary = name.is_null();
+    if let Some(region) = Region::current() {
+        region.note_result(primary, !v.is_finite());
+    }
+    if !(report::printing() && report::json()) {
+        return;
+    }
+    let (index, name) = if primary {
+        (Some(NEXT_PRIMARY.fetch_add(1, Ordering::Relaxed)), None)
+    } else {
+        // SAFETY: caller guarantees a C string.
+        (
+            None,
+            Some(unsafe { CStr::from_ptr(name) }.to_string_lossy().into_owned()),
+        )
+    };
+    report::event(&ReportEvent::Result(ResultReport {
+        index,
+        name,
+        ty: v.ty,
+        value: v.to_string(),
+        hex: v.to_hex(),
+        labels: labels.map(label_list),
+    }));
+}
+
+/// # Safety
+/// `name` is null or a NUL-terminated string (numfuzz.h's `NUMFUZZ_RESULT`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn numfuzz_result_f32(name: *const c_char, v: f32) {
+    // SAFETY: forwarded contract.
+    unsafe { declare(name, Float::from_f32(v), None) }
+}
+
+/// # Safety
+/// As [`numfuzz_result_f32`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn numfuzz_result_f64(name: *const c_char, v: f64) {
+    // SAFETY: forwarded contract.
+    unsafe { declare(name, Float::from_f64(v), None) }
+}
+
+/// # Safety
+/// As [`numfuzz_result_f32`]; `v` points to a `long double`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn numfuzz_result_f80(name: *const c_char, v: *const F80Slot) {
+    // SAFETY: forwarded contract.
+    unsafe { declare(name, (*v).value(), None) }
+}
+
+/// Taint builds: the shim's `__dfsw_numfuzz_result_*` wrappers, with the value's label.
+///
+/// # Safety
+/// As [`numfuzz_result_f32`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn numfuzz_rt_result_f32(name: *const c_char, v: f32, label: u8) {
+    // SAFETY: forwarded contract.
+    unsafe { declare(name, Float::from_f32(v), Some(label)) }
+}
+
+/// # Safety
+/// As [`numfuzz_result_f32`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn numfuzz_rt_result_f64(name: *const c_char, v: f64, label: u8) {
+    // SAFETY: forwarded contract.
+    unsafe { declare(name, Float::from_f64(v), Some(label)) }
+}
+
+/// # Safety
+/// As [`numfuzz_result_f80`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn numfuzz_rt_result_f80(name: *const c_char, v: *const F80Slot, label: u8) {
+    // SAFETY: forwarded contract.
+    unsafe { declare(name, (*v).value(), Some(label)) }
+}
