@@ -76,7 +76,11 @@ impl FindingKey {
 /// what the benchmark scripts merge findings of several campaigns on).
 impl fmt::Display for FindingKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {}:{}:{} {}", self.kind, self.path, self.line, self.column, self.op)
+        write!(
+            f,
+            "{} {}:{}:{} {}",
+            self.kind, self.path, self.line, self.column, self.op
+        )
     }
 }
 

@@ -24,7 +24,9 @@ pub enum OutDirError {
     NotADirectory(PathBuf),
     #[error("`{0}` does not exist; give the output directory of a campaign (numfuzz run -o OUT, or afl-fuzz -o OUT)")]
     Missing(PathBuf),
-    #[error("`{0}` is not a directory; give the output directory of a campaign (numfuzz run -o OUT, or afl-fuzz -o OUT)")]
+    #[error(
+        "`{0}` is not a directory; give the output directory of a campaign (numfuzz run -o OUT, or afl-fuzz -o OUT)"
+    )]
     NotACampaignDirectory(PathBuf),
     #[error("`{0}` holds no campaign instance (no queue/ or fuzzer_stats, neither itself nor in a subdirectory); give the output directory of a campaign (numfuzz run -o OUT, or afl-fuzz -o OUT)")]
     NoInstances(PathBuf),
@@ -487,7 +489,10 @@ mod tests {
         // One instance directory given directly: paths stay relative to its parent.
         let one = OutDir::open(&tmp.path().join("default")).unwrap();
         assert_eq!(one.instance_names(), ["default"]);
-        assert_eq!(one.inputs(&InputDir::ALL).unwrap()[0].rel, "default/queue/id:000000,time:0,orig:seed");
+        assert_eq!(
+            one.inputs(&InputDir::ALL).unwrap()[0].rel,
+            "default/queue/id:000000,time:0,orig:seed"
+        );
 
         let empty = tempfile::tempdir().unwrap();
         assert!(matches!(OutDir::open(empty.path()), Err(OutDirError::NoInstances(_))));
@@ -531,7 +536,10 @@ mod tests {
             .iter()
             .map(|r| (r.time_ms, r.site.line, r.input.as_str()))
             .collect();
-        assert_eq!(got, [(20, 1, "core1/crashes/id:000000"), (70, 2, "core0/crashes/id:000001")]);
+        assert_eq!(
+            got,
+            [(20, 1, "core1/crashes/id:000000"), (70, 2, "core0/crashes/id:000001")]
+        );
         assert_eq!(out.all_exceptions().len(), 3);
     }
 }

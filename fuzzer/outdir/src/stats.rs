@@ -125,7 +125,9 @@ mod tests {
     #[test]
     fn stats_round_trip_in_afl_layout() {
         let mut s = FuzzerStats::new();
-        s.set("execs_done", 1234).set("bitmap_cvg", "12.50%").set("execs_done", 1235);
+        s.set("execs_done", 1234)
+            .set("bitmap_cvg", "12.50%")
+            .set("execs_done", 1235);
         let text = s.render();
         assert_eq!(text, "execs_done        : 1235\nbitmap_cvg        : 12.50%\n");
         let back = FuzzerStats::parse(&text);
