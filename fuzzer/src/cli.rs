@@ -163,6 +163,9 @@ pub struct TriageArgs {
     /// oracle may answer a looser one for an input).
     #[arg(long, default_value_t = numfuzz::triage::oracle::DEFAULT_TOLERANCE, value_parser = positive_tolerance)]
     pub tolerance: f64,
+    /// Seconds the oracle may take to answer one input before it is given up on.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
+    pub oracle_timeout: u64,
     /// List every finding, not only the bugs (table and Markdown).
     #[arg(long)]
     pub all: bool,

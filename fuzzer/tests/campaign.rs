@@ -2,9 +2,9 @@
 //! seconds, assertions on what lands in the output directory.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use testkit::{compile, Tools};
+use testkit::{both, compile, numfuzz, Tools};
 
 /// Overflows in a narrow window of x (width ~0.05 near 1392.7), inside a region the fuzzer
 /// reaches at once: no branch leads to the exception, only ErrBits does. Above the window
@@ -45,23 +45,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
     LOCK.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn numfuzz(args: &[&str]) -> Output {
-    Command::new(Tools::get().numfuzz())
-        .args(args)
-        .env("CI", "1")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run numfuzz")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 fn files(dir: &Path) -> Vec<String> {
@@ -150,13 +133,13 @@ fn errbits_guides_to_a_narrow_overflow_window() {
     let exe = built.exe.to_str().unwrap().to_string();
     let out = out_dir(&built, "out");
     let o = numfuzz(&["run", "-o", out.to_str().unwrap(), "-V", "30", "--", &exe]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", both(&o));
     let inst = out.join("default");
     assert_afl_shaped(&inst);
     assert!(
         has_overflow_at(&inst, STEEP_LINE),
         "no Overflow at steep.c:{STEEP_LINE} in 30 s with ErrBits:\n{}\n{:?}",
-        text(&o),
+        both(&o),
         exceptions(&inst)
     );
     let crash = files(&inst.join("crashes"))
@@ -181,7 +164,7 @@ fn errbits_guides_to_a_narrow_overflow_window() {
         "--",
         &exe,
     ]);
-    assert!(o2.status.success(), "{}", text(&o2));
+    assert!(o2.status.success(), "{}", both(&o2));
     eprintln!(
         "ablation: Overflow at steep.c:{STEEP_LINE} within 30 s without ErrBits: {}",
         has_overflow_at(&out2.join("default"), STEEP_LINE)
@@ -204,7 +187,7 @@ fn two_cores_give_two_afl_instances_that_both_fuzz() {
         "--",
         built.exe.to_str().unwrap(),
     ]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", both(&o));
     let instances: Vec<PathBuf> = ["core0", "core1"].iter().map(|n| out.join(n)).collect();
     for inst in &instances {
         assert_afl_shaped(inst);
@@ -213,7 +196,7 @@ fn two_cores_give_two_afl_instances_that_both_fuzz() {
     assert!(
         instances.iter().any(|i| has_overflow_at(i, STEEP_LINE)),
         "neither instance found the overflow:\n{}",
-        text(&o)
+        both(&o)
     );
     // afl-whatsup (Debian's AFL++) reads the directory.
     let w = Command::new("afl-whatsup")
@@ -221,7 +204,7 @@ fn two_cores_give_two_afl_instances_that_both_fuzz() {
         .arg(&out)
         .output()
         .expect("afl-whatsup (scripts/setup.sh installs afl++)");
-    let wt = text(&w);
+    let wt = both(&w);
     assert!(
         wt.contains("Dead or remote : 2"),
         "afl-whatsup did not see both instances:\n{wt}"
@@ -233,10 +216,10 @@ fn two_cores_give_two_afl_instances_that_both_fuzz() {
         .arg(&plots)
         .output()
         .expect("afl-plot (scripts/setup.sh installs afl++ and gnuplot-nox)");
-    assert!(p.status.success(), "afl-plot failed:\n{}", text(&p));
+    assert!(p.status.success(), "afl-plot failed:\n{}", both(&p));
     for png in ["exec_speed.png", "edges.png", "high_freq.png"] {
         let size = std::fs::metadata(plots.join(png)).map(|m| m.len()).unwrap_or(0);
-        assert!(size > 1000, "afl-plot drew no {png}:\n{}", text(&p));
+        assert!(size > 1000, "afl-plot drew no {png}:\n{}", both(&p));
     }
 }
 
@@ -247,7 +230,7 @@ fn resume_keeps_findings_and_writes_nothing_twice() {
     let out = out_dir(&built, "out");
     let exe = built.exe.to_str().unwrap().to_string();
     let o = numfuzz(&["run", "-o", out.to_str().unwrap(), "-V", "8", "-t", "100", "--", &exe]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", both(&o));
     let inst = out.join("default");
     let (queue1, crashes1, exc1) = (
         files(&inst.join("queue")),
@@ -256,8 +239,8 @@ fn resume_keeps_findings_and_writes_nothing_twice() {
     );
     assert!(!crashes1.is_empty());
     let o = numfuzz(&["run", "-o", out.to_str().unwrap(), "-V", "5", "-t", "100", "--", &exe]);
-    assert!(o.status.success(), "{}", text(&o));
-    assert!(text(&o).contains("(resuming)"), "{}", text(&o));
+    assert!(o.status.success(), "{}", both(&o));
+    assert!(both(&o).contains("(resuming)"), "{}", both(&o));
     let (queue2, crashes2, exc2) = (
         files(&inst.join("queue")),
         files(&inst.join("crashes")),
@@ -301,7 +284,7 @@ fn a_segfault_and_a_hang_are_saved_and_fuzzing_goes_on() {
         "--",
         built.exe.to_str().unwrap(),
     ]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", both(&o));
     let inst = out.join("default");
     let crashes = files(&inst.join("crashes"));
     let crash = crashes
@@ -352,7 +335,7 @@ fn a_target_not_built_with_numfuzz_cc_is_fuzzed_through_the_forkserver() {
         .arg(&exe)
         .output()
         .expect("afl-cc (scripts/setup.sh installs afl++)");
-    assert!(cc.status.success(), "{}", text(&cc));
+    assert!(cc.status.success(), "{}", both(&cc));
     let out = dir.path().join("out");
     let o = numfuzz(&[
         "run",
@@ -364,8 +347,8 @@ fn a_target_not_built_with_numfuzz_cc_is_fuzzed_through_the_forkserver() {
         exe.to_str().unwrap(),
         "@@",
     ]);
-    assert!(o.status.success(), "{}", text(&o));
-    let t = text(&o);
+    assert!(o.status.success(), "{}", both(&o));
+    let t = both(&o);
     assert!(
         t.contains("not built with numfuzz-cc") && t.contains("forkserver"),
         "no warning:\n{t}"
@@ -410,16 +393,16 @@ fn bad_invocations_get_one_line_errors_and_lose_nothing() {
         let o = numfuzz(&args);
         assert!(!o.status.success(), "{args:?} succeeded");
         assert!(
-            text(&o).contains(expected),
+            both(&o).contains(expected),
             "{args:?}: expected `{expected}` in:\n{}",
-            text(&o)
+            both(&o)
         );
     }
     assert_eq!(std::fs::read_to_string(foreign.join("thesis.tex")).unwrap(), "precious");
     // Another target's campaign directory is refused too.
     let out = built.path("out");
     let o = numfuzz(&["run", "-o", out.to_str().unwrap(), "-V", "2", "--", exe]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", both(&o));
     let other = compile("steep", &[("steep.c", STEEP)], &[], &[]);
     let o = numfuzz(&[
         "run",
@@ -431,9 +414,9 @@ fn bad_invocations_get_one_line_errors_and_lose_nothing() {
         other.exe.to_str().unwrap(),
     ]);
     assert!(
-        !o.status.success() && text(&o).contains("campaign of another target"),
+        !o.status.success() && both(&o).contains("campaign of another target"),
         "{}",
-        text(&o)
+        both(&o)
     );
 }
 
@@ -484,14 +467,14 @@ fn two_launchers_linked_broker_to_broker_share_inputs() {
         "--",
         &exe,
     ]);
-    assert!(b.status.success(), "{}", text(&b));
+    assert!(b.status.success(), "{}", both(&b));
     let a = a.wait_with_output().unwrap();
-    assert!(a.status.success(), "{}", text(&a));
+    assert!(a.status.success(), "{}", both(&a));
     let inst_a = out_a.join("default");
     assert!(
         stat(&inst_a, "corpus_imported") > 0,
         "A imported nothing from B:\n{}",
-        text(&a)
+        both(&a)
     );
     if has_overflow_at(&out_b.join("default"), STEEP_LINE) {
         assert!(
@@ -533,7 +516,7 @@ fn ctrl_c_stops_cleanly_with_final_stats() {
         std::thread::sleep(Duration::from_millis(100));
     };
     let o = child.wait_with_output().unwrap();
-    assert!(status.success(), "exit {status:?}: {}", text(&o));
+    assert!(status.success(), "exit {status:?}: {}", both(&o));
     assert_afl_shaped(&inst);
     let updated = stat(&inst, "last_update");
     let now = std::time::SystemTime::now()
@@ -542,9 +525,9 @@ fn ctrl_c_stops_cleanly_with_final_stats() {
         .as_secs();
     assert!(now - updated <= 3, "fuzzer_stats not written at the stop");
     assert!(
-        text(&o).contains("distinct floating-point exceptions"),
+        both(&o).contains("distinct floating-point exceptions"),
         "no summary:\n{}",
-        text(&o)
+        both(&o)
     );
 }
 

@@ -8,8 +8,8 @@ use numfuzz_outdir::{ExceptionRecord, InstanceDir};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use testkit::{compile, Built, Tools};
+use std::process::{Command, Output};
+use testkit::{both, compile, numfuzz, Built, Tools};
 
 /// Several exceptions at different sites, selected by the i32 field: an exp overflow
 /// (silent), a division by zero the harness reports as handled, a sqrt of a negative number
@@ -131,25 +131,8 @@ fn exception_name(id: u32, exe: &Path, bytes: &[u8], time_ms: u64) -> String {
     )
 }
 
-fn numfuzz(args: &[&str]) -> Output {
-    Command::new(Tools::get().numfuzz())
-        .args(args)
-        .env("CI", "1")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run numfuzz")
-}
-
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn both(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 fn triage_json(out: &Path, extra: &[&str]) -> Value {

@@ -2,18 +2,21 @@
 # GSL 2.7.1 from Debian's source package, built with numfuzz-cc, and one harness per
 # gsl_sf_*_e function with numeric arguments (generated from the installed headers).
 #
-#   targets/gsl/build.sh [--specfunc-only] [--no-coverage] [--functions f1,f2,...] [--jobs N]
+#   targets/gsl/build.sh [--specfunc-only] [--no-coverage] [--no-taint] [--functions f1,f2,...] [--jobs N]
 #
 # Default: the whole library instrumented (so an exception inside a helper such as
 # sys/ or complex/ is located in its own source file), a coverage build of the whole library
-# (NUMFUZZ_CC_COVERAGE=1, for llvm-cov), the generated harnesses, and both harness binaries:
-#   build/bin/fuzz/<function>   numfuzz-cc harness, for numfuzz run / afl-fuzz / triage
-#   build/bin/cov/<function>    llvm-cov build of the same harness (replays files)
+# (NUMFUZZ_CC_COVERAGE=1, for llvm-cov), a taint build of what the special functions link
+# (NUMFUZZ_CC_TAINT=1, for the consequences numfuzz triage computes), the generated harnesses,
+# and the harness binaries:
+#   build/bin/fuzz/<function>        numfuzz-cc harness, for numfuzz run / afl-fuzz / triage
+#   build/bin/fuzz/<function>.taint  its taint build (numfuzz triage finds it beside the target)
+#   build/bin/cov/<function>         llvm-cov build of the same harness (replays files)
 # --specfunc-only builds only the sub-libraries the special functions need outside the
 # Mathieu functions (gsl utils sys err complex specfunc, all instrumented) into
-# build/specfunc and its harnesses into build/bin/specfunc/. The README demo uses it: it is
-# several times faster than the full build. The Mathieu harnesses cannot link against it and
-# are left out there.
+# build/specfunc (and build/specfunc-taint) and its harnesses into build/bin/specfunc/. The
+# README demo uses it: it is several times faster than the full build. The Mathieu harnesses
+# cannot link against it and are left out there.
 #
 # Everything goes to targets/gsl/build/ (git-ignored; NUMFUZZ_GSL_BUILD moves it). A second
 # run does nothing: each library build is keyed on the hashes of numfuzz-cc, its LLVM pass and
@@ -33,12 +36,14 @@ gsl_version=2.7.1
 
 specfunc_only=0
 coverage=1
+taint=1
 functions=""
 jobs=$(nproc)
 while (($#)); do
   case "$1" in
     --specfunc-only) specfunc_only=1 ;;
     --no-coverage) coverage=0 ;;
+    --no-taint) taint=0 ;;
     --functions)
       functions="${2:?--functions needs a comma-separated list}"
       shift
@@ -49,7 +54,7 @@ while (($#)); do
       shift
       ;;
     -h | --help)
-      sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
+      sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
     *)
@@ -177,7 +182,7 @@ toolchain_files() {
   pass=$(grep -o -- '-fpass-plugin=[^" ]*' <<<"$cmdline" | head -1 | cut -d= -f2)
   inc=$(grep -o -- '-I[^" ]*include' <<<"$cmdline" | head -1 | cut -c3-)
   [ -n "$pass" ] && [ -e "$pass" ] || die "cannot find numfuzz-cc's LLVM pass (verbose output: $cmdline)"
-  echo "$cc" "$pass" "$inc/numfuzz.h" "$inc/numfuzz_abi.h"
+  echo "$cc" "$pass" "$inc/numfuzz.h" "$inc/numfuzz_abi.h" "$inc/numfuzz_dfsan_abilist.txt"
 }
 
 key_of() { cat "$@" | sha256sum | cut -d' ' -f1; }
@@ -196,6 +201,16 @@ stub_doc_makefile() {
   printf 'all install check clean distclean install-data install-exec uninstall installdirs:\n\t@:\n' >"$1/doc/Makefile"
 }
 
+# The environment of a variant's compiles. A taint build configures without it (configure's
+# link tests would see DataFlowSanitizer's renamed symbols and conclude that functions are
+# missing, and config.h must match the fuzz build's) and compiles with it.
+variant_env() {
+  case $1 in
+    cov) echo NUMFUZZ_CC_COVERAGE=1 ;;
+    taint | specfunc-taint) echo NUMFUZZ_CC_TAINT=1 ;;
+  esac
+}
+
 # build_library VARIANT KEY [DIRS...]: configure with numfuzz-cc (env of the variant) and make
 # either everything (+ install) or only DIRS.
 build_library() {
@@ -207,8 +222,9 @@ build_library() {
     say "$variant library: up to date ($dir)"
     return
   fi
-  local envs=()
-  [ "$variant" = cov ] && envs=(NUMFUZZ_CC_COVERAGE=1)
+  local envs=() make_envs=()
+  read -ra make_envs <<<"$(variant_env "$variant")"
+  case $variant in *taint) ;; *) envs=("${make_envs[@]}") ;; esac
   rm -f "$stamp"
   mkdir -p "$obj"
   local log="$dir/build.log" t0 t1 t2
@@ -227,12 +243,12 @@ build_library() {
   if (($#)); then
     say "$variant library: make -j$jobs in $* (configure took $((t1 - t0)) s)"
     for d in "$@"; do
-      env "${envs[@]}" make -C "$obj/$d" -j"$jobs" >>"$log" 2>&1 || die "make in $d failed; see $log"
+      env "${make_envs[@]}" make -C "$obj/$d" -j"$jobs" >>"$log" 2>&1 || die "make in $d failed; see $log"
     done
   else
     say "$variant library: make -j$jobs, all of GSL (configure took $((t1 - t0)) s)"
-    env "${envs[@]}" make -C "$obj" -j"$jobs" >>"$log" 2>&1 || die "make failed; see $log"
-    env "${envs[@]}" make -C "$obj" install >>"$log" 2>&1 || die "make install failed; see $log"
+    env "${make_envs[@]}" make -C "$obj" -j"$jobs" >>"$log" 2>&1 || die "make failed; see $log"
+    env "${make_envs[@]}" make -C "$obj" install >>"$log" 2>&1 || die "make install failed; see $log"
   fi
   t2=$(now)
   say "$variant library: built in $((t2 - t0)) s (configure $((t1 - t0)) s, make $((t2 - t1)) s)"
@@ -241,11 +257,12 @@ build_library() {
 
 # --- 3. harnesses ----------------------------------------------------------------------------
 
-# build_harnesses VARIANT LIBS INCLUDE [ENV...]
+# build_harnesses VARIANT LIBS INCLUDE [BIN [SUFFIX]]: links the harnesses into build/bin/BIN
+# (default: the variant's name) as <function>SUFFIX, with the variant's environment.
 build_harnesses() {
-  local variant=$1 libs=$2 include=$3
-  shift 3
-  local out="$build/bin/$variant" list=()
+  local variant=$1 libs=$2 include=$3 bin=${4:-$1} suffix=${5:-}
+  local out="$build/bin/$bin" list=() envs=()
+  read -ra envs <<<"$(variant_env "$variant")"
   mkdir -p "$out"
   if [ -n "$functions" ]; then
     IFS=, read -ra list <<<"$functions"
@@ -255,16 +272,16 @@ build_harnesses() {
   local targets=() f
   for f in "${list[@]}"; do
     [ -e "$build/harness/src/$f.c" ] || die "no harness for \`$f\` (see $build/harness/manifest.json and $here/README.md for the list)"
-    if [ "$variant" = specfunc ] && grep -q '^#define NUMFUZZ_GSL_NEEDS_LINALG' "$build/harness/src/$f.c"; then
+    if [[ $variant == specfunc* ]] && grep -q '^#define NUMFUZZ_GSL_NEEDS_LINALG' "$build/harness/src/$f.c"; then
       say "skipping $f in the specfunc-only build (it needs GSL's linear algebra)"
       continue
     fi
-    targets+=("$out/$f")
+    targets+=("$out/$f$suffix")
   done
   local t0 t1
   t0=$(now)
-  env "$@" make -s -f "$here/harness.mk" -j"$jobs" CC="$cc" SRC="$build/harness/src" OUT="$out" \
-    LIBS="$libs" INCLUDE="$include" KEY="$build/$variant/toolchain.key" "${targets[@]}" ||
+  env "${envs[@]}" make -s -f "$here/harness.mk" -j"$jobs" CC="$cc" SRC="$build/harness/src" OUT="$out" \
+    SUFFIX="$suffix" LIBS="$libs" INCLUDE="$include" KEY="$build/$variant/toolchain.key" "${targets[@]}" ||
     die "building the $variant harnesses failed"
   t1=$(now)
   say "$variant harnesses: ${#targets[@]} in $out ($((t1 - t0)) s)"
@@ -293,16 +310,29 @@ read -ra tc_files <<<"$(toolchain_files)"
 lib_key=$(key_of "${tc_files[@]}")
 bin_key=$(key_of "${tc_files[@]}" "$runtime")
 
+# The per-directory archives of a partial build, as one link group.
+archives() {
+  local obj=$1 libs="-Wl,--start-group" d
+  shift
+  for d in "$@"; do
+    if [ "$d" = cblas ]; then libs+=" $obj/cblas/.libs/libgslcblas.a"; else libs+=" $obj/$d/.libs/libgsl$d.a"; fi
+  done
+  echo "$libs -Wl,--end-group"
+}
+
 if ((specfunc_only)); then
   dirs=(gsl utils sys err complex specfunc)
   build_library specfunc "$lib_key" "${dirs[@]}"
   obj="$build/specfunc/obj"
   generate "$obj"
   update_key "$build/specfunc/toolchain.key" "$bin_key"
-  libs="-Wl,--start-group"
-  for d in sys err complex specfunc; do libs+=" $obj/$d/.libs/libgsl$d.a"; done
-  libs+=" -Wl,--end-group"
-  build_harnesses specfunc "$libs" "$obj"
+  build_harnesses specfunc "$(archives "$obj" sys err complex specfunc)" "$obj"
+  if ((taint)); then
+    build_library specfunc-taint "$lib_key" "${dirs[@]}"
+    update_key "$build/specfunc-taint/toolchain.key" "$bin_key"
+    tobj="$build/specfunc-taint/obj"
+    build_harnesses specfunc-taint "$(archives "$tobj" sys err complex specfunc)" "$tobj" specfunc .taint
+  fi
   exit 0
 fi
 
@@ -311,9 +341,18 @@ generate "$build/fuzz/prefix/include"
 update_key "$build/fuzz/toolchain.key" "$bin_key"
 prefix="$build/fuzz/prefix"
 build_harnesses fuzz "$prefix/lib/libgsl.a $prefix/lib/libgslcblas.a" "$prefix/include"
+if ((taint)); then
+  # What the special functions link (the Mathieu functions need the linear algebra), as
+  # measured in ../shared/notes/targets.md: a third of GSL's compile units.
+  dirs=(gsl utils sys err complex block vector matrix permutation cblas blas linalg eigen specfunc)
+  build_library taint "$lib_key" "${dirs[@]}"
+  update_key "$build/taint/toolchain.key" "$bin_key"
+  tobj="$build/taint/obj"
+  build_harnesses taint "$(archives "$tobj" "${dirs[@]:2}")" "$tobj" fuzz .taint
+fi
 if ((coverage)); then
   build_library cov "$lib_key"
   update_key "$build/cov/toolchain.key" "$bin_key"
   prefix="$build/cov/prefix"
-  build_harnesses cov "$prefix/lib/libgsl.a $prefix/lib/libgslcblas.a" "$prefix/include" NUMFUZZ_CC_COVERAGE=1
+  build_harnesses cov "$prefix/lib/libgsl.a $prefix/lib/libgslcblas.a" "$prefix/include"
 fi

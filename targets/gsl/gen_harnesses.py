@@ -51,6 +51,10 @@ SCALAR_FIELDS = {
 }
 OUTPUT_TYPES = ("gsl_sf_result *", "gsl_sf_result_e10 *")
 
+# Plain `double *` outputs that qualify the value rather than being one (a sign, the exponent of
+# an exponentially scaled value): declared as named results (reported, never judged).
+QUALIFIER_OUTPUTS = ("sgn", "exp_F", "exp_G")
+
 # Functions whose implementation needs GSL's linear algebra (the Mathieu functions use the
 # eigenvalue solvers); build.sh's specfunc-only build cannot link them.
 NEEDS_LINALG_PREFIX = "gsl_sf_mathieu_"
@@ -200,6 +204,29 @@ def c_ident(name):
     return re.sub(r"\W", "_", name)
 
 
+def result_declarations(h):
+    """The NUMFUZZ_RESULT lines after the call, in output order: each gsl_sf_result's val (a
+    primary result, what the reference oracle judges) and err (named "err"); a
+    gsl_sf_result_e10 adds its exponent as "e10"; plain double outputs are primary unless they
+    qualify another value (QUALIFIER_OUTPUTS); an in/out value (angle_restrict_*) is primary."""
+    lines = []
+    for p in h["inputs"]:
+        if p["by_pointer"]:
+            lines.append(f"  NUMFUZZ_RESULT(in_{c_ident(p['name'])});")
+    for o in h["outputs"]:
+        var = "out_" + c_ident(o["name"])
+        if o["type"] in ("gsl_sf_result", "gsl_sf_result_e10"):
+            lines.append(f"  NUMFUZZ_RESULT({var}.val);")
+            lines.append(f'  NUMFUZZ_RESULT_NAMED("err", {var}.err);')
+            if o["type"] == "gsl_sf_result_e10":
+                lines.append(f'  NUMFUZZ_RESULT_NAMED("e10", (double){var}.e10);')
+        elif o["name"] in QUALIFIER_OUTPUTS:
+            lines.append(f'  NUMFUZZ_RESULT_NAMED("{o["name"]}", {var});')
+        else:
+            lines.append(f"  NUMFUZZ_RESULT({var});")
+    return lines
+
+
 def harness_source(h, header):
     lines = [
         f"/* numfuzz harness for {h['function']} ({header}).",
@@ -213,6 +240,7 @@ def harness_source(h, header):
         "#include <gsl/gsl_sf.h>",
         "",
         f'NUMFUZZ_SIGNATURE("{h["signature"]}");',
+        f'NUMFUZZ_FUNCTION("{h["function"]}");',
         "",
     ]
     kinds = {p["type"] for p in h["inputs"]}
@@ -259,12 +287,16 @@ def harness_source(h, header):
         args.append(("&" if p["by_pointer"] else "") + var)
     for p in h["outputs"]:
         var = "out_" + c_ident(p["name"])
-        lines.append(f"  {p['type']} {var};")
+        # Zeroed: a call that fails early may not write them, and results are read either way.
+        init = "0" if p["type"] == "double" else "{0}"
+        lines.append(f"  {p['type']} {var} = {init};")
         args.append("&" + var)
     lines += [
         f"  int status = {h['function']}({', '.join(args)});",
         "  if (status != GSL_SUCCESS)",
         "    NUMFUZZ_HANDLED(); /* GSL reported the error itself */",
+        "  /* What GSL returned: triage tells which exceptions reach it and judges it. */",
+        *result_declarations(h),
         "  return 0;",
         "}",
         "",

@@ -111,6 +111,60 @@ pub fn compile(exe_name: &str, sources: &[(&str, &str)], flags: &[&str], env: &[
     Built { dir, exe }
 }
 
+/// [`compile`], plus the taint build of the same sources as `<exe_name>.taint` beside it (where
+/// `numfuzz triage` looks for it).
+pub fn compile_with_taint(exe_name: &str, sources: &[(&str, &str)], flags: &[&str]) -> Built {
+    let built = compile(exe_name, sources, flags, &[]);
+    let taint = compile(exe_name, sources, flags, &[("NUMFUZZ_CC_TAINT", "1")]);
+    std::fs::copy(&taint.exe, built.path(&format!("{exe_name}.taint"))).expect("copy the taint build");
+    built
+}
+
+/// An output directory laid out by hand the way `numfuzz run` writes it: instance
+/// directories with a `cmdline` naming `target`, and inputs written into them.
+pub struct HandCampaign {
+    pub root: PathBuf,
+}
+
+impl HandCampaign {
+    pub fn new(root: &Path, target: &Path, instances: &[&str]) -> HandCampaign {
+        for inst in instances {
+            for sub in ["queue", "crashes", "hangs"] {
+                std::fs::create_dir_all(root.join(inst).join(sub)).expect("mkdir");
+            }
+            std::fs::write(root.join(inst).join("cmdline"), format!("{}\n", target.display())).expect("cmdline");
+        }
+        HandCampaign {
+            root: root.to_path_buf(),
+        }
+    }
+
+    /// Saves `bytes` as `instance/crashes/name`; returns the path relative to the root.
+    pub fn crash(&self, instance: &str, name: &str, bytes: &[u8]) -> String {
+        std::fs::write(self.root.join(instance).join("crashes").join(name), bytes).expect("write input");
+        format!("{instance}/crashes/{name}")
+    }
+}
+
+/// Runs `numfuzz` with `args` (no stdin; `CI=1`, as on a CI machine: no terminal UI).
+pub fn numfuzz(args: &[&str]) -> Output {
+    Command::new(Tools::get().numfuzz())
+        .args(args)
+        .env("CI", "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run numfuzz")
+}
+
+/// stdout then stderr of a run, for assertions and their messages.
+pub fn both(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
 /// Runs `exe` with `args`, `stdin` bytes and extra environment.
 pub fn run(exe: &Path, args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Output {
     use std::io::Write;

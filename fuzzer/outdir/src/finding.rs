@@ -22,11 +22,23 @@ impl FindingKey {
     pub fn of(kind: ExceptionKind, site: &SiteInfo) -> FindingKey {
         FindingKey {
             kind,
-            path: site.path().display().to_string(),
+            path: normalize(&site.path()),
             line: site.line,
             column: site.column,
             op: site.op.name().to_string(),
         }
+    }
+
+    /// The same operation up to the directory: kind, file name, line, column, operation.
+    /// Two builds of one source in different directories (a target and its taint build)
+    /// agree on it.
+    pub fn loosely_equals(&self, other: &FindingKey) -> bool {
+        let name = |p: &str| Path::new(p).file_name().map(|n| n.to_os_string());
+        self.kind == other.kind
+            && self.line == other.line
+            && self.column == other.column
+            && self.op == other.op
+            && name(&self.path) == name(&other.path)
     }
 
     /// `e` is this finding's exception.
@@ -84,6 +96,24 @@ impl fmt::Display for FindingKey {
     }
 }
 
+/// `path` with `.` and `..` components resolved lexically (`obj/specfunc/../../src/exp.c` is
+/// `src/exp.c`), as the compiler named the file from different build directories.
+fn normalize(path: &Path) -> String {
+    use std::path::Component;
+    let mut out: Vec<Component<'_>> = Vec::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(out.last(), Some(Component::Normal(_))) => {
+                out.pop();
+            }
+            Component::ParentDir if matches!(out.last(), Some(Component::RootDir)) => {}
+            _ => out.push(c),
+        }
+    }
+    out.iter().collect::<std::path::PathBuf>().display().to_string()
+}
+
 /// Characters that cannot appear in an AFL-style file name component.
 fn sanitize(s: &str) -> String {
     s.chars()
@@ -136,6 +166,24 @@ mod tests {
         assert_eq!(k.to_string(), "Overflow /b/specfunc/exp.c:406:17 fmul");
         assert_eq!(site_label(&a), "exp.c:406:17");
         assert_eq!(site_label(&site("my dir/a,b.c", "/")), "a_b.c:406:17");
+    }
+
+    #[test]
+    fn paths_are_resolved_lexically_and_builds_agree_loosely() {
+        let k = |file: &str, dir: &str| FindingKey::of(ExceptionKind::Overflow, &site(file, dir));
+        // Out-of-tree builds of one source tree in two build directories.
+        assert_eq!(
+            k("../../../src/specfunc/exp.c", "/b/fuzz/obj/specfunc").path,
+            "/b/src/specfunc/exp.c"
+        );
+        assert_eq!(
+            k("../../../src/specfunc/exp.c", "/b/fuzz/obj/specfunc"),
+            k("../../../src/specfunc/./exp.c", "/b/taint/obj/specfunc")
+        );
+        assert_eq!(k("/../a.c", "").path, "/a.c");
+        assert_eq!(k("../a.c", "").path, "../a.c");
+        assert!(k("/tmp/one/s.c", "").loosely_equals(&k("/tmp/two/s.c", "")));
+        assert!(!k("/tmp/one/s.c", "").loosely_equals(&k("/tmp/one/t.c", "")));
     }
 
     #[test]

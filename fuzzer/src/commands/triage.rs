@@ -38,6 +38,7 @@ pub fn run(args: TriageArgs) -> anyhow::Result<()> {
         minimize_into,
         taint_target: args.taint_target.clone(),
         oracle: args.oracle.clone(),
+        oracle_timeout: Duration::from_secs(args.oracle_timeout),
         tolerance: args.tolerance,
     };
     let show_progress = std::io::stderr().is_terminal();

@@ -123,6 +123,17 @@ pub fn roots(flow: &Flow, reach: &BTreeSet<usize>, origin: impl Fn(usize) -> boo
 /// Analyses one input from its replay on the campaign's target and, when it needed one, its
 /// flow graph from the taint build.
 pub fn analyze(replay: &Replay, flow: Option<&Flow>, signature: Option<&Signature>) -> InputAnalysis {
+    let keys: Vec<FindingKey> = replay
+        .exceptions
+        .iter()
+        .map(|e| FindingKey::of(e.kind, &e.site))
+        .collect();
+    let translated = flow.map(|f| {
+        let mut f = f.clone();
+        f.translate(&keys);
+        f
+    });
+    let flow = translated.as_ref();
     let mut out = InputAnalysis {
         input_borne: input_borne(signature, &replay.bytes),
         has_results: !replay.results.is_empty(),

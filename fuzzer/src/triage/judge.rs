@@ -63,8 +63,8 @@ pub struct OracleJudge {
 }
 
 impl OracleJudge {
-    pub fn start(command: &str, function: &str, tolerance: f64) -> OracleJudge {
-        let (oracle, error) = match Oracle::start(command) {
+    pub fn start(command: &str, function: &str, tolerance: f64, timeout: std::time::Duration) -> OracleJudge {
+        let (oracle, error) = match Oracle::start_with_timeout(command, timeout) {
             Ok(o) => (Some(o), None),
             Err(e) => (None, Some(e.to_string())),
         };
@@ -172,6 +172,10 @@ impl Judge<'_> {
                     return false;
                 };
                 let a = consequence::analyze(&replay, Some(&flow), self.signature);
+                // The taint build's identity of the finding (its directory may differ).
+                let Some(key) = a.findings.keys().find(|k| *k == key || k.loosely_equals(key)) else {
+                    return false;
+                };
                 a.findings.get(key).is_some_and(|f| {
                     f.consequence == Some(Consequence::Escapes)
                         && (keep == Keep::Escapes || f.root.as_ref() == Some(key))
@@ -202,7 +206,13 @@ impl Judge<'_> {
         // A finite wrong result: which findings' values flow into it.
         let finite = reference.judged.returned.parse::<f64>().is_ok_and(f64::is_finite);
         if reference.judged.verdict == Verdict::Wrong && finite {
-            if let Some((replay, flow)) = self.taint_analysis(bytes, TaintMode::Influence) {
+            if let Some((_, mut flow)) = self.taint_analysis(bytes, TaintMode::Influence) {
+                let keys: Vec<FindingKey> = replay
+                    .exceptions
+                    .iter()
+                    .map(|e| FindingKey::of(e.kind, &e.site))
+                    .collect();
+                flow.translate(&keys);
                 let index = reference.judged.index;
                 let reach = consequence::reaching(&flow, |r| r.index == Some(index));
                 let origin_at = |p: usize| {

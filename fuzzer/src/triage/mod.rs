@@ -60,6 +60,8 @@ pub struct Options {
     pub taint_target: Option<PathBuf>,
     /// The reference oracle's command line.
     pub oracle: Option<String>,
+    /// How long it may take to answer one input.
+    pub oracle_timeout: Duration,
     /// Relative tolerance of the `wrong` verdict.
     pub tolerance: f64,
 }
@@ -214,7 +216,7 @@ pub fn triage(opts: &Options, progress: impl Fn(usize, usize) + Sync) -> Result<
     let oracle = opts
         .oracle
         .as_deref()
-        .map(|cmd| OracleJudge::start(cmd, &target.function_name(), opts.tolerance));
+        .map(|cmd| OracleJudge::start(cmd, &target.function_name(), opts.tolerance, opts.oracle_timeout));
     let judge = Judge {
         replayer: &replayer,
         taint: taint_replayer.as_ref(),

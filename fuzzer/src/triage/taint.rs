@@ -33,6 +33,21 @@ impl Flow {
         self.order.iter().position(|k| k == key)
     }
 
+    /// Renames the findings to the identities `keys` has for them (the replay of the same
+    /// input on the campaign's target): the same key, else the one key that is the same up to
+    /// the directory (a taint build made in another directory).
+    pub fn translate(&mut self, keys: &[FindingKey]) {
+        for k in &mut self.order {
+            if keys.contains(k) {
+                continue;
+            }
+            let mut loose = keys.iter().filter(|other| other.loosely_equals(k));
+            if let (Some(one), None) = (loose.next(), loose.next()) {
+                *k = one.clone();
+            }
+        }
+    }
+
     /// Every finding that flowed into `p`, directly or through others.
     pub fn ancestors(&self, p: usize) -> BTreeSet<usize> {
         let mut seen = BTreeSet::new();
