@@ -89,8 +89,9 @@ pub enum Ending {
         stack: Vec<Frame>,
         output_tail: String,
     },
-    /// Exceeded the time limit.
-    TimedOut,
+    /// Exceeded the time limit: where the runtime said it was when it was stopped (innermost
+    /// first; empty when it could not say).
+    TimedOut { stack: Vec<Frame> },
     /// Exited without completing the input (non-zero status, no summary).
     Failed { status: Option<i32>, output_tail: String },
 }
@@ -122,7 +123,7 @@ impl Replay {
     /// A stack overflow often strikes inside a checker called from the recursion.
     pub fn crash_frame(&self) -> Option<&Frame> {
         match &self.ending {
-            Ending::Crashed { stack, .. } => stack
+            Ending::Crashed { stack, .. } | Ending::TimedOut { stack } => stack
                 .iter()
                 .find(|f| f.file.as_deref().is_some_and(|p| p.starts_with('/')) && !f.is_numfuzz_runtime())
                 .or_else(|| stack.first()),
@@ -213,8 +214,7 @@ impl Replayer {
                 break Some(s);
             }
             if start.elapsed() > self.timeout {
-                let _ = child.kill();
-                let _ = child.wait();
+                stop_for_a_stack(&mut child);
                 break None;
             }
             std::thread::sleep(Duration::from_millis(2));
@@ -230,6 +230,22 @@ impl Replayer {
         file.flush()?;
         self.run(file.path())
     }
+}
+
+/// Stops a replay that ran out of time: SIGABRT first, on which the runtime's crash handler
+/// prints where the program was (`NUMFUZZ_ABORT=0`), then SIGKILL if it is still there.
+fn stop_for_a_stack(child: &mut std::process::Child) {
+    // SAFETY: signalling our own child process.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGABRT) };
+    let grace = Instant::now();
+    while grace.elapsed() < Duration::from_secs(2) {
+        if child.try_wait().ok().flatten().is_some() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 /// Replays `input` on `target` with no arguments and time limit `timeout`.
@@ -279,7 +295,7 @@ fn parse_run(input: &Path, bytes: Vec<u8>, status: Option<std::process::ExitStat
         }
     }
     let ending = match (status, summary) {
-        (None, _) => Ending::TimedOut,
+        (None, _) => Ending::TimedOut { stack },
         (Some(s), _) if s.signal().is_some() => Ending::Crashed {
             signal: s.signal().unwrap_or(0),
             cause,
@@ -404,7 +420,12 @@ pub fn describe(replay: &Replay, signature: Option<&Signature>) -> String {
                 s.push_str(&format!("     | {l}\n"));
             }
         }
-        Ending::TimedOut => s.push_str("  => timed out\n"),
+        Ending::TimedOut { stack } => {
+            s.push_str("  => timed out\n");
+            for (i, f) in stack.iter().enumerate() {
+                s.push_str(&format!("     #{i} {}\n", f.display()));
+            }
+        }
         Ending::Failed { status, output_tail } => {
             s.push_str(&format!(
                 "  => exited with status {}\n",

@@ -309,12 +309,22 @@ const JSON_KEYS: &[&str] = &[
     "findings[].status",
     "hangs",
     "hangs[].first_seen_ms",
+    "hangs[].frame",
+    "hangs[].frame.column",
+    "hangs[].frame.file",
+    "hangs[].frame.function",
+    "hangs[].frame.line",
     "hangs[].input",
     "hangs[].input.fields",
     "hangs[].input.fields[].hex",
     "hangs[].input.fields[].type",
     "hangs[].input.fields[].value",
     "hangs[].input.path",
+    "hangs[].stack",
+    "hangs[].stack[].column",
+    "hangs[].stack[].file",
+    "hangs[].stack[].function",
+    "hangs[].stack[].line",
     "inputs_replayed",
     "instances",
     "minimized_dir",
@@ -1473,7 +1483,21 @@ const FULL_EXAMPLE: &str = r#"{
           }
         ]
       },
-      "first_seen_ms": 700
+      "first_seen_ms": 700,
+      "frame": {
+        "function": "LLVMFuzzerTestOneInput",
+        "file": "$DIR/harness.c",
+        "line": 22,
+        "column": 11
+      },
+      "stack": [
+        {
+          "function": "LLVMFuzzerTestOneInput",
+          "file": "$DIR/harness.c",
+          "line": 22,
+          "column": 11
+        }
+      ]
     }
   ],
   "not_reproduced": [

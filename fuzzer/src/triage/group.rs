@@ -220,6 +220,10 @@ pub struct CrashGroup {
 pub struct Hang {
     pub input: InputView,
     pub first_seen_ms: Option<u64>,
+    /// Where it was when it was stopped: the innermost frame of the program's own code, and
+    /// the whole stack (innermost first; empty when the program could not say).
+    pub frame: Option<Frame>,
+    pub stack: Vec<Frame>,
 }
 
 /// An input that did not do on replay what it did in the campaign.
@@ -342,7 +346,7 @@ fn observed_text(replay: &Replay) -> String {
     match &replay.ending {
         Ending::Completed { .. } => format!("{raised}; completed"),
         Ending::Crashed { .. } => format!("{raised}; crashed with {}", replay.crash_name().unwrap_or_default()),
-        Ending::TimedOut => format!("{raised}; timed out"),
+        Ending::TimedOut { .. } => format!("{raised}; timed out"),
         Ending::Failed { status, output_tail } => {
             let last = output_tail.lines().last().map_or(String::new(), |l| format!(" ({l})"));
             format!(
@@ -357,9 +361,9 @@ fn reproduces(e: &Expectation, replay: &Replay) -> bool {
     match e {
         Expectation::Exception { kind, site } => replay.raises(*kind, |r| site_label(&r.site) == *site),
         Expectation::Crash => matches!(replay.ending, Ending::Crashed { .. }),
-        Expectation::Hang => replay.ending == Ending::TimedOut,
+        Expectation::Hang => matches!(replay.ending, Ending::TimedOut { .. }),
         Expectation::Anything => {
-            !replay.exceptions.is_empty() || matches!(replay.ending, Ending::Crashed { .. } | Ending::TimedOut)
+            !replay.exceptions.is_empty() || matches!(replay.ending, Ending::Crashed { .. } | Ending::TimedOut { .. })
         }
     }
 }
@@ -471,10 +475,12 @@ pub fn group(
                 g.inputs.push(input.rel.clone());
                 g.first_seen_ms = min_time([g.first_seen_ms, input.time_ms].into_iter());
             }
-            Ending::TimedOut => {
+            Ending::TimedOut { stack } => {
                 hangs.push(Hang {
                     input: view(input, &replay.bytes),
                     first_seen_ms: input.time_ms,
+                    frame: replay.crash_frame().cloned(),
+                    stack: stack.clone(),
                 });
             }
             Ending::Completed { .. } | Ending::Failed { .. } => {}

@@ -215,6 +215,8 @@ struct Crash<'a> {
 struct Hang<'a> {
     input: Input<'a>,
     first_seen_ms: Option<u64>,
+    frame: Option<&'a Frame>,
+    stack: &'a [Frame],
 }
 
 #[derive(Serialize)]
@@ -378,6 +380,8 @@ fn document(report: &Report) -> Document<'_> {
             .map(|h| Hang {
                 input: (&h.input).into(),
                 first_seen_ms: h.first_seen_ms,
+                frame: h.frame.as_ref(),
+                stack: &h.stack,
             })
             .collect(),
         not_reproduced: report

@@ -222,9 +222,13 @@ pub fn render(report: &Report, all: bool) -> String {
     if !report.hangs.is_empty() {
         let _ = writeln!(out, "### Hangs (time limit {} ms)\n", report.timeout_ms);
         for h in &report.hangs {
+            let at = h
+                .frame
+                .as_ref()
+                .map_or_else(String::new, |f| format!(", stopped in {}", code(&f.display())));
             let _ = writeln!(
                 out,
-                "- {}: {}, first seen {}",
+                "- {}: {}, first seen {}{at}",
                 code(&h.input.rel),
                 fields(&h.input.fields),
                 elapsed(h.first_seen_ms)

@@ -211,9 +211,13 @@ fn rest(mut out: String, report: &Report) -> String {
             report.timeout_ms
         );
         for h in &report.hangs {
+            let at = h
+                .frame
+                .as_ref()
+                .map_or_else(String::new, |f| format!(", stopped in {}", f.display()));
             let _ = writeln!(
                 out,
-                "  {}: input {}, first seen {}",
+                "  {}: input {}, first seen {}{at}",
                 h.input.rel,
                 fields_with_hex(&h.input.fields),
                 elapsed(h.first_seen_ms)
