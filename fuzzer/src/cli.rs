@@ -140,6 +140,13 @@ pub enum TriageFormat {
     Sarif,
 }
 
+/// Which findings `--minimize` minimises.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum MinimizeWhich {
+    All,
+    Bugs,
+}
+
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Consequences (which exceptions reach a declared result) need the harness's NUMFUZZ_RESULT declarations and a taint build:\n  NUMFUZZ_CC_TAINT=1 numfuzz-cc <same sources and flags> -o TARGET.taint\n\
@@ -176,9 +183,10 @@ pub struct TriageArgs {
     #[arg(short = 'o', long)]
     pub output: Option<PathBuf>,
     /// Minimise each finding's input (shortest decimals, smallest integers) and write it to
-    /// <report dir>/minimized/<finding id> (OUT/minimized without --output).
-    #[arg(long)]
-    pub minimize: bool,
+    /// <report dir>/minimized/<finding id> (OUT/minimized without --output); `--minimize=bugs`
+    /// only the bugs' inputs.
+    #[arg(long, value_enum, num_args = 0..=1, default_missing_value = "all", require_equals = true)]
+    pub minimize: Option<MinimizeWhich>,
     /// Parallel replays (default: the number of CPUs).
     #[arg(short = 'j', long)]
     pub jobs: Option<usize>,

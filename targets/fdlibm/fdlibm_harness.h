@@ -17,6 +17,9 @@
 #ifdef __NUMFUZZ__
 #include <numfuzz.h>
 #define FD_SIGNATURE(spec) NUMFUZZ_SIGNATURE(spec)
+#define FD_FUNCTION(name) NUMFUZZ_FUNCTION(name)
+#define FD_RESULT(v) NUMFUZZ_RESULT(v)
+#define FD_RESULT_NAMED(name, v) NUMFUZZ_RESULT_NAMED(name, v)
 #define FD_F64(data, size, field, offset) nf_f64(data, size, field)
 #define FD_I32(data, size, field, offset) nf_i32(data, size, field)
 #else
@@ -24,6 +27,10 @@
 #error "the memcpy readers assume a little-endian host"
 #endif
 #define FD_SIGNATURE(spec) static const char fd_signature_[] __attribute__((used, unused)) = spec
+/* Results are numfuzz triage's; the AFL++ build only computes them. */
+#define FD_FUNCTION(name) static const char fd_function_[] __attribute__((unused)) = name
+#define FD_RESULT(v) ((void)(v))
+#define FD_RESULT_NAMED(name, v) ((void)(v))
 
 static inline void fd_read_(const uint8_t *data, size_t size, size_t offset, void *out, size_t width) {
   size_t have = offset < size ? size - offset : 0;

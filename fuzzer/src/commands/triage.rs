@@ -1,7 +1,7 @@
 //! `numfuzz triage OUT`: the campaign's distinct findings, located, decoded and optionally
 //! minimised, as a table, Markdown, JSON or SARIF.
 
-use crate::cli::{TriageArgs, TriageFormat};
+use crate::cli::{MinimizeWhich, TriageArgs, TriageFormat};
 use anyhow::{bail, Context};
 use numfuzz::triage::format::{headline, render, Format};
 use numfuzz::triage::{triage, Options};
@@ -23,7 +23,7 @@ pub fn run(args: TriageArgs) -> anyhow::Result<()> {
             bail!("--output {} is a directory; give a file name", out.display());
         }
     }
-    let minimize_into = args.minimize.then(|| match &args.output {
+    let minimize_into = args.minimize.is_some().then(|| match &args.output {
         Some(file) => match file.parent().filter(|p| !p.as_os_str().is_empty()) {
             Some(dir) => dir.join("minimized"),
             None => PathBuf::from("minimized"),
@@ -36,6 +36,7 @@ pub fn run(args: TriageArgs) -> anyhow::Result<()> {
         jobs,
         timeout: Duration::from_millis(args.timeout_ms),
         minimize_into,
+        minimize_bugs_only: args.minimize == Some(MinimizeWhich::Bugs),
         taint_target: args.taint_target.clone(),
         oracle: args.oracle.clone(),
         oracle_timeout: Duration::from_secs(args.oracle_timeout),

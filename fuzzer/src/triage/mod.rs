@@ -56,6 +56,8 @@ pub struct Options {
     pub timeout: Duration,
     /// Minimise each finding's input and write it into this directory.
     pub minimize_into: Option<PathBuf>,
+    /// Only the bugs' inputs.
+    pub minimize_bugs_only: bool,
     /// The taint build (default: `TARGET.taint` beside the target, when it is one).
     pub taint_target: Option<PathBuf>,
     /// The reference oracle's command line.
@@ -235,13 +237,14 @@ pub fn triage(opts: &Options, progress: impl Fn(usize, usize) + Sync) -> Result<
         let results = pool::map(
             &report.findings,
             opts.jobs,
-            |f| minimize_finding(f, &judge, signature.as_ref(), dir),
+            |f| (!opts.minimize_bugs_only || f.is_bug()).then(|| minimize_finding(f, &judge, signature.as_ref(), dir)),
             |_| {},
         );
         for (f, r) in report.findings.iter_mut().zip(results) {
             match r {
-                Ok(m) => f.minimized = Some(m),
-                Err(note) => f.minimize_note = Some(note),
+                Some(Ok(m)) => f.minimized = Some(m),
+                Some(Err(note)) => f.minimize_note = Some(note),
+                None => {}
             }
         }
         // The references of what is shown now: the minimised inputs.
