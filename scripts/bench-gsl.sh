@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The GSL exception benchmark: fuzzes every generated GSL 2.7.1 special-function harness
-# (targets/gsl) for a fixed time, triages each campaign with `numfuzz triage`, merges the
-# findings into unique (site, kind) pairs over all functions and prints them per kind, silent
-# vs handled, beside the NumFuzz paper's figures.
+# (targets/gsl) for a fixed time, triages each campaign with `numfuzz triage` (consequences from
+# the taint builds, references from the mpmath oracle targets/gsl/oracle.py, the bugs' inputs
+# minimised), merges the findings into unique (site, kind) pairs over all functions, and
+# reports the bug list first, then bugs / escapes / wrong / absorbed / handled / input-borne
+# beside the raw count and the NumFuzz paper's figures, then the known bugs of
+# targets/gsl/known-bugs.tsv.
 #
 #   scripts/bench-gsl.sh [SECONDS_PER_FUNCTION] [--afl] [--jobs N] [--functions f1,f2,...]
 #   scripts/bench-gsl.sh --report-only results/gsl-YYYYmmdd-HHMMSS   (re-triage, re-merge)
@@ -15,8 +18,9 @@
 #   --functions LIST      only these functions (comma-separated gsl_sf_*_e names)
 #
 # Results go to results/gsl-<timestamp>/: campaigns/<tool>/<function>/ (the output dirs),
-# triage/<tool>/<function>.json, logs/, the merged report.md and report.json, and the
-# numfuzz and harness binaries used (bin/, hard links into targets/gsl/build).
+# triage/<tool>/<function>/triage.json (and minimized/), logs/, the merged report.md and
+# report.json, and the numfuzz and harness binaries used (bin/, hard links into
+# targets/gsl/build, with each harness's taint build <function>.taint beside it).
 # 262 functions at 60 s take about 4.5 hours on one job (2.3 hours with --jobs 2; twice
 # that with --afl).
 set -euo pipefail
@@ -61,7 +65,7 @@ while (($#)); do
       shift
       ;;
     -h | --help)
-      sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
+      sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'
       return 0
       ;;
     -*)
@@ -166,10 +170,13 @@ EOF
 }
 
 triage_one() {
-  local tool=$1 fn=$2 campaign="$results/campaigns/$1/$2"
+  local tool=$1 fn=$2 campaign="$results/campaigns/$1/$2" out="$results/triage/$1/$2"
   [ -d "$campaign" ] || return 0
+  mkdir -p "$out"
+  # The taint build beside the harness ($bins/$fn.taint) gives the consequences.
   "$(triage_tool)" triage "$campaign" --target "$bins/$fn" --format json --jobs 1 \
-    --output "$results/triage/$tool/$fn.json" >>"$results/logs/$tool-$fn.triage.log" 2>&1 ||
+    --oracle "$root/targets/gsl/oracle.py" --minimize=bugs \
+    --output "$out/triage.json" >>"$results/logs/$tool-$fn.triage.log" 2>&1 ||
     echo "bench-gsl: triage of $tool/$fn failed (see logs/$tool-$fn.triage.log)"
 }
 

@@ -1,17 +1,21 @@
 #!/usr/bin/env python3
-"""Merges the per-function `numfuzz triage --format json` reports of a GSL benchmark run.
+"""Merges the per-function `numfuzz triage --format json` reports (schema 2) of a GSL benchmark run.
 
     bench_report.py RESULTS_DIR
 
-RESULTS_DIR is what scripts/bench-gsl.sh writes: config.json and triage/<tool>/<function>.json
-(tool = numfuzz, and afl when the run had --afl). Prints the summary table and writes
+RESULTS_DIR is what scripts/bench-gsl.sh writes: config.json and triage/<tool>/<function>/triage.json
+(tool = numfuzz, and afl when the run had --afl). Prints the summary and writes
 RESULTS_DIR/report.md and RESULTS_DIR/report.json.
 
-A finding is a (site, kind) pair; a site is a checked operation in GSL's source, identified
-by file, line, column and operation. Findings are unique across ALL functions: a helper such as
-gsl_sf_exp_mult_err_e reached from twenty functions counts once. A merged finding is silent
-when at least one input of any function raised it and GSL still returned GSL_SUCCESS, handled
-when every input that raised it got an error status.
+A finding is a (site, kind) pair, identified by the `key` numfuzz writes (kind, source path, line,
+column, operation): a helper such as gsl_sf_exp_mult_err_e reached from twenty functions counts
+once. Merged over the functions that reach it:
+- a bug when it is a bug in some function's report (its exception reaches a declared result of
+  that function, Inf/NaN unreported or wrong against the mpmath reference, and it is the root);
+- its consequence is the worst over the functions (escapes > handled > absorbed); wrong when some
+  function's reference verdict on it is wrong; input-borne when it is in every function.
+The report leads with the bug list, then the counts beside the raw (site, kind) count, then the
+known bugs of targets/gsl/known-bugs.tsv (found? in the bug list? how fast?).
 """
 
 import json
@@ -19,18 +23,20 @@ import os
 import sys
 
 KINDS = ["Overflow", "Underflow", "DivByZero", "Invalid"]
+CONSEQUENCES = ["escapes", "handled", "absorbed"]
 
 # The NumFuzz paper (APSEC 2022), GSL 2.7.1: findings at 10 minutes per function, 3 runs;
 # 331 is the union of all its runs.
 PAPER = {"Overflow": 77, "Underflow": 182, "DivByZero": 4, "Invalid": 1, "total": 264, "union": 331,
          "functions": 154}
-GOAL = PAPER["union"]
 
 TOOL_NAMES = {"numfuzz": "numfuzz", "afl": "afl-fuzz"}
 
-# Source paths in the site table are absolute paths into the unpacked Debian source tree;
-# the report shows them relative to GSL's top directory (specfunc/exp.c).
+# Source paths are absolute paths into the unpacked Debian source tree; the report shows them
+# relative to GSL's top directory (specfunc/exp.c).
 SOURCE_MARK = "gsl-2.7.1+dfsg/"
+
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def short_path(path):
@@ -38,73 +44,221 @@ def short_path(path):
     return path[i + len(SOURCE_MARK):] if i >= 0 else path
 
 
-def finding_key(f):
+def report_of(results, tool, fn):
+    """The triage report of one function's campaign (None when there is none)."""
+    for path in (os.path.join(results, "triage", tool, fn, "triage.json"),
+                 os.path.join(results, "triage", tool, fn + ".json")):
+        if os.path.exists(path):
+            with open(path) as fh:
+                return json.load(fh)
+    return None
+
+
+def fields_text(fields):
+    return ", ".join(f["value"] for f in fields)
+
+
+def results_text(results):
+    primary = [r["value"] for r in results if r["index"] is not None]
+    named = [f"{r['name']} {r['value']}" for r in results if r["index"] is None]
+    text = ", ".join(primary) or "-"
+    return text + (f" ({', '.join(named)})" if named else "")
+
+
+def site_of(f):
     loc = f["location"]
-    return (f["kind"], short_path(loc["path"] or loc["file"]), loc["line"], loc["column"], f["operation"]["op"])
+    return f"{short_path(loc['path'])}:{loc['line']}:{loc['column']}"
+
+
+def new_merged(f):
+    return {"kind": f["kind"], "site": site_of(f), "op": f["operation"]["op"], "file": os.path.basename(f["location"]["path"]),
+            "line": f["location"]["line"], "functions": [], "bug_in": [], "consequence": None, "classes": set(),
+            "wrong": False, "input_borne": True, "silent": False, "first_seen_ms": None, "bug": None, "example": None}
 
 
 def load_tool(results, tool, functions):
-    """Merged findings of one tool: key -> {silent, functions, example}."""
-    merged, per_function, problems = {}, {}, {}
+    """Merged findings of one tool (key -> merged), per-function counts, problems and hangs."""
+    merged, per_function, problems, hangs, schema = {}, {}, {}, [], set()
     for fn in functions:
-        path = os.path.join(results, "triage", tool, fn + ".json")
-        if not os.path.exists(path):
+        report = report_of(results, tool, fn)
+        if report is None:
             per_function[fn] = None
             continue
-        with open(path) as fh:
-            report = json.load(fh)
-        kinds = {k: 0 for k in KINDS}
+        schema.add(report.get("schema_version"))
+        bugs = set(report.get("bugs", []))
+        by_id = {f["id"]: f for f in report["findings"]}
+        counts = {k: 0 for k in KINDS}
+        counts["bugs"] = len(bugs)
         for f in report["findings"]:
-            key = finding_key(f)
-            kinds[f["kind"]] += 1
-            m = merged.setdefault(key, {"silent": False, "functions": [], "example": None, "nan_only": True})
-            m["silent"] |= f["status"] == "silent"
-            m["nan_only"] &= any(o.lower() == "nan" for o in f["operation"]["operands"])
+            counts[f["kind"]] += 1
+            key = f.get("key") or f"{f['kind']} {f['location']['path']}:{f['location']['line']}:{f['location']['column']} {f['operation']['op']}"
+            m = merged.setdefault(key, new_merged(f))
             m["functions"].append(fn)
-            if m["example"] is None or f["status"] == "silent":
-                m["example"] = {"function": fn, "input": f["input"], "expression": f["operation"]["expression"],
-                                "status": f["status"], "site_function": f["location"]["function"]}
-        per_function[fn] = kinds
+            m["classes"].add(f.get("class", "unjudged"))
+            c = f.get("consequence")
+            if c is not None and (m["consequence"] is None or CONSEQUENCES.index(c) < CONSEQUENCES.index(m["consequence"])):
+                m["consequence"] = c
+            ref = f.get("reference")
+            m["wrong"] |= bool(ref and ref["verdict"] == "wrong")
+            m["input_borne"] &= bool(f.get("input_borne"))
+            m["silent"] |= f["status"] == "silent"
+            if f["first_seen_ms"] is not None:
+                m["first_seen_ms"] = f["first_seen_ms"] if m["first_seen_ms"] is None else min(m["first_seen_ms"], f["first_seen_ms"])
+            if m["example"] is None:
+                m["example"] = {"function": fn, "expression": f["operation"]["expression"]}
+            if f["id"] in bugs:
+                m["bug_in"].append(fn)
+                if m["bug"] is None:
+                    shown = f["minimized"] or f["input"]
+                    m["bug"] = {
+                        "function": fn,
+                        "input": fields_text(shown["fields"]),
+                        "minimized": f["minimized"] is not None,
+                        "expression": f["minimized"]["expression"] if f["minimized"] else f["operation"]["expression"],
+                        "returned": results_text(f["minimized"]["results"] if f["minimized"] else f["results"]),
+                        "reference": ref,
+                        "first_seen_ms": f["first_seen_ms"],
+                        "chain": [f"{c['kind']} at {site_of(c)}" for c in by_id.values()
+                                  if c["root"] == f["id"] and c["id"] != f["id"]],
+                    }
+        per_function[fn] = counts
         s = report["summary"]
         if s["crashes"] or s["hangs"] or s["not_reproduced"]:
             problems[fn] = {"crashes": s["crashes"], "hangs": s["hangs"], "not_reproduced": s["not_reproduced"]}
-    return merged, per_function, problems
+        for h in report.get("hangs", []):
+            hangs.append({"function": fn, "frame": h.get("frame"), "input": fields_text(h["input"]["fields"]),
+                          "first_seen_ms": h["first_seen_ms"]})
+    for m in merged.values():
+        m["classes"] = sorted(m["classes"])
+    return merged, per_function, problems, hangs, schema
 
 
 def tally(merged):
-    t = {k: {"findings": 0, "silent": 0, "handled": 0} for k in KINDS + ["total"]}
-    for (kind, *_), m in merged.items():
-        for row in (t[kind], t["total"]):
+    """Counts per kind and in total: raw (site, kind) findings, bugs, consequences, wrong, input-borne."""
+    t = {k: {"findings": 0, "bugs": 0, "escapes": 0, "wrong": 0, "absorbed": 0, "handled": 0, "input_borne": 0,
+             "silent": 0} for k in KINDS + ["total"]}
+    for m in merged.values():
+        for row in (t[m["kind"]], t["total"]):
             row["findings"] += 1
-            row["silent" if m["silent"] else "handled"] += 1
-    # Invalid raised only by operations on a NaN operand: a signaling NaN from the input
-    # propagating (IEEE 754 raises Invalid for it), not an invalid operation of GSL's own.
-    t["Invalid"]["nan_operand_only"] = sum(1 for (k, *_), m in merged.items() if k == "Invalid" and m["nan_only"])
+            row["bugs"] += m["bug"] is not None
+            row["wrong"] += m["wrong"]
+            row["silent"] += m["silent"]
+            if m["input_borne"]:
+                row["input_borne"] += 1
+            elif m["consequence"] in ("escapes", "absorbed", "handled"):
+                row[m["consequence"]] += 1
     return t
 
 
-def table(cfg, tools, data):
-    """The summary as Markdown (also readable on a terminal)."""
+def known_bugs(merged, hangs):
+    """targets/gsl/known-bugs.tsv, each row matched against the findings and hangs."""
+    rows = []
+    with open(os.path.join(HERE, "known-bugs.tsv")) as fh:
+        for line in fh:
+            if line.startswith("#") or not line.strip():
+                continue
+            bid, source, kind, site, reached_by, given_input, note = (line.rstrip("\n").split("\t") + [""] * 7)[:7]
+            file, _, line_no = site.partition(":")
+            line_no = int(line_no)
+            row = {"id": bid, "source": source, "kind": kind, "site": site, "note": note, "found": False,
+                   "functions": [], "in_bug_list": False, "classes": [], "first_seen_ms": None}
+            if kind == "Hang":
+                for h in hangs:
+                    fr = h["frame"] or {}
+                    if os.path.basename(fr.get("file") or "") == file and fr.get("line") == line_no:
+                        row["found"] = True
+                        row["functions"].append(h["function"])
+                        t = h["first_seen_ms"]
+                        if t is not None and (row["first_seen_ms"] is None or t < row["first_seen_ms"]):
+                            row["first_seen_ms"] = t
+            else:
+                for m in merged.values():
+                    if m["kind"] == kind and m["file"] == file and m["line"] == line_no:
+                        row["found"] = True
+                        row["functions"] += m["functions"]
+                        row["in_bug_list"] |= m["bug"] is not None
+                        row["classes"] += m["classes"]
+                        t = m["first_seen_ms"]
+                        if t is not None and (row["first_seen_ms"] is None or t < row["first_seen_ms"]):
+                            row["first_seen_ms"] = t
+            row["functions"] = sorted(set(row["functions"]))
+            row["classes"] = sorted(set(row["classes"]))
+            rows.append(row)
+    return rows
+
+
+def short_decimal(text):
+    """A reference decimal at 8 significant digits (`6.5716465e307`); as given when not a number."""
+    try:
+        return f"{float(text):.8g}"
+    except ValueError:
+        return text
+
+
+def seconds(ms):
+    return "-" if ms is None else f"{ms / 1000:.1f} s"
+
+
+def md_cell(text):
+    return str(text).replace("|", "\\|")
+
+
+def counts_table(tools, data):
     head = ["kind"]
     for tool in tools:
         name = TOOL_NAMES[tool]
-        head += [name, "silent", "handled"]
+        head += [f"{name} (site, kind)", "bugs", "escapes", "wrong", "absorbed", "handled", "input-borne"]
     head.append("paper NumFuzz")
     rows = [head, ["---"] * len(head)]
     for kind in KINDS + ["total"]:
-        row = [kind if kind != "total" else "**total (site, kind)**"]
+        row = [kind if kind != "total" else "**total**"]
         for tool in tools:
             c = data[tool]["tally"][kind]
-            row += [str(c["findings"]), str(c["silent"]), str(c["handled"])]
+            row += [str(c[k]) for k in ("findings", "bugs", "escapes", "wrong", "absorbed", "handled", "input_borne")]
         row.append(str(PAPER[kind]) + (f" (union of runs: {PAPER['union']})" if kind == "total" else ""))
         rows.append(row)
     row = ["functions with >= 1 finding"]
     for tool in tools:
         d = data[tool]
-        row += [f"{d['functions_with_findings']} / {d['functions_done']}", "", ""]
+        row += [f"{d['functions_with_findings']} / {d['functions_done']}"] + [""] * 6
     row.append(f"{PAPER['functions']} functions fuzzed")
     rows.append(row)
     return "\n".join("| " + " | ".join(r) + " |" for r in rows)
+
+
+def bug_table(merged):
+    bugs = sorted((m for m in merged.values() if m["bug"] is not None),
+                  key=lambda m: (KINDS.index(m["kind"]), m["site"]))
+    lines = ["| # | kind | site | function | input | operation | returned | reference | chain |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for n, m in enumerate(bugs, 1):
+        b = m["bug"]
+        ref = b["reference"]
+        ref_text = "-" if not ref else f"{short_decimal(ref['value'])} ({ref['verdict']})"
+        fn = b["function"] + (f" (+{len(m['bug_in']) - 1} more)" if len(m["bug_in"]) > 1 else "")
+        lines.append("| " + " | ".join(md_cell(x) for x in [
+            n, m["kind"], m["site"], fn, b["input"] + (" (minimised)" if b["minimized"] else ""),
+            f"`{b['expression']}`", b["returned"], ref_text, "<br>".join(b["chain"]) or "-"]) + " |")
+    return bugs, "\n".join(lines)
+
+
+def known_table(rows):
+    lines = ["| id | source | kind | site | found | in bug list | time to find | functions | note |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        found = "yes" if r["found"] else "no"
+        if r["kind"] == "Hang":
+            listed = "- (a hang, not an exception)"
+        elif not r["found"]:
+            listed = "-"
+        elif r["in_bug_list"]:
+            listed = "yes"
+        else:
+            listed = "no (" + ", ".join(r["classes"]) + ")"
+        fns = ", ".join(r["functions"][:4]) + (f" (+{len(r['functions']) - 4})" if len(r["functions"]) > 4 else "")
+        lines.append("| " + " | ".join(md_cell(x) for x in [
+            r["id"], r["source"], r["kind"], r["site"], found, listed, seconds(r["first_seen_ms"]), fns or "-", r["note"]]) + " |")
+    return "\n".join(lines)
 
 
 def main():
@@ -117,62 +271,64 @@ def main():
     tools = ["numfuzz"] + (["afl"] if cfg.get("afl") else [])
     data = {}
     for tool in tools:
-        merged, per_function, problems = load_tool(results, tool, functions)
+        merged, per_function, problems, hangs, schema = load_tool(results, tool, functions)
         done = [fn for fn in functions if per_function[fn] is not None]
         data[tool] = {
-            "merged": merged,
-            "per_function": per_function,
-            "problems": problems,
-            "tally": tally(merged),
+            "merged": merged, "per_function": per_function, "problems": problems, "hangs": hangs,
+            "tally": tally(merged), "schema": sorted(s for s in schema if s is not None),
             "functions_done": len(done),
-            "functions_with_findings": sum(1 for fn in done if sum(per_function[fn].values()) > 0),
+            "functions_with_findings": sum(1 for fn in done if sum(per_function[fn][k] for k in KINDS) > 0),
         }
+    nf = data["numfuzz"]
+    total = nf["tally"]["total"]
+    known = known_bugs(nf["merged"], nf["hangs"])
+    bugs, bugs_md = bug_table(nf["merged"])
 
-    summary = table(cfg, tools, data)
-    n = data["numfuzz"]["tally"]["total"]["findings"]
     intro = (
         f"GSL 2.7.1 special functions: {len(functions)} harnesses x {cfg['seconds']} s "
-        f"({cfg['jobs']} parallel job(s), one core each){', numfuzz and afl-fuzz' if cfg.get('afl') else ''}.\n"
-        "Findings are unique (site, kind) pairs over ALL functions: a site is one operation in GSL's source "
-        "(file:line:col); when several functions reach the same site, it counts once.\n"
-        "silent: at least one input raised it and GSL returned GSL_SUCCESS; handled: every such input got an "
-        "error status.\n"
-        f"Paper: NumFuzz on {PAPER['functions']} GSL functions, 10 min each, 3 runs (drivers of one or two doubles, "
-        "non-_e wrappers).\n")
-    missing = {t: len(functions) - data[t]["functions_done"] for t in tools}
-    notes = [f"{TOOL_NAMES[t]}: {data[t]['tally']['Invalid']['nan_operand_only']} of the "
-             f"{data[t]['tally']['Invalid']['findings']} Invalid findings only ever had a NaN operand (a signaling NaN "
-             "input propagating; IEEE 754 raises Invalid for it)." for t in tools]
-    for t in tools:
-        if missing[t]:
-            notes.append(f"{TOOL_NAMES[t]}: {missing[t]} of {len(functions)} functions have no triage report yet.")
-    verdict = (f"numfuzz: {n} unique (site, kind) findings, {data['numfuzz']['tally']['total']['silent']} silent; "
-               f"goal >= {GOAL} (the union of the paper's runs at 10 min per function): "
-               f"{'reached' if n >= GOAL else 'not reached'}.")
+        f"({cfg['jobs']} parallel job(s), one core each){', numfuzz and afl-fuzz' if cfg.get('afl') else ''}; "
+        "triage with the taint builds (consequences) and the mpmath oracle (targets/gsl/oracle.py).\n"
+        "A finding is a unique (site, kind) over ALL functions (a site is one operation in GSL's source, "
+        "file:line:col). A bug is an exception that makes a function return a non-finite value without "
+        "reporting an error, or a value mpmath says is wrong, and is the root of that (no earlier exception "
+        "feeds it); escapes/handled/absorbed is what it did to the declared results (worst over the "
+        "functions reaching it); wrong: some function's result for it is wrong against the reference.\n"
+        f"Paper: NumFuzz on {PAPER['functions']} GSL functions, 10 min each, 3 runs.\n")
+    bug_lines = len({(m["file"], m["line"]) for m in nf["merged"].values() if m["bug"] is not None})
+    headline = (f"numfuzz: {total['bugs']} bugs (on {bug_lines} source lines) out of {total['findings']} unique (site, kind) findings "
+                f"({total['escapes']} escape, {total['wrong']} wrong, {total['absorbed']} absorbed, "
+                f"{total['handled']} handled, {total['input_borne']} input-borne).")
+    found = [r for r in known if r["found"]]
+    known_line = (f"known bugs (targets/gsl/known-bugs.tsv): {len(found)} of {len(known)} found, "
+                  f"{sum(r['in_bug_list'] for r in known)} in the bug list.")
+    summary = counts_table(tools, data)
     print(intro)
-    print(summary)
+    print(headline)
+    print(known_line)
     print()
-    for line in notes + [verdict]:
-        print(line)
+    print(summary)
 
-    md = [f"# GSL benchmark ({os.path.basename(os.path.normpath(results))})", "", intro, summary, "", *notes, verdict, ""]
-    md += ["## Per function", "", "| function | " + " | ".join(
-        f"{TOOL_NAMES[t]} O/U/D/I" for t in tools) + " |", "|---|" + "---|" * len(tools)]
+    md = [f"# GSL benchmark ({os.path.basename(os.path.normpath(results))})", "", intro, f"**{headline}**", "",
+          f"## Bugs ({len(bugs)})", "", "The roots: each exception that makes the function return a non-finite "
+          "or wrong value without reporting it, with its minimal input, what GSL returned, mpmath's value, and the "
+          "findings downstream of it.", "", bugs_md, "", "## Counts", "", summary, "",
+          f"## Known bugs ({len(found)} of {len(known)} found)", "", known_table(known), ""]
+    md += ["## Per function", "", "| function | bugs | " + " | ".join(
+        f"{TOOL_NAMES[t]} O/U/D/I" for t in tools) + " |", "|---|---|" + "---|" * len(tools)]
     for fn in functions:
         cells = []
         for t in tools:
             k = data[t]["per_function"][fn]
             cells.append("–" if k is None else "/".join(str(k[x]) for x in KINDS))
-        md.append(f"| {fn} | " + " | ".join(cells) + " |")
-    md += ["", "## Findings (numfuzz)", "", "| kind | site | operation | status | functions | example |",
-           "|---|---|---|---|---|---|"]
-    for key in sorted(data["numfuzz"]["merged"], key=lambda k: (KINDS.index(k[0]), k[1:])):
-        kind, path, line, col, op = key
-        m = data["numfuzz"]["merged"][key]
+        k0 = nf["per_function"][fn]
+        md.append(f"| {fn} | {'–' if k0 is None else k0['bugs']} | " + " | ".join(cells) + " |")
+    md += ["", "## All findings (numfuzz)", "", "| kind | site | operation | class(es) | consequence | functions | example |",
+           "|---|---|---|---|---|---|---|"]
+    for key, m in sorted(nf["merged"].items(), key=lambda kv: (KINDS.index(kv[1]["kind"]), kv[1]["site"])):
         ex = m["example"]
         fns = ", ".join(sorted(set(m["functions"])))
-        md.append(f"| {kind} | {path}:{line}:{col} | {op} | {'silent' if m['silent'] else 'handled'} | {fns} | "
-                  f"{ex['function']}: `{ex['expression']}` |")
+        md.append(f"| {m['kind']} | {m['site']} | {m['op']} | {', '.join(m['classes'])} | {m['consequence'] or '-'} | "
+                  f"{fns} | {ex['function']}: `{md_cell(ex['expression'])}` |")
     for t in tools:
         if data[t]["problems"]:
             md += ["", f"## Crashes, hangs, not reproduced ({TOOL_NAMES[t]})", "", "| function | crashes | hangs | "
@@ -182,22 +338,21 @@ def main():
     with open(os.path.join(results, "report.md"), "w") as fh:
         fh.write("\n".join(md) + "\n")
 
-    out = {"config": cfg, "paper": PAPER, "goal": GOAL, "tools": {}}
+    out = {"config": cfg, "paper": PAPER, "known_bugs": known, "tools": {}}
     for t in tools:
         d = data[t]
         out["tools"][TOOL_NAMES[t]] = {
             "summary": d["tally"],
+            "triage_schema_versions": d["schema"],
             "functions_done": d["functions_done"],
             "functions_with_findings": d["functions_with_findings"],
             "per_function": d["per_function"],
             "problems": d["problems"],
-            "findings": [
-                {"kind": k[0], "file": k[1], "line": k[2], "column": k[3], "op": k[4],
-                 "status": "silent" if m["silent"] else "handled", "functions": sorted(set(m["functions"])),
-                 "nan_operand_only": m["nan_only"],
-                 "example": m["example"]}
-                for k, m in sorted(d["merged"].items(), key=lambda kv: (KINDS.index(kv[0][0]), kv[0][1:]))
-            ],
+            "hangs": d["hangs"],
+            "bugs": [dict(m["bug"], kind=m["kind"], site=m["site"], functions=m["bug_in"])
+                     for m in d["merged"].values() if m["bug"] is not None],
+            "findings": [dict({k: v for k, v in m.items() if k != "bug"}, key=key)
+                         for key, m in sorted(d["merged"].items())],
         }
     with open(os.path.join(results, "report.json"), "w") as fh:
         json.dump(out, fh, indent=1)
