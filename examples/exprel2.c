@@ -4,11 +4,14 @@
  * below ln(DBL_MAX), e^x fits but 2*e^x does not, so the function "succeeds" with +inf.
  *
  *   numfuzz-cc -O2 exprel2.c -o exprel2 && numfuzz run -o out -V 30 -- ./exprel2
+ *   NUMFUZZ_CC_TAINT=1 numfuzz-cc -O2 exprel2.c -o exprel2.taint   (what triage replays)
+ *   numfuzz triage out --minimize --oracle examples/exprel2_oracle.py
  */
 #include <math.h>
 #include <numfuzz.h>
 
 NUMFUZZ_SIGNATURE("f64");
+NUMFUZZ_FUNCTION("exprel2");
 
 /* Returns 0 on success, 1 when it reports overflow itself. */
 static int exprel2(double x, double *result) {
@@ -34,5 +37,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   double r;
   if (exprel2(nf_f64(data, size, 0), &r) != 0)
     NUMFUZZ_HANDLED();
+  NUMFUZZ_RESULT(r); /* what the function returned: triage checks what reaches it */
   return 0;
 }

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The README's demo: on a fresh Debian 12 machine (as root, with Rust installed), one command
 # installs what numfuzz needs, builds numfuzz, builds GSL 2.7.1's special functions from Debian's
-# source package with numfuzz-cc, fuzzes gsl_sf_exprel_2_e for 60 s and prints the triage
-# table. Expected: an Overflow at specfunc/exp.c:406, silent, because GSL returns GSL_SUCCESS
-# with +inf for 709.09 < x < 709.78.
+# source package with numfuzz-cc (and their taint build), fuzzes gsl_sf_exprel_2_e for 60 s and
+# prints the triage, judged against mpmath. Expected: 1 bug, the Overflow at specfunc/exp.c:406
+# (GSL returns +inf with GSL_SUCCESS for 709.09 < x < 709.78 where the true value is finite),
+# and every other finding (harmless underflows) counted as absorbed.
 #
 #   scripts/demo.sh [SECONDS]        (default 60; about 6-9 minutes in all on 2 cores)
 set -euo pipefail
@@ -31,7 +32,9 @@ echo "numfuzz, numfuzz-cc and the runtime are in $bin"
 
 step 3 "GSL 2.7.1 from Debian's source package, built with numfuzz-cc"
 echo "Only what $function needs: configure, then the special functions and the helpers they"
-echo "call (gsl utils sys err complex specfunc), every floating-point operation instrumented."
+echo "call (gsl utils sys err complex specfunc), every floating-point operation instrumented;"
+echo "then the same as a taint build ($function.taint), which triage replays to tell which"
+echo "exceptions reach the results GSL returns."
 targets/gsl/build.sh --specfunc-only --functions "$function"
 exe="${NUMFUZZ_GSL_BUILD:-$root/targets/gsl/build}/bin/specfunc/$function"
 
@@ -42,23 +45,33 @@ mkdir -p "$work"
 rm -rf "$work/out"
 "$bin/numfuzz" run -o "$work/out" -V "$seconds" --no-tui -- "$exe"
 
-step 5 "triage: replay every finding, group by (site, kind), silent or handled (numfuzz triage)"
-"$bin/numfuzz" triage "$work/out"
-"$bin/numfuzz" triage "$work/out" --format json --output "$work/triage.json" 2>/dev/null
+step 5 "triage: which exceptions reach what GSL returns, judged against mpmath (numfuzz triage)"
+echo "Every finding is replayed; the taint build tells which exceptions reach the result, the"
+echo "oracle (targets/gsl/oracle.py, mpmath) gives the true value; bugs come first, minimised."
+oracle="$root/targets/gsl/oracle.py"
+"$bin/numfuzz" triage "$work/out" --oracle "$oracle" --minimize --output "$work/triage.txt" 2>/dev/null
+cat "$work/triage.txt"
+"$bin/numfuzz" triage "$work/out" --oracle "$oracle" --format json --output "$work/triage.json" 2>/dev/null
 echo
 if ! python3 - "$work/triage.json" <<'EOF'
 import json, sys
 report = json.load(open(sys.argv[1]))
-hits = [f for f in report["findings"] if f["kind"] == "Overflow"
+bugs = [f for f in report["findings"] if f["id"] in report["bugs"]]
+hits = [f for f in bugs if f["kind"] == "Overflow"
         and f["location"]["path"].endswith("specfunc/exp.c") and f["location"]["line"] == 406]
 if not hits:
     sys.exit(1)
 f = hits[0]
 x = f["input"]["fields"][0]["value"]
-print(f"The Overflow at specfunc/exp.c:406 is {f['status']}: for x = {x}, 2.0*(exp(x) - 1.0 - x)/(x*x) "
-      f"computes {f['operation']['expression']} before dividing by x*x.")
-if f["status"] == "silent":
-    print("GSL returns GSL_SUCCESS with an infinite value; only for x >= ln(DBL_MAX) does it report the overflow.")
+returned = f["results"][0]["value"]
+ref = f["reference"]
+true = f"{float(ref['value']):.8g}" if ref else "unknown"
+others = report["summary"]["classes"]
+print(f"{len(bugs)} bug{'s' if len(bugs) != 1 else ''}: the Overflow at specfunc/exp.c:406 in {f['location']['function']}. "
+      f"For x = {x}, 2.0*(exp(x) - 1.0 - x)/(x*x) computes {f['operation']['expression']} before dividing by x*x:")
+print(f"GSL returns {returned} with GSL_SUCCESS where the true value (mpmath) is {true}.")
+print(f"The other findings: {others['absorbed']} absorbed (the result stays right), {others['handled']} handled, "
+      f"{others['chained']} chained, {others['input_borne']} input-borne.")
 EOF
 then
   echo "This run did not reach the Overflow at specfunc/exp.c:406; try a longer run: scripts/demo.sh 120"
