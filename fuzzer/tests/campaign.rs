@@ -171,6 +171,53 @@ fn errbits_guides_to_a_narrow_overflow_window() {
     );
 }
 
+/// `866.0k` -> 866000, `1.23M` -> 1230000, `42` -> 42.
+fn human_number(text: &str) -> f64 {
+    let (digits, scale) = match text.chars().last() {
+        Some('k') => (&text[..text.len() - 1], 1e3),
+        Some('M') => (&text[..text.len() - 1], 1e6),
+        _ => (text, 1.0),
+    };
+    digits.parse::<f64>().expect("a number") * scale
+}
+
+#[test]
+fn the_status_line_shows_the_current_counts() {
+    let _turn = one_at_a_time();
+    let built = compile("steep", &[("steep.c", STEEP)], &["-O1"], &[]);
+    let out = out_dir(&built, "out");
+    let o = numfuzz(&[
+        "run",
+        "-o",
+        out.to_str().unwrap(),
+        "-V",
+        "20",
+        "--no-tui",
+        "--",
+        built.exe.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", both(&o));
+    // `[numfuzz] 10s/16s  execs 866.0k (86.6k/s)  ...`: (elapsed, executions) of every line.
+    let lines: Vec<(u64, f64)> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .filter_map(|l| {
+            let rest = l.strip_prefix("[numfuzz] ")?;
+            let elapsed = rest.split('s').next()?.parse().ok()?;
+            let execs = rest.split("execs ").nth(1)?.split(' ').next()?;
+            Some((elapsed, human_number(execs)))
+        })
+        .collect();
+    // The monitor prints about every 6 s once the clients have reported.
+    let periodic: Vec<&(u64, f64)> = lines.iter().filter(|(t, _)| *t >= 3).collect();
+    assert!(periodic.len() >= 2, "status lines: {lines:?}\n{}", both(&o));
+    // Lines seconds apart report new executions (they used to repeat a count for 15 s).
+    for w in periodic.windows(2) {
+        if w[1].0 > w[0].0 + 2 {
+            assert!(w[1].1 > w[0].1, "a stale count: {w:?} in {lines:?}");
+        }
+    }
+}
+
 #[test]
 fn two_cores_give_two_afl_instances_that_both_fuzz() {
     let _turn = one_at_a_time();

@@ -7,6 +7,7 @@
 use crate::context::Instance;
 use crate::meta::{AflCounters, DistanceHistory, ExceptionsSeen};
 use libafl::corpus::Corpus;
+use libafl::events::ProgressReporter;
 use libafl::feedbacks::MapFeedbackMetadata;
 use libafl::schedulers::minimizer::IsFavoredMetadata;
 use libafl::stages::{Restartable, Stage};
@@ -210,14 +211,19 @@ impl StatsStage {
 impl<E, EM, S, Z> Stage<E, EM, S, Z> for StatsStage
 where
     S: HasCorpus<libafl::inputs::BytesInput> + HasExecutions + HasMetadata + HasNamedMetadata + Stoppable + HasImported,
+    EM: ProgressReporter<S>,
 {
-    fn perform(&mut self, _fuzzer: &mut Z, _executor: &mut E, state: &mut S, _manager: &mut EM) -> Result<(), Error> {
+    fn perform(&mut self, _fuzzer: &mut Z, _executor: &mut E, state: &mut S, manager: &mut EM) -> Result<(), Error> {
         let due = self.last_write.is_none_or(|t| t.elapsed() >= self.interval);
         if self.over() {
             self.write(state)?;
+            manager.report_progress(state)?;
             state.request_stop();
         } else if due {
             self.write(state)?;
+            // LibAFL's fuzz loop tells the broker the executions only every 15 s; the status
+            // line would repeat stale counts in between.
+            manager.maybe_report_progress(state, self.interval)?;
         }
         Ok(())
     }
