@@ -13,67 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// First line of the runtime's crash report (see `runtime/src/crash.rs`).
-const FATAL_PREFIX: &str = "numfuzz: fatal signal ";
-
-/// One frame of a crash stack.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Frame {
-    pub function: String,
-    pub file: Option<String>,
-    pub line: Option<u32>,
-    pub column: Option<u32>,
-}
-
-impl Frame {
-    /// A frame of the numfuzz runtime (its Rust code, or the C shim's `numfuzz_*` helpers),
-    /// which a crash can only reach as the innermost callee of the program's own code.
-    pub fn is_numfuzz_runtime(&self) -> bool {
-        self.file.as_deref().is_some_and(|p| p.ends_with(".rs"))
-            || self.function.starts_with("numfuzz_")
-            || self.function.starts_with("__numfuzz")
-    }
-
-    /// `poke_null (h.c:9:25)`, or just the function.
-    pub fn display(&self) -> String {
-        match (&self.file, self.line) {
-            (Some(file), Some(line)) => match self.column {
-                Some(col) => format!("{} ({file}:{line}:{col})", self.function),
-                None => format!("{} ({file}:{line})", self.function),
-            },
-            _ => self.function.clone(),
-        }
-    }
-
-    /// Parses `numfuzz:     #0 0x0000… in poke_null /src/h.c:9:25`.
-    fn parse(line: &str) -> Option<Frame> {
-        let rest = line.strip_prefix("numfuzz:")?.trim_start().strip_prefix('#')?;
-        let (_, rest) = rest.split_once(" in ")?;
-        let (function, location) = match rest.split_once(' ') {
-            Some((f, loc)) => (f, Some(loc.trim())),
-            None => (rest, None),
-        };
-        let (file, line, column) = location.map_or((None, None, None), split_location);
-        Some(Frame {
-            function: function.to_string(),
-            file,
-            line,
-            column,
-        })
-    }
-}
-
-/// `file:line[:col]` (the file itself may contain ':').
-fn split_location(loc: &str) -> (Option<String>, Option<u32>, Option<u32>) {
-    let number = |s: &str| s.parse::<u32>().ok();
-    let Some((head, last)) = loc.rsplit_once(':').filter(|(_, n)| number(n).is_some()) else {
-        return (Some(loc.to_string()), None, None);
-    };
-    match head.rsplit_once(':').filter(|(_, n)| number(n).is_some()) {
-        Some((file, line)) => (Some(file.to_string()), number(line), number(last)),
-        None => (Some(head.to_string()), number(last), None),
-    }
-}
+pub use numfuzz_abi::report::Frame;
 
 /// How a replay ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -268,32 +208,23 @@ fn parse_run(input: &Path, bytes: Vec<u8>, status: Option<std::process::ExitStat
     let mut results = Vec::new();
     let mut taint = None;
     let mut summary = None;
-    let mut stack = Vec::new();
-    let mut cause = None;
-    let mut in_stack = false;
-    for line in text.lines() {
-        if line.starts_with('{') {
-            match serde_json::from_str::<ReportEvent>(line) {
-                Ok(ReportEvent::Exception(r)) => exceptions.push(r),
-                Ok(ReportEvent::Result(r)) => results.push(r),
-                Ok(ReportEvent::Taint(t)) => taint = Some(t),
-                Ok(ReportEvent::InputDone(s)) => summary = Some(s),
-                Err(_) => {}
-            }
-        } else if let Some(rest) = line.strip_prefix(FATAL_PREFIX) {
-            in_stack = true;
-            stack.clear();
-            cause = rest
-                .split_once(" (")
-                .and_then(|(_, c)| c.strip_suffix(')'))
-                .map(str::to_string);
-        } else if in_stack {
-            match Frame::parse(line) {
-                Some(f) => stack.push(f),
-                None => in_stack = false,
-            }
+    let mut crash = None;
+    for line in text.lines().filter(|l| l.starts_with('{')) {
+        match serde_json::from_str::<ReportEvent>(line) {
+            Ok(ReportEvent::Exception(r)) => exceptions.push(r),
+            Ok(ReportEvent::Result(r)) => results.push(r),
+            Ok(ReportEvent::Taint(t)) => taint = Some(t),
+            Ok(ReportEvent::InputDone(s)) => summary = Some(s),
+            Ok(ReportEvent::Crash(c)) => crash = Some(c),
+            // The program's own output may start with '{' too.
+            Err(_) => {}
         }
     }
+    let cause = crash
+        .as_ref()
+        .filter(|c| c.stack_overflow)
+        .map(|_| "stack overflow".to_string());
+    let stack = crash.map(|c| c.frames).unwrap_or_default();
     let ending = match (status, summary) {
         (None, _) => Ending::TimedOut { stack },
         (Some(s), _) if s.signal().is_some() => Ending::Crashed {
@@ -443,59 +374,71 @@ pub fn describe(replay: &Replay, signature: Option<&Signature>) -> String {
 mod tests {
     use super::*;
 
-    #[test]
-    fn stack_frames_parse() {
-        let f = Frame::parse("numfuzz:     #0 0x000055a678e8ab5d in poke_null /tmp/t/h2.c:4:82").unwrap();
-        assert_eq!(f.function, "poke_null");
-        assert_eq!(
-            (f.file.as_deref(), f.line, f.column),
-            (Some("/tmp/t/h2.c"), Some(4), Some(82))
-        );
-        assert_eq!(f.display(), "poke_null (/tmp/t/h2.c:4:82)");
-        let g = Frame::parse("numfuzz:     #3 0x00007f15e3811472 in __GI_abort ./stdlib/abort.c:79").unwrap();
-        assert_eq!(
-            (g.file.as_deref(), g.line, g.column),
-            (Some("./stdlib/abort.c"), Some(79), None)
-        );
-        let h = Frame::parse("numfuzz:     #4 0x00007f15e3811472 in ??").unwrap();
-        assert_eq!((h.function.as_str(), h.file), ("??", None));
-        assert!(Frame::parse("numfuzz: fatal signal SIGSEGV").is_none());
+    /// The runtime's `crash` event for `frames` (function, file, line, column).
+    fn crash_event(signal: &str, stack_overflow: bool, frames: &[(&str, &str, u32, u32)]) -> String {
+        let report = numfuzz_abi::report::CrashReport {
+            signal: signal.into(),
+            stack_overflow,
+            frames: frames
+                .iter()
+                .map(|&(function, file, line, column)| Frame {
+                    function: function.into(),
+                    file: Some(file.into()),
+                    line: Some(line),
+                    column: Some(column),
+                })
+                .collect(),
+        };
+        serde_json::to_string(&ReportEvent::Crash(report)).unwrap()
     }
 
     #[test]
     fn a_crash_report_is_read_with_its_stack_and_exceptions() {
-        let text =
+        let exception =
             "{\"event\":\"exception\",\"kind\":\"Overflow\",\"id\":1,\"op\":\"exp\",\"type\":\"f64\",\"file\":\"h.c\",\
                     \"directory\":\"/s\",\"line\":5,\"column\":3,\"function\":\"g\",\"operands\":[\"710.0\"],\
-                    \"operands_hex\":[\"0x1.63p+9\"],\"result\":\"inf\",\"result_hex\":\"inf\"}\n\
-                    numfuzz: fatal signal SIGABRT\n\
-                    numfuzz:     #0 0x01 in raise ./signal/raise.c:26:13\n\
-                    numfuzz:     #1 0x02 in check /s/h.c:9:3\n\
-                    numfuzz:     #2 0x03 in LLVMFuzzerTestOneInput /s/h.c:20:5\n";
+                    \"operands_hex\":[\"0x1.63p+9\"],\"result\":\"inf\",\"result_hex\":\"inf\"}";
+        let crash = crash_event(
+            "SIGABRT",
+            false,
+            &[
+                ("raise", "./signal/raise.c", 26, 13),
+                ("check", "/s/h.c", 9, 3),
+                ("LLVMFuzzerTestOneInput", "/s/h.c", 20, 5),
+            ],
+        );
+        // The program's own output around the events is ignored.
+        let text = format!("{exception}\n{{not json\n{crash}\nbye\n");
         use std::os::unix::process::ExitStatusExt;
         let status = std::process::ExitStatus::from_raw(libc::SIGABRT);
-        let r = parse_run(Path::new("x"), vec![], Some(status), text);
+        let r = parse_run(Path::new("x"), vec![], Some(status), &text);
         assert_eq!(r.exceptions.len(), 1);
         let Ending::Crashed { signal, stack, .. } = &r.ending else {
             panic!("{:?}", r.ending)
         };
         assert_eq!((*signal, stack.len()), (libc::SIGABRT, 3));
         assert_eq!(r.crash_frame().unwrap().function, "check");
+        assert_eq!(r.crash_frame().unwrap().display(), "check (/s/h.c:9:3)");
         assert_eq!(r.crash_name().as_deref(), Some("SIGABRT"));
     }
 
     #[test]
     fn a_stack_overflow_is_named_and_located_in_the_program_not_the_checker() {
         // Infinite recursion runs out of stack inside whatever it calls last, here a checker.
-        let text = "numfuzz: fatal signal SIGSEGV (stack overflow)\n\
-                    numfuzz:     #0 0x01 in numfuzz_reexec_f64 /work/numfuzz/runtime/src/shim.c:116:90\n\
-                    numfuzz:     #1 0x02 in classify /work/numfuzz/runtime/src/check/libm.rs:221:12\n\
-                    numfuzz:     #2 0x03 in __numfuzz_check_f64 /work/numfuzz/runtime/src/lib.rs:98:9\n\
-                    numfuzz:     #3 0x04 in dive /s/h.c:12:7\n\
-                    numfuzz:     #4 0x05 in dive /s/h.c:13:3\n";
+        let text = crash_event(
+            "SIGSEGV",
+            true,
+            &[
+                ("numfuzz_reexec_f64", "/work/numfuzz/runtime/src/shim.c", 116, 90),
+                ("classify", "/work/numfuzz/runtime/src/check/libm.rs", 221, 12),
+                ("__numfuzz_check_f64", "/work/numfuzz/runtime/src/lib.rs", 98, 9),
+                ("dive", "/s/h.c", 12, 7),
+                ("dive", "/s/h.c", 13, 3),
+            ],
+        );
         use std::os::unix::process::ExitStatusExt;
         let status = std::process::ExitStatus::from_raw(libc::SIGSEGV);
-        let r = parse_run(Path::new("x"), vec![], Some(status), text);
+        let r = parse_run(Path::new("x"), vec![], Some(status), &text);
         assert_eq!(r.crash_name().as_deref(), Some("SIGSEGV (stack overflow)"));
         let f = r.crash_frame().unwrap();
         assert_eq!((f.function.as_str(), f.line), ("dive", Some(12)));

@@ -382,6 +382,7 @@ fn run_batch(exe: &Path, dir: &Path, first: usize, cases: &[Case]) -> (usize, Ve
                 done += 1;
             }
             ReportEvent::Result(_) | ReportEvent::Taint(_) => {}
+            ReportEvent::Crash(c) => panic!("the replay crashed: {c:?}"),
         }
     }
     assert_eq!(done, cases.len(), "one input_done per input");

@@ -8,18 +8,19 @@
 //! numfuzz:     #1 0x000055d0c1a2b400 in LLVMFuzzerTestOneInput /src/h.c:20:5
 //! ```
 //!
-//! `numfuzz triage` and `numfuzz replay` read these lines. Only standalone runs install the
+//! With `NUMFUZZ_REPORT=json` (how `numfuzz triage` and `numfuzz replay` run a target) the
+//! same report is one JSON `crash` event instead. Only standalone runs install the
 //! handlers: the forkserver and the in-process engine have their own crash handling.
 //! Symbolizing allocates and is not async-signal-safe; the process is dying anyway, and a
 //! watchdog re-raises the signal if the handler itself gets stuck.
 
+use crate::report;
 use numfuzz_abi::env;
+use numfuzz_abi::report::{CrashReport, Frame, ReportEvent};
 use std::ffi::{c_int, c_void};
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicI32, Ordering};
 
-/// First line of a crash report; the fuzzer matches on it.
-pub const FATAL_PREFIX: &str = "numfuzz: fatal signal ";
 /// Frames printed at most.
 const MAX_FRAMES: usize = 16;
 /// Seconds the handler may take before the watchdog re-raises the signal.
@@ -72,88 +73,109 @@ fn signal_name(sig: c_int) -> String {
     }
 }
 
-/// Appended to the fatal-signal line when the fault hit the guard page below the stack: the
-/// innermost frames are then wherever the stack ran out (often a checker), not the bug.
-pub const STACK_OVERFLOW_SUFFIX: &str = " (stack overflow)";
-
 /// How close (bytes) a faulting address must be to the interrupted stack pointer to count as
 /// running off the stack: one large frame plus the guard page.
 const STACK_FAULT_REACH: usize = 256 * 1024;
 
-/// The fault address is next to the interrupted stack pointer: the stack ran out.
-#[allow(unused_variables)]
-fn is_stack_overflow(info: *mut libc::siginfo_t, context: *mut c_void) -> bool {
-    if info.is_null() || context.is_null() {
-        return false;
-    }
-    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
-    {
-        // SAFETY: the kernel passes a siginfo_t and a ucontext_t to SA_SIGINFO handlers.
-        let (addr, sp) = unsafe {
-            let uc = &*(context as *const libc::ucontext_t);
-            (
-                (*info).si_addr() as usize,
-                uc.uc_mcontext.gregs[libc::REG_RSP as usize] as usize,
-            )
-        };
-        return addr.abs_diff(sp) <= STACK_FAULT_REACH;
-    }
-    #[allow(unreachable_code)]
-    false
+/// The interrupted thread's program counter and stack pointer, read once from the signal
+/// context when the architecture is known.
+#[derive(Clone, Copy, Default)]
+struct Interrupted {
+    pc: Option<usize>,
+    sp: Option<usize>,
 }
 
-/// The interrupted program counter, when the architecture is known.
-#[allow(unused_variables)]
-fn fault_pc(context: *mut c_void) -> Option<usize> {
-    if context.is_null() {
-        return None;
-    }
-    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
-    {
+impl Interrupted {
+    #[allow(unused_variables)]
+    fn read(context: *mut c_void) -> Interrupted {
+        if context.is_null() {
+            return Interrupted::default();
+        }
         // SAFETY: the kernel passes a ucontext_t to SA_SIGINFO handlers.
+        #[allow(unused_unsafe)]
         let uc = unsafe { &*(context as *const libc::ucontext_t) };
-        return Some(uc.uc_mcontext.gregs[libc::REG_RIP as usize] as usize);
+        #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+        return Interrupted {
+            pc: Some(uc.uc_mcontext.gregs[libc::REG_RIP as usize] as usize),
+            sp: Some(uc.uc_mcontext.gregs[libc::REG_RSP as usize] as usize),
+        };
+        #[cfg(all(target_os = "linux", target_arch = "aarch64"))]
+        return Interrupted {
+            pc: Some(uc.uc_mcontext.pc as usize),
+            sp: Some(uc.uc_mcontext.sp as usize),
+        };
+        #[allow(unreachable_code)]
+        Interrupted::default()
     }
-    #[cfg(all(target_os = "linux", target_arch = "aarch64"))]
-    {
-        // SAFETY: as above.
-        let uc = unsafe { &*(context as *const libc::ucontext_t) };
-        return Some(uc.uc_mcontext.pc as usize);
+
+    /// The fault address is next to the interrupted stack pointer: the stack ran out.
+    fn ran_off_the_stack(self, info: *mut libc::siginfo_t) -> bool {
+        let Some(sp) = self.sp.filter(|_| !info.is_null()) else {
+            return false;
+        };
+        // SAFETY: the kernel passes a siginfo_t to SA_SIGINFO handlers.
+        let addr = unsafe { (*info).si_addr() } as usize;
+        addr.abs_diff(sp) <= STACK_FAULT_REACH
     }
-    #[allow(unreachable_code)]
-    None
 }
 
-/// One symbolized frame line (several for inlined calls) appended to `out`. Returns whether
-/// the frame is the harness entry (below it is only the runtime's `main`).
-fn describe_frame(out: &mut String, index: &mut usize, ip: usize, exact: bool) -> bool {
+/// The symbolized frames at `ip` (several for inlined calls), appended to `frames`. Returns
+/// whether the frame is the harness entry (below it is only the runtime's `main`).
+fn symbolize(frames: &mut Vec<(usize, Frame)>, ip: usize, exact: bool) -> bool {
     // `resolve` looks up `addr - 1` (return addresses point past the call); the faulting
     // frame's address is the instruction itself.
     let lookup = if exact { ip + 1 } else { ip };
     let mut reached_entry = false;
-    let mut any = false;
+    let before = frames.len();
     // SAFETY: single-threaded use while the process dies; see the module docs.
     unsafe {
         backtrace::resolve_unsynchronized(lookup as *mut c_void, |sym| {
-            any = true;
-            let name = sym.name().map_or_else(|| "??".to_string(), |n| n.to_string());
-            reached_entry |= name == "LLVMFuzzerTestOneInput" || name == "main";
-            let _ = write!(out, "numfuzz:     #{} {ip:#018x} in {name}", *index);
-            if let (Some(file), Some(line)) = (sym.filename(), sym.lineno()) {
-                let _ = write!(out, " {}:{line}", file.display());
-                if let Some(col) = sym.colno().filter(|&c| c > 0) {
-                    let _ = write!(out, ":{col}");
-                }
-            }
-            out.push('\n');
-            *index += 1;
+            let function = sym.name().map_or_else(|| "??".to_string(), |n| n.to_string());
+            reached_entry |= function == "LLVMFuzzerTestOneInput" || function == "main";
+            let line = sym.lineno();
+            frames.push((
+                ip,
+                Frame {
+                    function,
+                    file: line.and(sym.filename()).map(|f| f.display().to_string()),
+                    line: sym.filename().and(line),
+                    column: line.and(sym.colno()).filter(|&c| c > 0),
+                },
+            ));
         });
     }
-    if !any {
-        let _ = writeln!(out, "numfuzz:     #{} {ip:#018x} in ??", *index);
-        *index += 1;
+    if frames.len() == before {
+        frames.push((
+            ip,
+            Frame {
+                function: "??".into(),
+                file: None,
+                line: None,
+                column: None,
+            },
+        ));
     }
     reached_entry
+}
+
+/// The report as people read it (`numfuzz: fatal signal SIGSEGV`, then one line per frame).
+fn human_report(report: &CrashReport, ips: &[usize]) -> String {
+    let mut out = format!("numfuzz: fatal signal {}", report.signal);
+    if report.stack_overflow {
+        out.push_str(" (stack overflow)");
+    }
+    out.push('\n');
+    for (index, (frame, ip)) in report.frames.iter().zip(ips).enumerate() {
+        let _ = write!(out, "numfuzz:     #{index} {ip:#018x} in {}", frame.function);
+        if let (Some(file), Some(line)) = (&frame.file, frame.line) {
+            let _ = write!(out, " {file}:{line}");
+            if let Some(col) = frame.column {
+                let _ = write!(out, ":{col}");
+            }
+        }
+        out.push('\n');
+    }
+    out
 }
 
 /// The frame is this module's signal handler.
@@ -212,7 +234,8 @@ extern "C" fn on_fatal_signal(sig: c_int, info: *mut libc::siginfo_t, context: *
         })
     };
     // Frames above the interrupted one belong to this handler and the signal trampoline.
-    let pc = fault_pc(context);
+    let at = Interrupted::read(context);
+    let pc = at.pc;
     let start = pc.and_then(|pc| ips.iter().position(|&ip| ip == pc));
     let (first, exact) = match start {
         Some(i) => (i, true),
@@ -223,17 +246,27 @@ extern "C" fn on_fatal_signal(sig: c_int, info: *mut libc::siginfo_t, context: *
             false,
         ),
     };
-    let mut out = format!("{FATAL_PREFIX}{}", signal_name(sig));
-    if (sig == libc::SIGSEGV || sig == libc::SIGBUS) && is_stack_overflow(info, context) {
-        out.push_str(STACK_OVERFLOW_SUFFIX);
-    }
-    out.push('\n');
-    let mut index = 0;
+    let stack_overflow = (sig == libc::SIGSEGV || sig == libc::SIGBUS) && at.ran_off_the_stack(info);
+    let mut frames = Vec::new();
     for (k, &ip) in ips.iter().enumerate().skip(first) {
-        if index >= MAX_FRAMES || describe_frame(&mut out, &mut index, ip, exact && k == first) {
+        if frames.len() >= MAX_FRAMES || symbolize(&mut frames, ip, exact && k == first) {
             break;
         }
     }
+    frames.truncate(MAX_FRAMES);
+    let (ips, frames): (Vec<usize>, Vec<Frame>) = frames.into_iter().unzip();
+    let report = CrashReport {
+        signal: signal_name(sig),
+        stack_overflow,
+        frames,
+    };
+    // Replays (`NUMFUZZ_REPORT=json`) read the report as one more event of the stream.
+    let out = if report::json() {
+        let event = serde_json::to_string(&ReportEvent::Crash(report)).unwrap_or_default();
+        format!("{event}\n")
+    } else {
+        human_report(&report, &ips)
+    };
     write_stderr(&out);
     // SAFETY: the shim calls the profile runtime's writer if this is an llvm-cov build.
     unsafe { numfuzz_shim_flush_profile() };

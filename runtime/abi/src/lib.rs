@@ -28,8 +28,9 @@ pub use value::Value;
 
 /// Version of this contract. Bumped on any incompatible change of a layout or meaning; the
 /// runtime refuses a shared-memory region of another version and the fuzzer refuses a target
-/// whose runtime marker names another version.
-pub const ABI_VERSION: u32 = 3;
+/// whose runtime marker names another version. (4: a crash is reported as a JSON `crash`
+/// event in `NUMFUZZ_REPORT=json` mode instead of text lines.)
+pub const ABI_VERSION: u32 = 4;
 
 /// Name of the ELF section holding the harness's `NUMFUZZ_SIGNATURE` string.
 pub const SIGNATURE_SECTION: &str = "__numfuzz_sig";

@@ -22,6 +22,57 @@ pub enum ReportEvent {
     Taint(TaintReport),
     /// The end of one input's run.
     InputDone(InputSummary),
+    /// A fatal signal in a standalone run: a crash, or the SIGABRT with which a replay that
+    /// ran out of time is stopped. Printed by the runtime's signal handler, last.
+    Crash(CrashReport),
+}
+
+/// Where a program was when a fatal signal struck.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CrashReport {
+    /// `SIGSEGV`, `SIGABRT`, ...
+    pub signal: String,
+    /// The fault hit the guard page below the stack: the innermost frames are wherever the
+    /// stack ran out (often a checker), not the bug.
+    #[serde(default)]
+    pub stack_overflow: bool,
+    /// Symbolized frames, innermost first, down to the harness entry (inlined calls are
+    /// frames of their own).
+    pub frames: Vec<Frame>,
+}
+
+/// One symbolized frame of a crash stack.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Frame {
+    /// `??` when the symbolizer found no name.
+    pub function: String,
+    #[serde(default)]
+    pub file: Option<String>,
+    #[serde(default)]
+    pub line: Option<u32>,
+    #[serde(default)]
+    pub column: Option<u32>,
+}
+
+impl Frame {
+    /// A frame of the numfuzz runtime (its Rust code, or the C shim's `numfuzz_*` helpers),
+    /// which a crash can only reach as the innermost callee of the program's own code.
+    pub fn is_numfuzz_runtime(&self) -> bool {
+        self.file.as_deref().is_some_and(|p| p.ends_with(".rs"))
+            || self.function.starts_with("numfuzz_")
+            || self.function.starts_with("__numfuzz")
+    }
+
+    /// `poke_null (h.c:9:25)`, or just the function.
+    pub fn display(&self) -> String {
+        match (&self.file, self.line) {
+            (Some(file), Some(line)) => match self.column {
+                Some(col) => format!("{} ({file}:{line}:{col})", self.function),
+                None => format!("{} ({file}:{line})", self.function),
+            },
+            _ => self.function.clone(),
+        }
+    }
 }
 
 /// One declared result of the function under test.
