@@ -86,8 +86,8 @@ pub struct RunArgs {
     /// AFL++, five times their average rounded up to 20 ms, at most 1000).
     #[arg(short = 't', long = "timeout")]
     pub timeout_ms: Option<u64>,
-    /// Cores to fuzz on, one client each (e.g. `0`, `0-1`, `0,2`).
-    #[arg(long, default_value = "0")]
+    /// Cores to fuzz on, one client each (e.g. `0`, `0-1`, `0,2`, `all`).
+    #[arg(long, default_value = "0", value_parser = cores_of_this_machine)]
     pub cores: String,
     /// How to execute the target.
     #[arg(long, value_enum, default_value_t = ExecutorChoice::Auto)]
@@ -245,5 +245,41 @@ fn positive_tolerance(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(t) if t > 0.0 && t.is_finite() => Ok(t),
         _ => Err(format!("`{s}` is not a positive number (a relative error, e.g. 1e-6)")),
+    }
+}
+
+/// `--cores`: a LibAFL core list whose cores this machine has, checked before anything starts
+/// (a core that does not exist would only fail once the clients are being spawned).
+fn cores_of_this_machine(s: &str) -> Result<String, String> {
+    let available = std::thread::available_parallelism().map_or(1, usize::from);
+    let hint = format!(
+        "this machine has cores 0-{}; e.g. `--cores 0`, `--cores 0-{}` or `--cores all`",
+        available - 1,
+        available - 1
+    );
+    let cores =
+        libafl_bolts::core_affinity::Cores::from_cmdline(s).map_err(|_| format!("`{s}` is not a core list: {hint}"))?;
+    match cores.ids.iter().find(|c| c.0 >= available) {
+        Some(c) => Err(format!("core {} does not exist: {hint}", c.0)),
+        None if cores.ids.is_empty() => Err(format!("`{s}` names no core: {hint}")),
+        None => Ok(s.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cores_must_exist_on_this_machine() {
+        assert_eq!(cores_of_this_machine("0").as_deref(), Ok("0"));
+        assert!(cores_of_this_machine("all").is_ok());
+        let err = cores_of_this_machine("4096").unwrap_err();
+        assert!(
+            err.starts_with("core 4096 does not exist: this machine has cores 0-"),
+            "{err}"
+        );
+        let err = cores_of_this_machine("0-x").unwrap_err();
+        assert!(err.contains("is not a core list"), "{err}");
     }
 }
