@@ -3,7 +3,7 @@
 use crate::region::Region;
 use crate::{edges, report, signature, sites, Harness};
 use numfuzz_abi::kind::KINDS_PER_SITE;
-use numfuzz_engine::campaign::TargetMaps;
+use numfuzz_engine::client::TargetMaps;
 use numfuzz_engine::i2s::CmpTrace;
 use numfuzz_engine::inprocess::{run, InProcessTarget};
 use std::path::Path;

@@ -548,7 +548,26 @@ where
 
 #[cfg(test)]
 mod tests {
-    use super::scan;
+    use super::*;
+    use libafl::corpus::InMemoryCorpus;
+    use libafl::events::NopEventManager;
+    use libafl::inputs::BytesInput;
+    use libafl::state::StdState;
+    use libafl_bolts::rands::StdRand;
+    use libafl_bolts::tuples::tuple_list;
+
+    type TestState = StdState<InMemoryCorpus<BytesInput>, BytesInput, StdRand, InMemoryCorpus<BytesInput>>;
+
+    fn state() -> TestState {
+        StdState::new(
+            StdRand::with_seed(1),
+            InMemoryCorpus::new(),
+            InMemoryCorpus::new(),
+            &mut (),
+            &mut (),
+        )
+        .unwrap()
+    }
 
     #[test]
     fn scan_finds_every_touched_byte() {
@@ -563,5 +582,69 @@ mod tests {
         let mut none = Vec::new();
         scan(&[0u8; 16], 0, |i, _| none.push(i));
         assert!(none.is_empty());
+    }
+
+    /// Runs one "execution" whose distance map reads `run`, through a [`DistanceFeedback`]
+    /// (kept in the corpus when interesting). Returns whether it was interesting and the
+    /// slots recorded as improved on the testcase.
+    fn evaluate(feedback: &mut DistanceFeedback, state: &mut TestState, run: &[u8]) -> (bool, Vec<u32>) {
+        let mut map = run.to_vec();
+        // SAFETY: the map outlives the observer, which lives only in this function.
+        let observer = unsafe { StdMapObserver::from_mut_ptr("errbits", map.as_mut_ptr(), map.len()) };
+        let observers = tuple_list!(observer);
+        let mut mgr = NopEventManager::new();
+        let input = BytesInput::new(vec![0]);
+        let interesting = feedback
+            .is_interesting(state, &mut mgr, &input, &observers, &ExitKind::Ok)
+            .unwrap();
+        let mut testcase = Testcase::new(input);
+        if interesting {
+            feedback
+                .append_metadata(state, &mut mgr, &observers, &mut testcase)
+                .unwrap();
+        }
+        let improved = testcase
+            .metadata_map()
+            .get::<DistanceProgress>()
+            .map(|p| p.maps.iter().flat_map(|(_, s)| s.clone()).collect())
+            .unwrap_or_default();
+        (interesting, improved)
+    }
+
+    fn distance_feedback(enabled: bool, state: &mut TestState) -> DistanceFeedback {
+        let mut map = vec![NOT_MEASURED; 4];
+        // SAFETY: only the observer's name and handle are used after this function.
+        let observer = unsafe { StdMapObserver::from_mut_ptr("errbits", map.as_mut_ptr(), map.len()) };
+        let mut feedback = DistanceFeedback::new(&observer, enabled);
+        StateInitializer::<TestState>::init_state(&mut feedback, state).unwrap();
+        feedback
+    }
+
+    #[test]
+    fn a_smaller_distance_in_any_slot_keeps_the_input() {
+        let mut state = state();
+        let mut fb = distance_feedback(true, &mut state);
+        let x = NOT_MEASURED;
+        // The first measurement of a slot is progress.
+        assert_eq!(evaluate(&mut fb, &mut state, &[x, 40, x, x]), (true, vec![1]));
+        // The same distance again, or a worse one, is not.
+        assert_eq!(evaluate(&mut fb, &mut state, &[x, 40, x, x]), (false, vec![]));
+        assert_eq!(evaluate(&mut fb, &mut state, &[x, 41, x, x]), (false, vec![]));
+        // Closer in slot 1 and a new slot 3 at once: both recorded.
+        assert_eq!(evaluate(&mut fb, &mut state, &[x, 12, x, 30]), (true, vec![1, 3]));
+        // The exception itself (0) is the last step.
+        assert_eq!(evaluate(&mut fb, &mut state, &[x, 0, x, 31]), (true, vec![1]));
+        let history = state.named_metadata::<DistanceHistory>("errbits").unwrap();
+        assert_eq!(history.best, vec![x, 0, x, 30]);
+        assert_eq!((history.measured, history.reached), (2, 1));
+    }
+
+    #[test]
+    fn a_switched_off_distance_feedback_keeps_nothing() {
+        let mut state = state();
+        let mut fb = distance_feedback(false, &mut state);
+        assert_eq!(evaluate(&mut fb, &mut state, &[3, 2, 1, 0]), (false, vec![]));
+        let history = state.named_metadata::<DistanceHistory>("errbits").unwrap();
+        assert!(history.best.is_empty());
     }
 }

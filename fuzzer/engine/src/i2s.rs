@@ -530,7 +530,7 @@ impl I2SStage {
 
 mod stage {
     use super::{candidates, I2SStage, CANDIDATES_PER_TESTCASE};
-    use crate::campaign::{Fuzzer, Mgr, Observers, State};
+    use crate::client::{Fuzzer, Mgr, Observers, State};
     use crate::meta::Traced;
     use libafl::corpus::HasCurrentCorpusId;
     use libafl::executors::{Executor, HasObservers};

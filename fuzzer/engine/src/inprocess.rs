@@ -1,7 +1,8 @@
 //! The in-process campaign: the LibAFL engine linked into a numfuzz-cc target (the way
 //! libFuzzer is), started by `numfuzz run` through `NUMFUZZ_ENGINE=<config.json>`.
 
-use crate::campaign::{launch, run_client, TargetInfo, TargetMaps};
+use crate::campaign::launch;
+use crate::client::{run_client, TargetInfo, TargetMaps};
 use crate::config::CampaignConfig;
 use libafl::executors::{ExitKind, InProcessExecutor};
 use libafl::inputs::{BytesInput, HasTargetBytes};

@@ -2,6 +2,7 @@
 //! the runtime linked into targets (in-process campaigns).
 
 pub mod campaign;
+pub mod client;
 pub mod config;
 pub mod context;
 pub mod feedbacks;

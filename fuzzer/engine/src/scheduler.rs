@@ -110,3 +110,61 @@ impl<CS: HasQueueCycles> HasQueueCycles for DistanceFavoring<CS> {
         self.inner.queue_cycles()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use libafl::corpus::InMemoryCorpus;
+    use libafl::inputs::BytesInput;
+    use libafl::schedulers::QueueScheduler;
+    use libafl::state::StdState;
+    use libafl_bolts::rands::StdRand;
+
+    type TestState = StdState<InMemoryCorpus<BytesInput>, BytesInput, StdRand, InMemoryCorpus<BytesInput>>;
+
+    /// Adds an input that lowered the best distance of `slots` in the ErrBits map.
+    fn add(scheduler: &mut DistanceFavoring<QueueScheduler>, state: &mut TestState, slots: &[u32]) -> CorpusId {
+        let mut testcase = Testcase::new(BytesInput::new(vec![slots.len() as u8]));
+        if !slots.is_empty() {
+            testcase.add_metadata(DistanceProgress {
+                maps: vec![("errbits".into(), slots.to_vec())],
+            });
+        }
+        let id = state.corpus_mut().add(testcase).unwrap();
+        scheduler.on_add(state, id).unwrap();
+        id
+    }
+
+    fn favoured(state: &TestState, id: CorpusId) -> bool {
+        state
+            .corpus()
+            .get(id)
+            .unwrap()
+            .borrow()
+            .has_metadata::<IsFavoredMetadata>()
+    }
+
+    #[test]
+    fn the_input_holding_a_best_distance_is_favoured_until_beaten_everywhere() {
+        let mut state: TestState = StdState::new(
+            StdRand::with_seed(1),
+            InMemoryCorpus::new(),
+            InMemoryCorpus::new(),
+            &mut (),
+            &mut (),
+        )
+        .unwrap();
+        let mut scheduler = DistanceFavoring::new(QueueScheduler::new());
+        let plain = add(&mut scheduler, &mut state, &[]);
+        let a = add(&mut scheduler, &mut state, &[1, 2]);
+        assert!(!favoured(&state, plain), "no distance progress, nothing to favour");
+        assert!(favoured(&state, a));
+        // b beats a in slot 1 only: a still holds slot 2's best and stays favoured.
+        let b = add(&mut scheduler, &mut state, &[1]);
+        assert!(favoured(&state, a) && favoured(&state, b));
+        // c beats a in slot 2 too: a holds nothing any more.
+        let c = add(&mut scheduler, &mut state, &[2]);
+        assert!(!favoured(&state, a));
+        assert!(favoured(&state, b) && favoured(&state, c));
+    }
+}

@@ -1,0 +1,82 @@
+//! What a client keeps (the corpus feedback) and what it reports as a finding (the objective).
+
+use super::observers::{EdgesObserver, Hitcounts, ObserverHandles, Observers};
+use crate::config::CampaignConfig;
+use crate::context::Instance;
+use crate::feedbacks::{DistanceFeedback, ExceptionFeedback, Record, Recorder};
+use libafl::feedbacks::{
+    CombinedFeedback, CrashFeedback, LogicEagerOr, LogicFastAnd, LogicFastOr, MaxMapFeedback, TimeFeedback,
+    TimeoutFeedback,
+};
+use libafl::{feedback_and_fast, feedback_or, feedback_or_fast};
+use libafl_bolts::tuples::MatchNameRef;
+use numfuzz_abi::signature::Signature;
+use std::sync::Arc;
+
+pub type EdgesFeedback = MaxMapFeedback<EdgesObserver, Hitcounts>;
+pub type CorpusFeedback = Recorder<
+    CombinedFeedback<
+        ExceptionFeedback,
+        CombinedFeedback<
+            EdgesFeedback,
+            CombinedFeedback<
+                DistanceFeedback,
+                CombinedFeedback<DistanceFeedback, TimeFeedback, LogicEagerOr>,
+                LogicEagerOr,
+            >,
+            LogicEagerOr,
+        >,
+        LogicEagerOr,
+    >,
+>;
+pub type Objective = Recorder<
+    CombinedFeedback<CombinedFeedback<CrashFeedback, TimeoutFeedback, LogicFastOr>, EdgesFeedback, LogicFastAnd>,
+>;
+
+/// Looks an observer up; every handle in [`ObserverHandles`] names one of [`Observers`].
+macro_rules! observer {
+    ($observers:expr, $handle:expr) => {
+        $observers
+            .get(&$handle)
+            .expect("ObserverHandles are made from these observers")
+    };
+}
+
+/// Keeps an input for a new (site, kind) (saved to `crashes/` as well, and again as an escape
+/// when it reached a result unreported), a new edge, a smaller ErrBits (unless `--no-errbits`)
+/// or a smaller branch distance (unless `--no-cmp`). Every kept input goes to `queue/`.
+pub fn corpus_feedback(
+    observers: &Observers,
+    handles: &ObserverHandles,
+    cfg: &CampaignConfig,
+    signature: Option<Signature>,
+    instance: &Arc<Instance>,
+) -> CorpusFeedback {
+    let escapes = cfg
+        .escapes
+        .then(|| (observer!(observers, handles.run_flags), signature));
+    Recorder::new(
+        feedback_or!(
+            ExceptionFeedback::new(observer!(observers, handles.exceptions), escapes, instance.clone()),
+            MaxMapFeedback::new(observer!(observers, handles.edges)),
+            DistanceFeedback::new(observer!(observers, handles.errbits), cfg.errbits),
+            DistanceFeedback::new(observer!(observers, handles.cmp_distances), cfg.cmp),
+            TimeFeedback::new(observer!(observers, handles.time))
+        ),
+        instance.clone(),
+        Record::Queue,
+    )
+}
+
+/// A real crash or a time-out on a new edge path, saved to `crashes/` or `hangs/`.
+/// (Floating-point exceptions are corpus feedback, not objectives: see `feedbacks`.)
+pub fn objective(observers: &Observers, handles: &ObserverHandles, instance: &Arc<Instance>) -> Objective {
+    Recorder::new(
+        feedback_and_fast!(
+            feedback_or_fast!(CrashFeedback::new(), TimeoutFeedback::new()),
+            MaxMapFeedback::with_name("crash_edges", observer!(observers, handles.edges))
+        ),
+        instance.clone(),
+        Record::Findings,
+    )
+}

@@ -1,0 +1,180 @@
+//! One fuzzing client (one core): numfuzz's LibAFL components around an executor supplied by
+//! the caller (in-process inside the target, or a forkserver), assembled from one module per
+//! concern: [`observers`] (the target's maps, by typed handle), [`feedback`] (the corpus
+//! feedback and the objective), [`seeds`] (the starting corpus) and [`stages`] (the loop).
+
+pub mod feedback;
+pub mod observers;
+pub mod seeds;
+pub mod stages;
+
+pub use feedback::{CorpusFeedback, Objective};
+pub use observers::{EdgesObserver, Hitcounts, ObserverHandles, Observers, TargetMaps};
+
+use crate::config::CampaignConfig;
+use crate::context::Instance;
+use crate::scheduler::DistanceFavoring;
+use crate::stats::{install_stop_handler, StatsStage};
+use crate::timeout::{calibrated, AdjustTimeout};
+use libafl::corpus::{Corpus, InMemoryCorpus};
+use libafl::events::{ClientDescription, LlmpRestartingEventManager};
+use libafl::executors::{Executor, HasObservers};
+use libafl::fuzzer::StdFuzzer;
+use libafl::inputs::{BytesInput, BytesInputConverter};
+use libafl::mutators::Tokens;
+use libafl::schedulers::{IndexesLenTimeMinimizerScheduler, QueueScheduler};
+use libafl::state::{HasCorpus, StdState};
+use libafl::{Error, HasMetadata, NopInputFilter};
+use libafl_bolts::core_affinity::Cores;
+use libafl_bolts::rands::StdRand;
+use libafl_bolts::shmem::{ShMemProvider, StdShMemProvider};
+use libafl_bolts::tuples::MatchNameRef;
+use numfuzz_abi::signature::Signature;
+use numfuzz_abi::site::SiteTable;
+use numfuzz_outdir::InstanceDir;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub type State = StdState<InMemoryCorpus<BytesInput>, BytesInput, StdRand, InMemoryCorpus<BytesInput>>;
+pub type Sched = DistanceFavoring<IndexesLenTimeMinimizerScheduler<QueueScheduler, BytesInput, EdgesObserver>>;
+pub type Fuzzer = StdFuzzer<Sched, CorpusFeedback, BytesInputConverter, NopInputFilter, Objective>;
+pub type Mgr =
+    LlmpRestartingEventManager<(), BytesInput, State, <StdShMemProvider as ShMemProvider>::ShMem, StdShMemProvider>;
+
+/// Everything a client needs to know about the target besides how to execute it.
+pub struct TargetInfo {
+    pub sites: SiteTable,
+    pub signature: Option<Signature>,
+    pub maps: TargetMaps,
+}
+
+/// Name of a client's instance directory.
+pub fn instance_name(cores: usize, description: &ClientDescription) -> String {
+    if cores <= 1 {
+        "default".to_string()
+    } else {
+        format!("core{}", description.core_id().0)
+    }
+}
+
+/// Favours, per edge, the smallest and fastest input (LibAFL's minimizer) and, per distance
+/// slot, the input holding the best distance.
+fn scheduler(edges: &EdgesObserver) -> Sched {
+    DistanceFavoring::new(IndexesLenTimeMinimizerScheduler::new(edges, QueueScheduler::new()))
+}
+
+/// Runs one client until the campaign ends. On a clean end (the `-V` budget, Ctrl-C) the
+/// broker and the restarter have been told and `Ok` is returned: the caller releases what it
+/// holds (shared memory) and ends the client process.
+pub fn run_client<E, F>(
+    cfg: &CampaignConfig,
+    target: TargetInfo,
+    state: Option<State>,
+    mut mgr: Mgr,
+    description: ClientDescription,
+    make_executor: F,
+) -> Result<(), Error>
+where
+    F: FnOnce(Observers, &mut Fuzzer, &mut State, &mut Mgr) -> Result<E, Error>,
+    E: Executor<Mgr, BytesInput, State, Fuzzer> + HasObservers<Observers = Observers> + AdjustTimeout,
+{
+    let cores = Cores::from_cmdline(&cfg.cores)?.ids.len();
+    let out = InstanceDir::create(&cfg.out_dir, &instance_name(cores, &description))
+        .map_err(|e| Error::illegal_state(e.to_string()))?;
+    out.write_cmdline(&cfg.target, &cfg.target_args)
+        .map_err(|e| Error::os_error(e, "writing cmdline"))?;
+    let instance = Arc::new(Instance::new(out, target.sites, cfg.start_unix_ms));
+    let resuming = seeds::resuming(&instance);
+
+    // SAFETY: the maps live as long as the target process / the fuzzer's shared memory.
+    let (observers, handles) = unsafe { target.maps.observers() };
+    let mut feedback = feedback::corpus_feedback(&observers, &handles, cfg, target.signature.clone(), &instance);
+    let mut objective = feedback::objective(&observers, &handles, &instance);
+    let restarted = state.is_some();
+    let mut state = match state {
+        Some(s) => s,
+        None => StdState::new(
+            StdRand::new(),
+            InMemoryCorpus::new(),
+            InMemoryCorpus::new(),
+            &mut feedback,
+            &mut objective,
+        )?,
+    };
+    let edges = observers.get(&handles.edges).expect("the edge observer");
+    let mut fuzzer = StdFuzzer::new(scheduler(edges), feedback, objective);
+    let mut executor = make_executor(observers, &mut fuzzer, &mut state, &mut mgr)?;
+    // Comparison distances are recorded in every run from here on (unless --no-cmp); the
+    // input-to-state stage adds operand logging to its tracing runs.
+    let cmp_trace = target.maps.cmp_trace.filter(|_| cfg.cmp);
+    if let Some(trace) = target.maps.cmp_trace {
+        trace.set_mode(if cfg.cmp { numfuzz_abi::cmp::CMP_DISTANCES } else { 0 });
+    }
+    if !state.has_metadata::<Tokens>() && !cfg.dictionaries.is_empty() {
+        let tokens = Tokens::new().add_from_files(&cfg.dictionaries)?;
+        state.add_metadata(tokens);
+    }
+    if !restarted {
+        let signature = target.signature.as_ref();
+        seeds::load(
+            cfg,
+            &instance,
+            resuming,
+            signature,
+            &mut fuzzer,
+            &mut state,
+            &mut executor,
+            &mut mgr,
+        )?;
+    }
+
+    let timeout_ms = calibrate_timeout(cfg, &state, &mut executor);
+    let deadline = cfg.duration_secs.map(|s| instance.start + Duration::from_secs(s));
+    let banner = cfg
+        .target
+        .file_name()
+        .map_or("target".into(), |n| n.to_string_lossy().into_owned());
+    let stats = StatsStage::new(
+        instance.clone(),
+        deadline,
+        timeout_ms,
+        target.maps.edges_len,
+        cfg.command_line.clone(),
+        banner,
+    );
+    install_stop_handler();
+    let signature = target.signature.map(Arc::new);
+    match stages::fuzz(
+        cfg,
+        signature,
+        cmp_trace,
+        stats,
+        &mut fuzzer,
+        &mut executor,
+        &mut state,
+        &mut mgr,
+    ) {
+        Err(Error::ShuttingDown) | Ok(()) => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// The per-execution time limit: `-t`, or calibrated from the seeds' run times like AFL++.
+fn calibrate_timeout<E: AdjustTimeout>(cfg: &CampaignConfig, state: &State, executor: &mut E) -> u64 {
+    if !cfg.calibrate_timeout {
+        return cfg.timeout_ms;
+    }
+    let times: Vec<Duration> = state
+        .corpus()
+        .ids()
+        .filter_map(|id| state.corpus().get(id).ok()?.borrow().exec_time().as_ref().copied())
+        .collect();
+    match calibrated(&times, Duration::from_millis(cfg.timeout_ms)) {
+        Some(limit) => {
+            executor.adjust_timeout(limit);
+            log::info!("time limit calibrated from {} inputs: {limit:?}", times.len());
+            limit.as_millis() as u64
+        }
+        None => cfg.timeout_ms,
+    }
+}

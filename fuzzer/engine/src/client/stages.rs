@@ -1,0 +1,98 @@
+//! The stages of a client's fuzzing loop: input-to-state on a testcase's first turn, one
+//! mutational stage, then the stats stage (which also ends the campaign when it is due).
+//! A new stage is one module and one entry in [`fuzz_with`].
+
+use super::{Fuzzer, Mgr, Observers, State};
+use crate::config::{CampaignConfig, MutatorSchedule};
+use crate::i2s::{CmpTrace, I2SStage};
+use crate::mutators::fp_mutations;
+use crate::stats::StatsStage;
+use libafl::executors::{Executor, HasObservers};
+use libafl::fuzzer::Fuzzer as _;
+use libafl::inputs::BytesInput;
+use libafl::mutators::{
+    havoc_mutations, tokens_mutations, HavocScheduledMutator, Mutator, MutatorsTuple, StdMOptMutator,
+};
+use libafl::stages::StdMutationalStage;
+use libafl::Error;
+use libafl_bolts::tuples::{tuple_list, HasConstLen, Merge, NamedTuple};
+use numfuzz_abi::signature::Signature;
+use std::sync::Arc;
+
+/// MOpt's largest stack of mutations per run is 2^7, as in havoc.
+const MOPT_MAX_STACK_POW: usize = 7;
+/// MOpt's particle swarms (AFL++'s default).
+const MOPT_SWARMS: usize = 5;
+
+/// Runs the fuzzing loop until the campaign ends. Typed inputs get the IEEE-754 field
+/// operators next to LibAFL's byte havoc and tokens (which still find what no typed operator
+/// would: lengths, unusual encodings); untyped ones get havoc and tokens only.
+#[allow(clippy::too_many_arguments)]
+pub fn fuzz<E>(
+    cfg: &CampaignConfig,
+    signature: Option<Arc<Signature>>,
+    cmp_trace: Option<CmpTrace>,
+    stats: StatsStage,
+    fuzzer: &mut Fuzzer,
+    executor: &mut E,
+    state: &mut State,
+    mgr: &mut Mgr,
+) -> Result<(), Error>
+where
+    E: Executor<Mgr, BytesInput, State, Fuzzer> + HasObservers<Observers = Observers>,
+{
+    let i2s = I2SStage::new(cmp_trace, signature.clone());
+    let byte_level = havoc_mutations().merge(tokens_mutations());
+    let stages = (i2s, stats);
+    match signature.filter(|_| cfg.fp_mutators) {
+        Some(sig) => scheduled(
+            cfg.schedule,
+            fp_mutations(&sig).merge(byte_level),
+            stages,
+            fuzzer,
+            executor,
+            state,
+            mgr,
+        ),
+        None => scheduled(cfg.schedule, byte_level, stages, fuzzer, executor, state, mgr),
+    }
+}
+
+/// The mutational stage over `ops`, scheduled by MOpt or uniformly (havoc).
+fn scheduled<E, MT>(
+    schedule: MutatorSchedule,
+    ops: MT,
+    stages: (I2SStage, StatsStage),
+    fuzzer: &mut Fuzzer,
+    executor: &mut E,
+    state: &mut State,
+    mgr: &mut Mgr,
+) -> Result<(), Error>
+where
+    E: Executor<Mgr, BytesInput, State, Fuzzer> + HasObservers<Observers = Observers>,
+    MT: MutatorsTuple<BytesInput, State> + NamedTuple + HasConstLen,
+{
+    match schedule {
+        MutatorSchedule::Mopt => {
+            let mutator = StdMOptMutator::new(state, ops, MOPT_MAX_STACK_POW, MOPT_SWARMS)?;
+            fuzz_with(mutator, stages, fuzzer, executor, state, mgr)
+        }
+        MutatorSchedule::Havoc => fuzz_with(HavocScheduledMutator::new(ops), stages, fuzzer, executor, state, mgr),
+    }
+}
+
+fn fuzz_with<E, M>(
+    mutator: M,
+    (i2s, stats): (I2SStage, StatsStage),
+    fuzzer: &mut Fuzzer,
+    executor: &mut E,
+    state: &mut State,
+    mgr: &mut Mgr,
+) -> Result<(), Error>
+where
+    E: Executor<Mgr, BytesInput, State, Fuzzer> + HasObservers<Observers = Observers>,
+    M: Mutator<BytesInput, State>,
+{
+    let mut stages = tuple_list!(i2s, StdMutationalStage::new(mutator), stats);
+    fuzzer.fuzz_loop(&mut stages, executor, state, mgr)
+}
