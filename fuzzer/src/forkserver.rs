@@ -85,13 +85,14 @@ pub fn run_campaign(cfg: &CampaignConfig, target: &Target) -> anyhow::Result<()>
             cmp_slots,
             cmp_trace: region.as_mut().filter(|_| cmp_slots > 0).map(|(r, h)| {
                 let base = r.as_mut_ptr();
-                // SAFETY: offsets from the header that describes this region.
+                // SAFETY: offsets from the header that describes this region, which lives as
+                // long as the campaign; the header is 8-aligned at the start of the region.
                 unsafe {
-                    CmpTrace {
-                        log: base.add(h.cmp_log_offset as usize),
-                        capacity: h.cmp_log_capacity as usize,
-                        mode: base.add(std::mem::offset_of!(ShmHeader, cmp_mode)).cast(),
-                    }
+                    CmpTrace::new(
+                        base.add(h.cmp_log_offset as usize),
+                        h.cmp_log_capacity as usize,
+                        base.add(std::mem::offset_of!(ShmHeader, cmp_mode)).cast(),
+                    )
                 }
             }),
             run_flags: region.as_mut().map_or(std::ptr::null_mut(), |(r, _)| {

@@ -27,11 +27,8 @@ pub fn run_campaign(config: &Path, harness: &Harness) -> i32 {
         slots,
         cmp_distances,
         cmp_slots: (sites::CMPS.count() as usize * 2).min(cmp_capacity),
-        cmp_trace: (!cmp_log.is_null()).then_some(CmpTrace {
-            log: cmp_log,
-            capacity: cmp_log_capacity,
-            mode: cmp_mode,
-        }),
+        // SAFETY: the region is leaked (static) and its areas are laid out by its header.
+        cmp_trace: (!cmp_log.is_null()).then(|| unsafe { CmpTrace::new(cmp_log, cmp_log_capacity, cmp_mode) }),
         run_flags: region.run_flags_ptr(),
     };
     let spec = signature::specs().into_iter().next();

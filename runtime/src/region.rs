@@ -10,8 +10,7 @@ use numfuzz_abi::env;
 use numfuzz_abi::errbits::NOT_MEASURED;
 use numfuzz_abi::kind::{EXC_ORIGIN, EXC_RAISED, KINDS_PER_SITE};
 use numfuzz_abi::shm::{ShmHeader, HEADER_SIZE, RUN_HANDLED, RUN_RESULTS, RUN_RESULT_NONFINITE, RUN_TRUNCATED};
-use std::cell::UnsafeCell;
-use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU8, Ordering};
 
 /// What one check added to the exception map (bit per kind).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -29,25 +28,60 @@ impl Fresh {
     }
 }
 
+/// The maps and header of one region. Every access that a run may make concurrently with
+/// another thread of the program (or that the fuzzer's observer makes) is atomic: the maps are
+/// `AtomicU8`s, the header's per-run words `AtomicU32`s. Updates are relaxed load-then-store,
+/// not read-modify-write instructions, so two threads racing on one slot may lose a minimum
+/// (never memory safety) and the hot path stays plain moves.
 pub struct Region {
+    /// The region header (start of the region, 8-aligned). `site_count` and `cmp_count` are
+    /// written once while the region is set up; `run_flags` and `cmp_mode` only atomically.
     header: *mut ShmHeader,
-    errbits: *mut u8,
-    exceptions: *mut u8,
-    slots: usize,
-    /// Comparison distance map (two bytes per comparison), if the region has one.
-    cmp_distances: *mut u8,
-    cmp_slots: usize,
+    /// ErrBits minimum per (site, kind) slot.
+    errbits: &'static [AtomicU8],
+    /// Raised/origin bits per (site, kind) slot.
+    exceptions: &'static [AtomicU8],
+    /// Comparison distance map (two bytes per comparison); empty if the region has none.
+    cmp_distances: &'static [AtomicU8],
     /// Operand log (header + entries), if the region has one.
     cmp_log: *mut CmpLogHeader,
     cmp_log_capacity: usize,
     /// Entries logged per comparison in this run (to keep a loop from filling the log).
-    cmp_logged: Box<[UnsafeCell<u8>]>,
+    cmp_logged: Box<[AtomicU8]>,
 }
 
-// SAFETY: the region is plain bytes shared with the fuzzer; races between program threads
-// only lose ErrBits minima, never memory safety (all indices are bounds-checked).
+// SAFETY: the pointers refer to leaked or process-long shared memory; every access through
+// a shared reference is atomic (see the type's docs) except the log entries, each of which is
+// written by the one caller that reserved its index with an atomic add.
 unsafe impl Send for Region {}
 unsafe impl Sync for Region {}
+
+/// `len` bytes at `ptr` as atomics; empty for a null pointer.
+///
+/// # Safety
+/// A non-null `ptr` must point to `len` bytes valid for the rest of the process.
+unsafe fn atomic_bytes(ptr: *mut u8, len: usize) -> &'static [AtomicU8] {
+    if ptr.is_null() || len == 0 {
+        return &[];
+    }
+    // SAFETY: caller; AtomicU8 has the size and alignment of u8.
+    unsafe { std::slice::from_raw_parts(ptr.cast::<AtomicU8>(), len) }
+}
+
+/// Lowers `slot` to `value` if that is smaller (see [`Region`] on why not `fetch_min`).
+#[inline(always)]
+fn lower(slot: &AtomicU8, value: u8) {
+    if value < slot.load(Ordering::Relaxed) {
+        slot.store(value, Ordering::Relaxed);
+    }
+}
+
+/// Sets every byte of `map` to `value`.
+fn fill(map: &[AtomicU8], value: u8) {
+    for b in map {
+        b.store(value, Ordering::Relaxed);
+    }
+}
 
 static CURRENT: AtomicPtr<Region> = AtomicPtr::new(std::ptr::null_mut());
 
@@ -134,52 +168,64 @@ impl Region {
             unsafe { base.add(off as usize) }
         };
         let has_log = header.cmp_log_offset != 0 && header.cmp_log_capacity != 0;
+        let cmp_slots = if header.cmp_offset == 0 {
+            0
+        } else {
+            header.cmp_slots as usize
+        };
+        // SAFETY (the three maps): the valid header describes this memory, which lives as long
+        // as the process (leaked, or the fuzzer's segment).
         let region = Box::leak(Box::new(Region {
             header: base.cast(),
-            errbits: offset(header.errbits_offset),
-            exceptions: offset(header.exceptions_offset),
-            slots,
-            cmp_distances: if header.cmp_offset == 0 {
-                std::ptr::null_mut()
-            } else {
-                offset(header.cmp_offset)
-            },
-            cmp_slots: if header.cmp_offset == 0 {
-                0
-            } else {
-                header.cmp_slots as usize
-            },
+            errbits: unsafe { atomic_bytes(offset(header.errbits_offset), slots) },
+            exceptions: unsafe { atomic_bytes(offset(header.exceptions_offset), slots) },
+            cmp_distances: unsafe { atomic_bytes(offset(header.cmp_offset), cmp_slots) },
             cmp_log: if has_log {
                 offset(header.cmp_log_offset).cast()
             } else {
                 std::ptr::null_mut()
             },
             cmp_log_capacity: if has_log { header.cmp_log_capacity as usize } else { 0 },
-            cmp_logged: (0..cmps).map(|_| UnsafeCell::new(0)).collect(),
+            cmp_logged: (0..cmps).map(|_| AtomicU8::new(0)).collect(),
         }));
         // SAFETY: header is at base.
         unsafe {
             (*region.header).site_count = sites;
             (*region.header).cmp_count = cmps;
-            if sites as usize * KINDS_PER_SITE as usize > slots {
-                (*region.header).run_flags |= RUN_TRUNCATED;
-            }
+        }
+        if sites as usize * KINDS_PER_SITE as usize > slots {
+            region.run_flags().fetch_or(RUN_TRUNCATED, Ordering::Relaxed);
         }
         region
+    }
+
+    /// The header's per-run flags word.
+    fn run_flags(&self) -> &AtomicU32 {
+        // SAFETY: the header is valid for the process and 8-aligned (see the type's docs).
+        unsafe { AtomicU32::from_ptr(&raw mut (*self.header).run_flags) }
+    }
+
+    /// The header's comparison mode word (set by the fuzzer between runs).
+    fn cmp_mode(&self) -> &AtomicU32 {
+        // SAFETY: as for `run_flags`.
+        unsafe { AtomicU32::from_ptr(&raw mut (*self.header).cmp_mode) }
+    }
+
+    /// The operand log's entry counter, if the region has a log.
+    fn cmp_log_count(&self) -> Option<&AtomicU32> {
+        // SAFETY: a non-null log header lies inside the region, 4-aligned.
+        (!self.cmp_log.is_null()).then(|| unsafe { AtomicU32::from_ptr(&raw mut (*self.cmp_log).count) })
     }
 
     /// Start of one run: take up what the fuzzer asks to record for comparisons, and empty the
     /// operand log when it is to be filled.
     pub fn begin_run(&self) {
-        // SAFETY: header is valid.
-        let mode = unsafe { (*self.header).cmp_mode } as u8;
+        let mode = self.cmp_mode().load(Ordering::Acquire) as u8;
         crate::cmp::set_mode(mode);
-        if mode & CMP_LOG != 0 && !self.cmp_log.is_null() {
-            // SAFETY: the log header is inside the region.
-            unsafe { (*self.cmp_log).count = 0 };
-            for c in self.cmp_logged.iter() {
-                // SAFETY: runs are single-threaded with respect to this bookkeeping.
-                unsafe { *c.get() = 0 };
+        if mode & CMP_LOG != 0 {
+            if let Some(count) = self.cmp_log_count() {
+                count.store(0, Ordering::Relaxed);
+                fill(&self.cmp_logged, 0);
             }
         }
     }
@@ -188,39 +234,27 @@ impl Region {
     #[inline]
     pub fn record_cmp(&self, cmp: u32, distances: [u8; 2]) {
         let base = cmp as usize * 2;
-        if base + 2 > self.cmp_slots {
-            return;
-        }
-        // SAFETY: base + 2 <= cmp_slots bytes of the distance map.
-        unsafe {
-            for (k, &d) in distances.iter().enumerate() {
-                let slot = self.cmp_distances.add(base + k);
-                if d < *slot {
-                    *slot = d;
-                }
-            }
+        if let Some(slots) = self.cmp_distances.get(base..base + 2) {
+            lower(&slots[0], distances[0]);
+            lower(&slots[1], distances[1]);
         }
     }
 
     /// Appends one comparison's operands to the log (a few per comparison and run).
     pub fn log_cmp(&self, entry: &CmpLogEntry) {
-        let Some(logged) = self.cmp_logged.get(entry.cmp as usize) else {
+        let (Some(logged), Some(count)) = (self.cmp_logged.get(entry.cmp as usize), self.cmp_log_count()) else {
             return;
         };
-        if self.cmp_log.is_null() {
+        let n = logged.load(Ordering::Relaxed);
+        if n as u32 >= CMP_LOG_PER_SITE {
             return;
         }
-        // SAFETY: the counter belongs to this region; the log lies inside it with room for
-        // `cmp_log_capacity` entries after its header.
-        unsafe {
-            if *logged.get() as u32 >= CMP_LOG_PER_SITE {
-                return;
-            }
-            *logged.get() += 1;
-            let header = &mut *self.cmp_log;
-            let index = header.count as usize;
-            header.count = header.count.saturating_add(1);
-            if index < self.cmp_log_capacity {
+        logged.store(n + 1, Ordering::Relaxed);
+        let index = count.fetch_add(1, Ordering::Relaxed) as usize;
+        if index < self.cmp_log_capacity {
+            // SAFETY: the log has room for `cmp_log_capacity` entries after its header, and
+            // the atomic add gave this call the entry at `index` alone.
+            unsafe {
                 let entries = self.cmp_log.add(1).cast::<CmpLogEntry>();
                 entries.add(index).write_unaligned(*entry);
             }
@@ -230,14 +264,12 @@ impl Region {
     /// The comparison areas, for the in-process engine: distances (pointer, bytes), the log
     /// (pointer to its header, entries), and the header's mode word.
     pub fn cmp_areas(&self) -> (*mut u8, usize, *mut u8, usize, *mut u32) {
-        // SAFETY: header is valid.
-        let mode = unsafe { &raw mut (*self.header).cmp_mode };
         (
-            self.cmp_distances,
-            self.cmp_slots,
+            self.cmp_distances.as_ptr().cast_mut().cast(),
+            self.cmp_distances.len(),
             self.cmp_log.cast(),
             self.cmp_log_capacity,
-            mode,
+            self.cmp_mode().as_ptr(),
         )
     }
 
@@ -247,8 +279,8 @@ impl Region {
         // SAFETY: written at start-up, before instrumented code reads it (the pass inlines
         // the ErrBits update of normal arithmetic results against this map).
         unsafe {
-            __numfuzz_errbits_map = self.errbits;
-            __numfuzz_errbits_slots = self.slots as u64;
+            __numfuzz_errbits_map = self.errbits_ptr();
+            __numfuzz_errbits_slots = self.slots() as u64;
         }
     }
 
@@ -259,7 +291,7 @@ impl Region {
     }
 
     pub fn slots(&self) -> usize {
-        self.slots
+        self.errbits.len()
     }
 
     /// Records one check: ErrBits minima for the site's four slots and the raised kinds,
@@ -270,28 +302,23 @@ impl Region {
     pub fn record(&self, site: u32, errbits: &[u8; 4], raised: u8, origin: bool) -> Fresh {
         let base = site as usize * KINDS_PER_SITE as usize;
         let mut fresh = Fresh::default();
-        if base + 4 > self.slots {
+        let (Some(distances), Some(exceptions)) =
+            (self.errbits.get(base..base + 4), self.exceptions.get(base..base + 4))
+        else {
             return fresh;
-        }
+        };
         let mark = EXC_RAISED | if origin { EXC_ORIGIN } else { 0 };
-        // SAFETY: base + 4 <= slots, both maps hold `slots` bytes.
-        unsafe {
-            for (k, &e) in errbits.iter().enumerate() {
-                let slot = self.errbits.add(base + k);
-                if e < *slot {
-                    *slot = e;
+        for (k, &e) in errbits.iter().enumerate() {
+            lower(&distances[k], e);
+            if raised & (1 << k) != 0 {
+                let old = exceptions[k].load(Ordering::Relaxed);
+                if old == 0 {
+                    fresh.raised |= 1 << k;
                 }
-                if raised & (1 << k) != 0 {
-                    let x = self.exceptions.add(base + k);
-                    let old = *x;
-                    if old == 0 {
-                        fresh.raised |= 1 << k;
-                    }
-                    if origin && old & EXC_ORIGIN == 0 {
-                        fresh.origin |= 1 << k;
-                    }
-                    *x = old | mark;
+                if origin && old & EXC_ORIGIN == 0 {
+                    fresh.origin |= 1 << k;
                 }
+                exceptions[k].store(old | mark, Ordering::Relaxed);
             }
         }
         fresh
@@ -300,64 +327,149 @@ impl Region {
     /// A declared result: `primary` ones that are Inf or NaN mark the run.
     pub fn note_result(&self, primary: bool, non_finite: bool) {
         let flags = RUN_RESULTS | if primary && non_finite { RUN_RESULT_NONFINITE } else { 0 };
-        // SAFETY: header is valid.
-        unsafe { (*self.header).run_flags |= flags };
+        self.run_flags().fetch_or(flags, Ordering::Relaxed);
     }
 
     /// Clears the maps and the run flags (what the fuzzer does before each run), then starts
     /// the run.
     pub fn reset(&self) {
-        // SAFETY: maps hold `slots` / `cmp_slots` bytes; the header is valid.
-        unsafe {
-            std::ptr::write_bytes(self.errbits, NOT_MEASURED, self.slots);
-            std::ptr::write_bytes(self.exceptions, 0, self.slots);
-            if !self.cmp_distances.is_null() {
-                std::ptr::write_bytes(self.cmp_distances, NOT_MEASURED, self.cmp_slots);
-            }
-            (*self.header).run_flags &= RUN_TRUNCATED;
-        }
+        fill(self.errbits, NOT_MEASURED);
+        fill(self.exceptions, 0);
+        fill(self.cmp_distances, NOT_MEASURED);
+        self.run_flags().fetch_and(RUN_TRUNCATED, Ordering::Relaxed);
         self.begin_run();
     }
 
     /// Clears the per-run flags only (the maps are reset by whoever observes them), then
     /// starts the run.
     pub fn clear_run_flags(&self) {
-        // SAFETY: header is valid.
-        unsafe { (*self.header).run_flags &= RUN_TRUNCATED };
+        self.run_flags().fetch_and(RUN_TRUNCATED, Ordering::Relaxed);
         self.begin_run();
     }
 
     pub fn set_handled(&self) {
-        // SAFETY: header is valid.
-        unsafe { (*self.header).run_flags |= RUN_HANDLED };
+        self.run_flags().fetch_or(RUN_HANDLED, Ordering::Relaxed);
     }
 
     pub fn handled(&self) -> bool {
-        // SAFETY: header is valid.
-        unsafe { (*self.header).run_flags & RUN_HANDLED != 0 }
+        self.run_flags().load(Ordering::Relaxed) & RUN_HANDLED != 0
     }
 
     /// The header's per-run flags word (for the in-process engine's observer).
     pub fn run_flags_ptr(&self) -> *mut u32 {
-        // SAFETY: the header is valid; only its address is taken.
-        unsafe { &raw mut (*self.header).run_flags }
+        self.run_flags().as_ptr()
     }
 
     /// The exception map (for the in-process engine's observer).
     pub fn exceptions_ptr(&self) -> *mut u8 {
-        self.exceptions
+        self.exceptions.as_ptr().cast_mut().cast()
     }
 
     pub fn errbits_ptr(&self) -> *mut u8 {
-        self.errbits
+        self.errbits.as_ptr().cast_mut().cast()
     }
 
     /// Distinct (site, kind) pairs raised since the last reset.
     pub fn raised_count(&self) -> u32 {
-        // SAFETY: map holds `slots` bytes.
-        unsafe { std::slice::from_raw_parts(self.exceptions, self.slots) }
+        self.exceptions
             .iter()
-            .filter(|&&x| x != 0)
+            .filter(|x| x.load(Ordering::Relaxed) != 0)
             .count() as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use numfuzz_abi::kind::EXC_RAISED;
+
+    #[test]
+    fn a_check_lowers_errbits_and_marks_each_kind_once() {
+        let region = Region::local(2, 1);
+        region.reset();
+        let slot = |i: usize| region.errbits[i].load(Ordering::Relaxed);
+        assert_eq!(region.record(1, &[30, 40, NOT_MEASURED, 7], 0, true), Fresh::default());
+        assert_eq!((slot(4), slot(5), slot(6), slot(7)), (30, 40, NOT_MEASURED, 7));
+        // A larger distance never raises a minimum.
+        region.record(1, &[31, 2, 9, 8], 0, true);
+        assert_eq!((slot(4), slot(5), slot(6), slot(7)), (30, 2, 9, 7));
+        // Kind 0 raised by propagation, then as an origin: new once, origin once.
+        let propagated = region.record(1, &[0; 4], 0b0001, false);
+        assert_eq!((propagated.raised, propagated.origin), (1, 0));
+        let generated = region.record(1, &[0; 4], 0b0001, true);
+        assert_eq!((generated.raised, generated.origin), (0, 1));
+        assert_eq!(region.record(1, &[0; 4], 0b0001, true), Fresh::default());
+        assert_eq!(region.exceptions[4].load(Ordering::Relaxed), EXC_RAISED | EXC_ORIGIN);
+        assert_eq!(region.raised_count(), 1);
+        region.reset();
+        assert_eq!((slot(4), region.raised_count()), (NOT_MEASURED, 0));
+    }
+
+    #[test]
+    fn sites_and_comparisons_beyond_the_maps_are_ignored() {
+        let region = Region::local(1, 1);
+        region.reset();
+        let beyond = region.slots() as u32;
+        assert_eq!(region.record(beyond, &[0; 4], 0b1111, true), Fresh::default());
+        region.record_cmp(u32::MAX / 2, [0, 0]);
+        assert_eq!(region.raised_count(), 0);
+    }
+
+    #[test]
+    fn run_flags_keep_truncation_across_runs() {
+        let region = Region::local(1, 0);
+        region.set_handled();
+        region.note_result(true, true);
+        let flags = region.run_flags().load(Ordering::Relaxed);
+        assert_eq!(
+            flags & (RUN_HANDLED | RUN_RESULTS | RUN_RESULT_NONFINITE),
+            RUN_HANDLED | RUN_RESULTS | RUN_RESULT_NONFINITE
+        );
+        region.run_flags().fetch_or(RUN_TRUNCATED, Ordering::Relaxed);
+        region.clear_run_flags();
+        assert_eq!(region.run_flags().load(Ordering::Relaxed), RUN_TRUNCATED);
+        assert!(!region.handled());
+    }
+
+    #[test]
+    fn the_operand_log_takes_a_few_entries_per_comparison_and_run() {
+        let region = Region::local(1, 2);
+        region.cmp_mode().store(CMP_LOG as u32, Ordering::Relaxed);
+        region.begin_run();
+        let entry = |cmp: u32| CmpLogEntry {
+            cmp,
+            ..Default::default()
+        };
+        for _ in 0..10 {
+            region.log_cmp(&entry(1));
+        }
+        region.log_cmp(&entry(0));
+        let count = region.cmp_log_count().unwrap().load(Ordering::Relaxed);
+        assert_eq!(count, CMP_LOG_PER_SITE + 1);
+        // A comparison the region does not know is not logged.
+        region.log_cmp(&entry(7));
+        assert_eq!(region.cmp_log_count().unwrap().load(Ordering::Relaxed), count);
+        region.begin_run();
+        assert_eq!(region.cmp_log_count().unwrap().load(Ordering::Relaxed), 0);
+    }
+
+    #[test]
+    fn threads_recording_at_once_leave_each_slot_at_one_of_their_values() {
+        let region = Region::local(64, 0);
+        region.reset();
+        std::thread::scope(|s| {
+            for t in 0..4u8 {
+                s.spawn(move || {
+                    for site in 0..64 {
+                        region.record(site, &[10 + t, 20 + t, 30 + t, 40 + t], 0b0010, t % 2 == 0);
+                    }
+                });
+            }
+        });
+        for site in 0..64usize {
+            let e = region.errbits[site * 4].load(Ordering::Relaxed);
+            assert!((10..14).contains(&e), "{e}");
+            assert_ne!(region.exceptions[site * 4 + 1].load(Ordering::Relaxed) & EXC_RAISED, 0);
+        }
     }
 }

@@ -480,26 +480,38 @@ mod tests {
 }
 
 /// Where a target's comparison log and mode word are (shared memory or the runtime's own).
+///
+/// Invariant (established by the `unsafe` [`CmpTrace::new`]): `log` points to a
+/// [`numfuzz_abi::cmp::CmpLogHeader`] followed by room for `capacity` entries, `mode` to a
+/// 4-aligned `u32`, both valid for the rest of the process. The target writes the log only
+/// during a run and the fuzzer reads it only between runs (the executor waits for the run).
 #[derive(Clone, Copy, Debug)]
 pub struct CmpTrace {
-    /// [`numfuzz_abi::cmp::CmpLogHeader`] followed by `capacity` entries.
-    pub log: *mut u8,
-    pub capacity: usize,
-    /// The region header's `cmp_mode` word.
-    pub mode: *mut u32,
+    log: *mut u8,
+    capacity: usize,
+    mode: *mut u32,
 }
 
 impl CmpTrace {
+    /// # Safety
+    /// See the type's invariant.
+    pub unsafe fn new(log: *mut u8, capacity: usize, mode: *mut u32) -> CmpTrace {
+        CmpTrace { log, capacity, mode }
+    }
+
     /// Sets what the next runs record.
     pub fn set_mode(&self, mode: u8) {
-        // SAFETY: the mode word lives as long as the campaign (see `TargetMaps`).
-        unsafe { self.mode.write_volatile(mode as u32) };
+        // SAFETY: by the invariant, an aligned u32 valid for the process; the target reads it
+        // at the start of each run, so the store is atomic.
+        unsafe { std::sync::atomic::AtomicU32::from_ptr(self.mode) }
+            .store(mode as u32, std::sync::atomic::Ordering::Release);
     }
 
     /// The comparisons the last tracing run logged.
     pub fn read(&self) -> Vec<Comparison> {
         use numfuzz_abi::cmp::CmpLogHeader;
-        // SAFETY: the log area holds a header and `capacity` entries (see `TargetMaps`).
+        // SAFETY: by the invariant, the log holds a header and `capacity` entries, and no run
+        // writes it while the fuzzer reads; unaligned reads because the region is bytes.
         unsafe {
             let header = self.log.cast::<CmpLogHeader>().read_unaligned();
             let entries = self.log.add(std::mem::size_of::<CmpLogHeader>()).cast::<CmpLogEntry>();
