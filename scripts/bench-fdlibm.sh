@@ -155,7 +155,8 @@ def cov(name, fuzzer):
 
 def execs_per_sec(name, fuzzer):
     """Executions per second of the whole campaign: execs_done / run_time summed over its
-    instances (numfuzz's last execs_per_sec covers only the last interval)."""
+    instances, computed the same way for both tools from fuzzer_stats (whose execs_per_sec is
+    that same whole-run average in numfuzz and, in afl-fuzz 4.04c, may be rounded)."""
     total, seen = 0.0, False
     base = os.path.join(results, fuzzer, name)
     for inst in sorted(os.listdir(base)) if os.path.isdir(base) else []:
