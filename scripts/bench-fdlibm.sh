@@ -155,8 +155,8 @@ def cov(name, fuzzer):
 
 def execs_per_sec(name, fuzzer):
     """Executions per second of the whole campaign: execs_done / run_time summed over its
-    instances, computed the same way for both tools from fuzzer_stats (whose execs_per_sec is
-    that same whole-run average in numfuzz and, in afl-fuzz 4.04c, may be rounded)."""
+    instances, computed the same way for both tools from fuzzer_stats (numfuzz's own
+    execs_per_sec there is the same whole-run average; plot_data's is per interval)."""
     total, seen = 0.0, False
     base = os.path.join(results, fuzzer, name)
     for inst in sorted(os.listdir(base)) if os.path.isdir(base) else []:
