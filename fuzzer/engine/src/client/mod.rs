@@ -57,6 +57,14 @@ pub fn instance_name(cores: usize, description: &ClientDescription) -> String {
     }
 }
 
+/// The four things every step of a client's loop works on, borrowed together.
+pub struct Parts<'a, E> {
+    pub fuzzer: &'a mut Fuzzer,
+    pub executor: &'a mut E,
+    pub state: &'a mut State,
+    pub mgr: &'a mut Mgr,
+}
+
 /// Favours, per edge, the smallest and fastest input (LibAFL's minimizer) and, per distance
 /// slot, the input holding the best distance.
 fn scheduler(edges: &EdgesObserver) -> Sched {
@@ -116,16 +124,13 @@ where
     }
     if !restarted {
         let signature = target.signature.as_ref();
-        seeds::load(
-            cfg,
-            &instance,
-            resuming,
-            signature,
-            &mut fuzzer,
-            &mut state,
-            &mut executor,
-            &mut mgr,
-        )?;
+        let parts = Parts {
+            fuzzer: &mut fuzzer,
+            executor: &mut executor,
+            state: &mut state,
+            mgr: &mut mgr,
+        };
+        seeds::load(cfg, &instance, resuming, signature, parts)?;
     }
 
     let timeout_ms = calibrate_timeout(cfg, &state, &mut executor);
@@ -144,16 +149,13 @@ where
     );
     install_stop_handler();
     let signature = target.signature.map(Arc::new);
-    match stages::fuzz(
-        cfg,
-        signature,
-        cmp_trace,
-        stats,
-        &mut fuzzer,
-        &mut executor,
-        &mut state,
-        &mut mgr,
-    ) {
+    let parts = Parts {
+        fuzzer: &mut fuzzer,
+        executor: &mut executor,
+        state: &mut state,
+        mgr: &mut mgr,
+    };
+    match stages::fuzz(cfg, signature, cmp_trace, stats, parts) {
         Err(Error::ShuttingDown) | Ok(()) => Ok(()),
         Err(e) => Err(e),
     }

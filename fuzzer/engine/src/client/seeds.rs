@@ -1,7 +1,7 @@
 //! A client's starting corpus: what an earlier run of the same instance directory found, the
 //! user's seeds (`-i`), or seeds built from the input signature.
 
-use super::{Fuzzer, Mgr, Observers, State};
+use super::{Fuzzer, Mgr, Observers, Parts, State};
 use crate::config::CampaignConfig;
 use crate::context::Instance;
 use libafl::corpus::Corpus;
@@ -56,20 +56,22 @@ pub fn resuming(instance: &Instance) -> bool {
 /// has it). An earlier run's findings are re-read first, without being written again, so their
 /// exceptions count as seen; then its queue. Without an earlier run: the user's seeds, else
 /// the default ones.
-#[allow(clippy::too_many_arguments)]
 pub fn load<E>(
     cfg: &CampaignConfig,
     instance: &Instance,
     resuming: bool,
     signature: Option<&Signature>,
-    fuzzer: &mut Fuzzer,
-    state: &mut State,
-    executor: &mut E,
-    mgr: &mut Mgr,
+    parts: Parts<'_, E>,
 ) -> Result<(), Error>
 where
     E: Executor<Mgr, BytesInput, State, Fuzzer> + HasObservers<Observers = Observers>,
 {
+    let Parts {
+        fuzzer,
+        executor,
+        state,
+        mgr,
+    } = parts;
     if resuming {
         instance.set_importing(true);
         let mut files = Vec::new();

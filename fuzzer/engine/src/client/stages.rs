@@ -2,7 +2,7 @@
 //! mutational stage, then the stats stage (which also ends the campaign when it is due).
 //! A new stage is one module and one entry in [`fuzz_with`].
 
-use super::{Fuzzer, Mgr, Observers, State};
+use super::{Fuzzer, Mgr, Observers, Parts, State};
 use crate::config::{CampaignConfig, MutatorSchedule};
 use crate::i2s::{CmpTrace, I2SStage};
 use crate::mutators::fp_mutations;
@@ -27,16 +27,12 @@ const MOPT_SWARMS: usize = 5;
 /// Runs the fuzzing loop until the campaign ends. Typed inputs get the IEEE-754 field
 /// operators next to LibAFL's byte havoc and tokens (which still find what no typed operator
 /// would: lengths, unusual encodings); untyped ones get havoc and tokens only.
-#[allow(clippy::too_many_arguments)]
 pub fn fuzz<E>(
     cfg: &CampaignConfig,
     signature: Option<Arc<Signature>>,
     cmp_trace: Option<CmpTrace>,
     stats: StatsStage,
-    fuzzer: &mut Fuzzer,
-    executor: &mut E,
-    state: &mut State,
-    mgr: &mut Mgr,
+    parts: Parts<'_, E>,
 ) -> Result<(), Error>
 where
     E: Executor<Mgr, BytesInput, State, Fuzzer> + HasObservers<Observers = Observers>,
@@ -45,16 +41,8 @@ where
     let byte_level = havoc_mutations().merge(tokens_mutations());
     let stages = (i2s, stats);
     match signature.filter(|_| cfg.fp_mutators) {
-        Some(sig) => scheduled(
-            cfg.schedule,
-            fp_mutations(&sig).merge(byte_level),
-            stages,
-            fuzzer,
-            executor,
-            state,
-            mgr,
-        ),
-        None => scheduled(cfg.schedule, byte_level, stages, fuzzer, executor, state, mgr),
+        Some(sig) => scheduled(cfg.schedule, fp_mutations(&sig).merge(byte_level), stages, parts),
+        None => scheduled(cfg.schedule, byte_level, stages, parts),
     }
 }
 
@@ -63,10 +51,7 @@ fn scheduled<E, MT>(
     schedule: MutatorSchedule,
     ops: MT,
     stages: (I2SStage, StatsStage),
-    fuzzer: &mut Fuzzer,
-    executor: &mut E,
-    state: &mut State,
-    mgr: &mut Mgr,
+    parts: Parts<'_, E>,
 ) -> Result<(), Error>
 where
     E: Executor<Mgr, BytesInput, State, Fuzzer> + HasObservers<Observers = Observers>,
@@ -74,25 +59,20 @@ where
 {
     match schedule {
         MutatorSchedule::Mopt => {
-            let mutator = StdMOptMutator::new(state, ops, MOPT_MAX_STACK_POW, MOPT_SWARMS)?;
-            fuzz_with(mutator, stages, fuzzer, executor, state, mgr)
+            let mutator = StdMOptMutator::new(parts.state, ops, MOPT_MAX_STACK_POW, MOPT_SWARMS)?;
+            fuzz_with(mutator, stages, parts)
         }
-        MutatorSchedule::Havoc => fuzz_with(HavocScheduledMutator::new(ops), stages, fuzzer, executor, state, mgr),
+        MutatorSchedule::Havoc => fuzz_with(HavocScheduledMutator::new(ops), stages, parts),
     }
 }
 
-fn fuzz_with<E, M>(
-    mutator: M,
-    (i2s, stats): (I2SStage, StatsStage),
-    fuzzer: &mut Fuzzer,
-    executor: &mut E,
-    state: &mut State,
-    mgr: &mut Mgr,
-) -> Result<(), Error>
+fn fuzz_with<E, M>(mutator: M, (i2s, stats): (I2SStage, StatsStage), parts: Parts<'_, E>) -> Result<(), Error>
 where
     E: Executor<Mgr, BytesInput, State, Fuzzer> + HasObservers<Observers = Observers>,
     M: Mutator<BytesInput, State>,
 {
     let mut stages = tuple_list!(i2s, StdMutationalStage::new(mutator), stats);
-    fuzzer.fuzz_loop(&mut stages, executor, state, mgr)
+    parts
+        .fuzzer
+        .fuzz_loop(&mut stages, parts.executor, parts.state, parts.mgr)
 }
