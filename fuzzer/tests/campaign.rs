@@ -506,15 +506,16 @@ fn bad_invocations_get_one_line_errors_and_lose_nothing() {
 #[test]
 fn two_launchers_linked_broker_to_broker_share_inputs() {
     let _turn = one_at_a_time();
-    let built = compile("steep", &[("steep.c", STEEP)], &["-O1"], &[]);
+    let built = compile("bump", &[("bump.c", HIDDEN_BUMP)], &["-O1"], &[]);
     let exe = built.exe.to_str().unwrap().to_string();
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap()
         .port();
-    // "Machine" A fuzzes without ErrBits and FP mutators: on its own it hardly ever hits the
-    // overflow window. "Machine" B (full numfuzz) joins A's broker and finds it.
+    // "Machine" A fuzzes without ErrBits: on its own it does not reach the hidden window (see
+    // `without_errbits_the_hidden_window_is_not_reached`). "Machine" B (full numfuzz) joins
+    // A's broker and finds it; A must receive B's input and record B's finding as its own.
     let out_a = out_dir(&built, "out-a");
     let out_b = out_dir(&built, "out-b");
     let a = Command::new(Tools::get().numfuzz())
@@ -525,9 +526,9 @@ fn two_launchers_linked_broker_to_broker_share_inputs() {
             "--port",
             &port.to_string(),
             "-V",
-            "25",
+            "30",
         ])
-        .args(["--no-errbits", "--no-fp-mutators", "--", &exe])
+        .args(["--no-errbits", "--", &exe])
         .env("CI", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -546,7 +547,7 @@ fn two_launchers_linked_broker_to_broker_share_inputs() {
         "--broker",
         &broker,
         "-V",
-        "10",
+        "20",
         "--",
         &exe,
     ]);
@@ -555,16 +556,20 @@ fn two_launchers_linked_broker_to_broker_share_inputs() {
     assert!(a.status.success(), "{}", both(&a));
     let inst_a = out_a.join("default");
     assert!(
+        has_overflow_at(&out_b.join("default"), HIDDEN_BUMP_LINE),
+        "B (with ErrBits) did not reach the hidden window in 20 s:\n{}",
+        both(&b)
+    );
+    assert!(
         stat(&inst_a, "corpus_imported") > 0,
         "A imported nothing from B:\n{}",
         both(&a)
     );
-    if has_overflow_at(&out_b.join("default"), STEEP_LINE) {
-        assert!(
-            has_overflow_at(&inst_a, STEEP_LINE),
-            "B's overflow input did not reach A"
-        );
-    }
+    assert!(
+        has_overflow_at(&inst_a, HIDDEN_BUMP_LINE),
+        "B's overflow input did not reach A:\n{}",
+        both(&a)
+    );
 }
 
 #[test]
