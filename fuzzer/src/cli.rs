@@ -101,6 +101,10 @@ pub struct RunArgs {
     /// Switch off the IEEE-754 field mutators (ablation).
     #[arg(long)]
     pub no_fp_mutators: bool,
+    /// Switch off the local-search stage, which descends on the exact distance to a site or
+    /// branch the campaign has come close to (ablation).
+    #[arg(long)]
+    pub no_local_search: bool,
     /// Switch off comparison solving: branch-distance feedback and input-to-state (ablation).
     #[arg(long)]
     pub no_cmp: bool,

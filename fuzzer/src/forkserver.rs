@@ -17,6 +17,7 @@ use numfuzz_engine::campaign::launch;
 use numfuzz_engine::client::{run_client, TargetInfo, TargetMaps};
 use numfuzz_engine::config::CampaignConfig;
 use numfuzz_engine::i2s::CmpTrace;
+use numfuzz_engine::local_search::ProbeWords;
 use std::time::Duration;
 
 /// AFL++'s default coverage map size.
@@ -99,6 +100,9 @@ pub fn run_campaign(cfg: &CampaignConfig, target: &Target) -> anyhow::Result<()>
                 // SAFETY: the header is at the start of the region; the word is 4-aligned.
                 unsafe { r.as_mut_ptr().add(std::mem::offset_of!(ShmHeader, run_flags)).cast() }
             }),
+            // SAFETY: the header is at the start of the region, which lives as long as the
+            // campaign.
+            probe: region.as_mut().map(|(r, _)| unsafe { ProbeWords::new(r.as_mut_ptr()) }),
         };
         let info = TargetInfo {
             sites: sites.clone(),

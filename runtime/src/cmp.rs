@@ -3,7 +3,7 @@
 
 use crate::region::Region;
 use numfuzz_abi::cmp::{
-    float_distances, int_distances, CmpLogEntry, CmpOperand, CmpRecord, Predicate, CMP_DISTANCES, CMP_LOG,
+    distances_of, float_gaps, int_gaps, CmpLogEntry, CmpOperand, CmpRecord, Gaps, Predicate, CMP_DISTANCES, CMP_LOG,
 };
 use numfuzz_abi::site::SITE_UNASSIGNED;
 use numfuzz_abi::value::Float;
@@ -24,11 +24,7 @@ fn mode() -> u8 {
 }
 
 #[inline]
-fn record(
-    rec: &CmpRecord,
-    distances: impl FnOnce(Predicate) -> [u8; 2],
-    operands: impl FnOnce() -> ([u8; 16], [u8; 16]),
-) {
+fn record(rec: &CmpRecord, gaps: impl FnOnce(Predicate) -> Gaps, operands: impl FnOnce() -> ([u8; 16], [u8; 16])) {
     if rec.id == SITE_UNASSIGNED {
         return;
     }
@@ -37,7 +33,13 @@ fn record(
     };
     let mode = mode();
     if mode & CMP_DISTANCES != 0 {
-        region.record_cmp(rec.id, distances(pred));
+        let gaps = gaps(pred);
+        region.record_cmp(rec.id, distances_of(gaps));
+        if let Some(outcome) = crate::probe::probed_outcome(rec.id) {
+            if let Some(gap) = gaps[outcome] {
+                region.lower_probe_gap(gap);
+            }
+        }
     }
     if mode & CMP_LOG != 0 {
         let (a, b) = operands();
@@ -69,7 +71,7 @@ pub unsafe extern "C" fn __numfuzz_cmp_int(rec: *const CmpRecord, a: u64, b: u64
         .unwrap_or(64);
     record(
         rec,
-        |p| int_distances(p, bits, a, b),
+        |p| int_gaps(p, bits, a, b),
         || (bytes(&a.to_le_bytes()), bytes(&b.to_le_bytes())),
     );
 }
@@ -83,7 +85,7 @@ pub unsafe extern "C" fn __numfuzz_cmp_f32(rec: *const CmpRecord, a: f32, b: f32
     let (x, y) = (Float::from_f32(a), Float::from_f32(b));
     record(
         rec,
-        |p| float_distances(p, x, y),
+        |p| float_gaps(p, x, y),
         || (bytes(&a.to_bits().to_le_bytes()), bytes(&b.to_bits().to_le_bytes())),
     );
 }
@@ -97,7 +99,7 @@ pub unsafe extern "C" fn __numfuzz_cmp_f64(rec: *const CmpRecord, a: f64, b: f64
     let (x, y) = (Float::from_f64(a), Float::from_f64(b));
     record(
         rec,
-        |p| float_distances(p, x, y),
+        |p| float_gaps(p, x, y),
         || (bytes(&a.to_bits().to_le_bytes()), bytes(&b.to_bits().to_le_bytes())),
     );
 }
@@ -111,7 +113,7 @@ pub unsafe extern "C" fn __numfuzz_cmp_f80(rec: *const CmpRecord, ab: *const cra
     let (x, y) = (slots[0].value(), slots[1].value());
     record(
         rec,
-        |p| float_distances(p, x, y),
+        |p| float_gaps(p, x, y),
         || (bytes(&x.to_f80_bytes()), bytes(&y.to_f80_bytes())),
     );
 }

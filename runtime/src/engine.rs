@@ -30,6 +30,8 @@ pub fn run_campaign(config: &Path, harness: &Harness) -> i32 {
         // SAFETY: the region is leaked (static) and its areas are laid out by its header.
         cmp_trace: (!cmp_log.is_null()).then(|| unsafe { CmpTrace::new(cmp_log, cmp_log_capacity, cmp_mode) }),
         run_flags: region.run_flags_ptr(),
+        // SAFETY: the region (and so its header) is leaked (static).
+        probe: Some(unsafe { numfuzz_engine::local_search::ProbeWords::new(region.header_ptr()) }),
     };
     let spec = signature::specs().into_iter().next();
     let table = sites::table(spec, edges::len() as u32);

@@ -12,6 +12,7 @@ mod edges;
 mod engine;
 mod forkserver;
 mod fpu;
+mod probe;
 mod region;
 mod report;
 mod results;
@@ -76,6 +77,11 @@ unsafe fn check(site: *const SiteRecord, ops: Operands, labels: Option<OperandLa
     let outcome = check::classify(op, ty, rec.aux, &ops);
     let origin = outcome.raised != 0 && ops.all_finite(op);
     let fresh = region.record(rec.id, &outcome.errbits, outcome.raised, origin);
+    if let Some(kind) = probe::probed_kind(rec.id) {
+        if let Some(gap) = check::gap_of(op, ty, rec.aux, &ops, kind) {
+            region.lower_probe_gap(gap);
+        }
+    }
     let own = match labels {
         Some(_) if outcome.raised != 0 => taint::assign(rec.id, outcome.raised),
         _ => 0,

@@ -9,6 +9,7 @@ use numfuzz_abi::cmp::{CmpLogEntry, CmpLogHeader, CMP_LOG, CMP_LOG_CAPACITY, CMP
 use numfuzz_abi::env;
 use numfuzz_abi::errbits::NOT_MEASURED;
 use numfuzz_abi::kind::{EXC_ORIGIN, EXC_RAISED, KINDS_PER_SITE};
+use numfuzz_abi::probe::{self, Probe};
 use numfuzz_abi::shm::{ShmHeader, HEADER_SIZE, RUN_HANDLED, RUN_RESULTS, RUN_RESULT_NONFINITE, RUN_TRUNCATED};
 use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU8, Ordering};
 
@@ -211,6 +212,40 @@ impl Region {
         unsafe { AtomicU32::from_ptr(&raw mut (*self.header).cmp_mode) }
     }
 
+    /// The header's probe word (set by the fuzzer between runs).
+    fn probe(&self) -> &AtomicU32 {
+        // SAFETY: as for `run_flags`.
+        unsafe { AtomicU32::from_ptr(&raw mut (*self.header).probe) }
+    }
+
+    /// The header's two probe gap words (low, high).
+    fn probe_gap(&self) -> [&AtomicU32; 2] {
+        // SAFETY: as for `run_flags`.
+        unsafe {
+            [
+                AtomicU32::from_ptr(&raw mut (*self.header).probe_gap[0]),
+                AtomicU32::from_ptr(&raw mut (*self.header).probe_gap[1]),
+            ]
+        }
+    }
+
+    fn store_probe_gap(&self, word: u64) {
+        let [lo, hi] = self.probe_gap();
+        lo.store(word as u32, Ordering::Relaxed);
+        hi.store((word >> 32) as u32, Ordering::Relaxed);
+    }
+
+    /// Lowers the probed slot's gap of this run to `gap` if that is smaller. (Two words, so
+    /// threads racing here may lose a minimum, as with the maps.)
+    pub fn lower_probe_gap(&self, gap: u128) {
+        let [lo, hi] = self.probe_gap();
+        let old = lo.load(Ordering::Relaxed) as u64 | (hi.load(Ordering::Relaxed) as u64) << 32;
+        let new = probe::encode_gap(gap);
+        if new < old {
+            self.store_probe_gap(new);
+        }
+    }
+
     /// The operand log's entry counter, if the region has a log.
     fn cmp_log_count(&self) -> Option<&AtomicU32> {
         // SAFETY: a non-null log header lies inside the region, 4-aligned.
@@ -222,6 +257,20 @@ impl Region {
     pub fn begin_run(&self) {
         let mode = self.cmp_mode().load(Ordering::Acquire) as u8;
         crate::cmp::set_mode(mode);
+        let probe = Probe::decode(self.probe().load(Ordering::Acquire));
+        crate::probe::set(probe);
+        if probe.is_some() {
+            self.store_probe_gap(probe::GAP_NOT_MEASURED);
+        }
+        // An ErrBits probe needs every check in the runtime, so the inlined ErrBits update of
+        // normal arithmetic is switched off for the run: it falls back to the runtime when
+        // the map "has no room".
+        let inline_slots = match probe {
+            Some(Probe::ErrBits(_)) => 0,
+            _ => self.slots() as u64,
+        };
+        // SAFETY: written between runs, read by instrumented code of the same thread.
+        unsafe { __numfuzz_errbits_slots = inline_slots };
         if mode & CMP_LOG != 0 {
             if let Some(count) = self.cmp_log_count() {
                 count.store(0, Ordering::Relaxed);
@@ -358,6 +407,11 @@ impl Region {
     /// The header's per-run flags word (for the in-process engine's observer).
     pub fn run_flags_ptr(&self) -> *mut u32 {
         self.run_flags().as_ptr()
+    }
+
+    /// The region's header (for the in-process engine's probe words).
+    pub fn header_ptr(&self) -> *mut u8 {
+        self.header.cast()
     }
 
     /// The exception map (for the in-process engine's observer).

@@ -52,6 +52,9 @@ pub struct CampaignConfig {
     /// off).
     #[serde(default = "enabled")]
     pub cmp: bool,
+    /// The local-search stage (`--no-local-search` turns it off).
+    #[serde(default = "enabled")]
+    pub local_search: bool,
     /// Keep an input when a known (site, kind) first reaches a declared result (an origin
     /// exception in a run whose primary result went Inf or NaN, unreported, from finite
     /// inputs); `--no-escape-objective` turns it off.

@@ -66,7 +66,7 @@ fn scan(map: &[u8], skip: u8, mut pick: impl FnMut(usize, u8)) {
     }
 }
 
-fn fire_count<EM, I, S>(manager: &mut EM, state: &mut S, name: &'static str, value: u64) -> Result<(), Error>
+pub(crate) fn fire_count<EM, I, S>(manager: &mut EM, state: &mut S, name: &'static str, value: u64) -> Result<(), Error>
 where
     EM: EventFirer<I, S>,
     S: HasExecutions,
@@ -404,7 +404,7 @@ where
             fire_count(
                 manager,
                 state,
-                if self.name == "errbits" {
+                if self.name == crate::client::observers::ERRBITS_MAP {
                     "errbits_slots"
                 } else {
                     "cmp_slots"
@@ -515,10 +515,10 @@ where
                     why.push("exc");
                 }
                 if let Some(p) = testcase.metadata_map().get::<DistanceProgress>() {
-                    if p.has("errbits") {
+                    if p.has(crate::client::observers::ERRBITS_MAP) {
                         why.push("errbits");
                     }
-                    if p.has("cmp_distances") {
+                    if p.has(crate::client::observers::CMP_MAP) {
                         why.push("cmp");
                     }
                 }

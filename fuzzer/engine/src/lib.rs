@@ -8,6 +8,7 @@ pub mod context;
 pub mod feedbacks;
 pub mod i2s;
 pub mod inprocess;
+pub mod local_search;
 pub mod logging;
 pub mod meta;
 pub mod monitor;

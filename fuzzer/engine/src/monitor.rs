@@ -67,13 +67,21 @@ impl Monitor for StatusMonitor {
             .filter(|(_, n)| **n > 0)
             .map(|(k, n)| format!("{k} {n}"))
             .collect();
+        let stat = |name: &str| stats.aggregated().get(name).and_then(|v| v.as_u64());
+        let search = match (
+            stat(crate::local_search::SEARCH_EXECS_STAT),
+            stat(crate::local_search::SEARCH_REACHED_STAT),
+        ) {
+            (Some(execs), Some(reached)) => format!("  search {reached} reached in {}", human(execs as f64)),
+            _ => String::new(),
+        };
         let elapsed = self.started.elapsed().as_secs();
         let budget = self.budget.map_or(String::new(), |b| format!("/{b}s"));
         let last = self
             .last_find
             .map_or("none yet".to_string(), |t| format!("{}s ago", t.elapsed().as_secs()));
         println!(
-            "[numfuzz] {elapsed}s{budget}  execs {} ({}/s)  corpus {corpus}  edges {edges}  exceptions {total}{}  crashes+hangs {objectives}  last exception {last}",
+            "[numfuzz] {elapsed}s{budget}  execs {} ({}/s)  corpus {corpus}  edges {edges}  exceptions {total}{}  crashes+hangs {objectives}{search}  last exception {last}",
             human(execs as f64),
             human(speed),
             if kinds.is_empty() { String::new() } else { format!(" ({})", kinds.join(", ")) },

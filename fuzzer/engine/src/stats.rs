@@ -4,7 +4,9 @@
 //! Written by numfuzz rather than LibAFL's `AflStatsStage`, whose 0.16.1 version reports total
 //! executions as executions per second and never counts saved crashes.
 
+use crate::client::observers::{CMP_MAP, ERRBITS_MAP};
 use crate::context::Instance;
+use crate::local_search::LocalSearchRecord;
 use crate::meta::{AflCounters, DistanceHistory, ExceptionsSeen};
 use libafl::corpus::Corpus;
 use libafl::events::ProgressReporter;
@@ -120,7 +122,8 @@ impl StatsStage {
                 .cloned()
                 .unwrap_or_default()
         };
-        let (errbits, cmps) = (history("errbits"), history("cmp_distances"));
+        let (errbits, cmps) = (history(ERRBITS_MAP), history(CMP_MAP));
+        let search = state.metadata::<LocalSearchRecord>().cloned().unwrap_or_default();
         let start_unix = self
             .instance
             .start
@@ -179,6 +182,10 @@ impl StatsStage {
             .set("errbits_slots", errbits.measured)
             // Comparison outcomes reached (a branch direction taken) out of those measured.
             .set("cmp_outcomes", format!("{}/{}", cmps.reached, cmps.measured))
+            // The local-search stage: executions spent, descents, and targets they reached.
+            .set("search_execs", search.execs)
+            .set("search_descents", search.descents)
+            .set("search_reached", search.reached)
             .set("afl_banner", &self.banner)
             .set("afl_version", format!("numfuzz-{}", env!("CARGO_PKG_VERSION")))
             .set("target_mode", "default")

@@ -101,6 +101,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         errbits: !args.no_errbits,
         fp_mutators: !args.no_fp_mutators,
         cmp: !args.no_cmp,
+        local_search: !args.no_local_search,
         escapes: !args.no_escape_objective,
         schedule: match args.schedule {
             ScheduleChoice::Mopt => MutatorSchedule::Mopt,

@@ -219,55 +219,66 @@ impl Predicate {
     }
 }
 
-/// Bit length of a distance, capped like ErrBits (0 is reserved for "had that outcome").
-fn bits(d: u128) -> u8 {
-    crate::errbits::bits(d).max(1)
+/// Gaps (to false, to true) of one comparison: `Some(0)` for the outcome it had, the
+/// distance to the other one (at least 1), `None` where nothing is measured.
+pub type Gaps = [Option<u128>; 2];
+
+/// The distance map's bytes for [`Gaps`]: their bit lengths (0 only for the outcome taken).
+pub fn distances_of(gaps: Gaps) -> [u8; 2] {
+    gaps.map(crate::errbits::of_gap)
 }
 
-/// Distances (to false, to true) of a comparison of two positions `a` and `b` on a line
-/// (ordered-float positions, or integer values), given what it tests.
-pub fn distances(relation: Relation, a: i128, b: i128) -> [u8; 2] {
+/// Gaps of a comparison of two positions `a` and `b` on a line (ordered-float positions, or
+/// integer values), given what it tests.
+pub fn gaps(relation: Relation, a: i128, b: i128) -> Gaps {
     let d = a.abs_diff(b);
     // Distance to make `a <op> b` true / false when it is not.
     let (holds, to_flip) = match relation {
-        Relation::Eq => (a == b, if a == b { 1 } else { bits(d) }),
-        Relation::Ne => (a != b, if a != b { bits(d) } else { 1 }),
+        Relation::Eq => (a == b, if a == b { 1 } else { d }),
+        Relation::Ne => (a != b, if a != b { d } else { 1 }),
         // a < b flips to false at a = b, to true at a = b - 1.
-        Relation::Lt => (a < b, bits(if a < b { d } else { d + 1 })),
-        Relation::Le => (a <= b, bits(if a <= b { d + 1 } else { d })),
-        Relation::Gt => (a > b, bits(if a > b { d } else { d + 1 })),
-        Relation::Ge => (a >= b, bits(if a >= b { d + 1 } else { d })),
-        Relation::None => return [crate::errbits::NOT_MEASURED; 2],
+        Relation::Lt => (a < b, if a < b { d } else { d + 1 }),
+        Relation::Le => (a <= b, if a <= b { d + 1 } else { d }),
+        Relation::Gt => (a > b, if a > b { d } else { d + 1 }),
+        Relation::Ge => (a >= b, if a >= b { d + 1 } else { d }),
+        Relation::None => return [None; 2],
     };
+    let to_flip = Some(to_flip.max(1));
     if holds {
-        [to_flip, 0]
+        [to_flip, Some(0)]
     } else {
-        [0, to_flip]
+        [Some(0), to_flip]
     }
 }
 
-/// Distances (to false, to true) of a float comparison. With a NaN operand the outcome is
-/// fixed by the predicate's (un)orderedness and no distance is measured.
-pub fn float_distances(pred: Predicate, a: Float, b: Float) -> [u8; 2] {
+/// Distances (to false, to true): the bit lengths of [`gaps`].
+pub fn distances(relation: Relation, a: i128, b: i128) -> [u8; 2] {
+    distances_of(gaps(relation, a, b))
+}
+
+/// Gaps of a float comparison. With a NaN operand the outcome is fixed by the predicate's
+/// (un)orderedness and no distance is measured.
+pub fn float_gaps(pred: Predicate, a: Float, b: Float) -> Gaps {
     if a.is_nan() || b.is_nan() {
-        let outcome = pred.is_unordered();
-        let mut d = [crate::errbits::NOT_MEASURED; 2];
-        d[outcome as usize] = 0;
-        return d;
+        let mut g = [None; 2];
+        g[pred.is_unordered() as usize] = Some(0);
+        return g;
     }
-    let (oa, ob) = (a.ord(), b.ord());
     match pred {
-        Predicate::FTrue => [crate::errbits::NOT_MEASURED, 0],
-        Predicate::FFalse => [0, crate::errbits::NOT_MEASURED],
-        Predicate::Ord => [crate::errbits::NOT_MEASURED, 0],
-        Predicate::Uno => [0, crate::errbits::NOT_MEASURED],
-        p => distances(p.relation(), oa, ob),
+        Predicate::FTrue | Predicate::Ord => [None, Some(0)],
+        Predicate::FFalse | Predicate::Uno => [Some(0), None],
+        p => gaps(p.relation(), a.ord(), b.ord()),
     }
 }
 
-/// Distances (to false, to true) of an integer comparison of `bits`-wide values (given
-/// zero-extended to 64 bits, as the pass passes them).
-pub fn int_distances(pred: Predicate, bits: u32, a: u64, b: u64) -> [u8; 2] {
+/// Distances (to false, to true) of a float comparison: the bit lengths of [`float_gaps`].
+pub fn float_distances(pred: Predicate, a: Float, b: Float) -> [u8; 2] {
+    distances_of(float_gaps(pred, a, b))
+}
+
+/// Gaps of an integer comparison of `bits`-wide values (given zero-extended to 64 bits, as
+/// the pass passes them).
+pub fn int_gaps(pred: Predicate, bits: u32, a: u64, b: u64) -> Gaps {
     let extend = |v: u64| -> i128 {
         let v = if bits >= 64 { v } else { v & ((1u64 << bits) - 1) };
         if pred.is_signed() && bits < 128 && (v >> (bits - 1)) & 1 == 1 {
@@ -276,7 +287,12 @@ pub fn int_distances(pred: Predicate, bits: u32, a: u64, b: u64) -> [u8; 2] {
             v as i128
         }
     };
-    distances(pred.relation(), extend(a), extend(b))
+    gaps(pred.relation(), extend(a), extend(b))
+}
+
+/// Distances (to false, to true) of an integer comparison: the bit lengths of [`int_gaps`].
+pub fn int_distances(pred: Predicate, bits: u32, a: u64, b: u64) -> [u8; 2] {
+    distances_of(int_gaps(pred, bits, a, b))
 }
 
 /// One comparison, as emitted by the pass into [`CMPS_SECTION`].

@@ -25,13 +25,24 @@ pub fn bits(d: u128) -> u8 {
     ((128 - d.leading_zeros()) as u8).min(MAX_MEASURED)
 }
 
-/// ErrBits of a value that did *not* raise the exception: never 0, so that 0 stays
-/// reserved for "it happened" even when the value sits exactly on the boundary.
-pub fn not_raised(value: Float, boundary: Float) -> u8 {
+/// The gap of a value that did *not* raise the exception: its distance to the boundary in
+/// ordered-float positions, never 0 (0 is reserved for "it happened", even when the value
+/// sits exactly on the boundary); `None` (not measured) with a NaN.
+pub fn gap(value: Float, boundary: Float) -> Option<u128> {
     if value.is_nan() || boundary.is_nan() {
-        return NOT_MEASURED;
+        return None;
     }
-    bits(distance(value, boundary)).max(1)
+    Some(distance(value, boundary).max(1))
+}
+
+/// ErrBits of a gap: its bit length (0 only for a gap of 0), or [`NOT_MEASURED`].
+pub fn of_gap(gap: Option<u128>) -> u8 {
+    gap.map_or(NOT_MEASURED, bits)
+}
+
+/// ErrBits of a value that did *not* raise the exception: never 0 (see [`gap`]).
+pub fn not_raised(value: Float, boundary: Float) -> u8 {
+    of_gap(gap(value, boundary))
 }
 
 #[cfg(test)]
@@ -88,5 +99,7 @@ mod tests {
         );
         assert_eq!(distance(min, min.step(-1)), 1);
         assert_eq!(not_raised(Float::quiet_nan(FloatType::F32), min), NOT_MEASURED);
+        assert_eq!(gap(min.step(-3), min), Some(3));
+        assert_eq!(gap(min, min), Some(1), "not raised on the boundary is a gap of 1");
     }
 }

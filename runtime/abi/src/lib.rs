@@ -14,6 +14,7 @@ pub mod env;
 pub mod errbits;
 pub mod kind;
 pub mod op;
+pub mod probe;
 pub mod report;
 pub mod shm;
 pub mod signature;
@@ -29,8 +30,9 @@ pub use value::Value;
 /// Version of this contract. Bumped on any incompatible change of a layout or meaning; the
 /// runtime refuses a shared-memory region of another version and the fuzzer refuses a target
 /// whose runtime marker names another version. (4: a crash is reported as a JSON `crash`
-/// event in `NUMFUZZ_REPORT=json` mode instead of text lines.)
-pub const ABI_VERSION: u32 = 4;
+/// event in `NUMFUZZ_REPORT=json` mode instead of text lines. 5: the header's probe words,
+/// through which the local-search stage reads one slot's exact gap.)
+pub const ABI_VERSION: u32 = 5;
 
 /// Name of the ELF section holding the harness's `NUMFUZZ_SIGNATURE` string.
 pub const SIGNATURE_SECTION: &str = "__numfuzz_sig";

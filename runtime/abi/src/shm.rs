@@ -1,7 +1,7 @@
 //! Layout of the numfuzz shared-memory region (`NUMFUZZ_SHM_ID`).
 //!
 //! ```text
-//! offset 0                   ShmHeader (64 bytes)
+//! offset 0                   ShmHeader (64 bytes; its last three words carry the probe)
 //! errbits_offset             u8 per (site, kind) slot: ErrBits minimum of this run, 0xFF = not measured
 //! exceptions_offset          u8 per slot: non-zero = that exception happened in this run
 //! cmp_offset                 u8 per (comparison, outcome): distance to that outcome (see `cmp`)
@@ -42,7 +42,13 @@ pub struct ShmHeader {
     /// What the target records in the next run: `cmp::CMP_DISTANCES | cmp::CMP_LOG` (set by
     /// the fuzzer before each run).
     pub cmp_mode: u32,
-    pub reserved: [u32; 3],
+    /// The one (map, slot) whose exact gap the next run measures ([`crate::probe::Probe`]
+    /// encoded; 0 = none). Set by the fuzzer's local-search stage before its runs.
+    pub probe: u32,
+    /// The probed slot's smallest gap in the run ([`crate::probe::encode_gap`], low word
+    /// first; [`crate::probe::GAP_NOT_MEASURED`] until measured). Reset by the target at the
+    /// start of a probing run.
+    pub probe_gap: [u32; 2],
 }
 
 pub const HEADER_SIZE: usize = std::mem::size_of::<ShmHeader>();
@@ -87,7 +93,8 @@ impl ShmHeader {
             cmp_log_offset: if log_capacity == 0 { 0 } else { log_offset },
             cmp_log_capacity: log_capacity,
             cmp_mode: 0,
-            reserved: [0; 3],
+            probe: 0,
+            probe_gap: [0; 2],
         }
     }
 

@@ -1,8 +1,8 @@
 //! fadd, fsub, fmul, fdiv, frem, fmuladd, fma.
 
-use super::{Limits, Operands, Outcome};
+use super::{Gaps, Limits, Operands, Outcome};
 use crate::fpu;
-use numfuzz_abi::errbits::{not_raised, NOT_MEASURED};
+use numfuzz_abi::errbits::{gap, NOT_MEASURED};
 use numfuzz_abi::kind::ExceptionKind::{DivByZero, Invalid};
 use numfuzz_abi::op::{FloatType, Op};
 
@@ -73,10 +73,14 @@ pub fn fast(op: Op, ty: FloatType, ops: &Operands) -> Option<Outcome> {
     if op == Op::FDiv && b < f.inf {
         errbits[DivByZero as usize] = bits(b).max(1);
     }
-    Some(Outcome { raised: 0, errbits })
+    Some(Outcome {
+        raised: 0,
+        errbits,
+        gaps: Default::default(),
+    })
 }
 
-pub fn classify(op: Op, ty: FloatType, ops: &Operands) -> Outcome {
+pub fn classify<G: Gaps>(op: Op, ty: FloatType, ops: &Operands) -> Outcome<G> {
     let lim = Limits::of(ty);
     let (a, b, r) = (ops.a, ops.b, ops.r);
     let mut out = Outcome::new();
@@ -90,9 +94,9 @@ pub fn classify(op: Op, ty: FloatType, ops: &Operands) -> Outcome {
         }
         out.measure(Invalid, || {
             if a.is_finite() && b.is_finite() {
-                not_raised(b.abs(), lim.zero)
+                gap(b.abs(), lim.zero)
             } else {
-                NOT_MEASURED
+                None
             }
         });
         return out;
@@ -102,13 +106,7 @@ pub fn classify(op: Op, ty: FloatType, ops: &Operands) -> Outcome {
     }
     out.measure_result_range(r, lim);
     if op == Op::FDiv {
-        out.measure(DivByZero, || {
-            if b.is_finite() {
-                not_raised(b.abs(), lim.zero)
-            } else {
-                NOT_MEASURED
-            }
-        });
+        out.measure(DivByZero, || if b.is_finite() { gap(b.abs(), lim.zero) } else { None });
     }
     out
 }

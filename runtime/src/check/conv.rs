@@ -1,10 +1,10 @@
 //! fptosi, fptoui (Invalid when NaN or out of the integer range) and fptrunc.
 
-use super::{Limits, Operands, Outcome};
+use super::{Gaps, Limits, Operands, Outcome};
 use crate::fpu;
 use num_bigint::BigUint;
 use numfuzz_abi::decimal::{round_to_format, Rounding};
-use numfuzz_abi::errbits::{not_raised, NOT_MEASURED};
+use numfuzz_abi::errbits::gap;
 use numfuzz_abi::kind::ExceptionKind::Invalid;
 use numfuzz_abi::op::FloatType;
 use numfuzz_abi::value::Float;
@@ -43,7 +43,7 @@ fn from_int(ty: FloatType, negative: bool, mag: u128) -> Float {
     round_to_format(ty, negative, &BigUint::from(mag), 0, Rounding::NearestEven).expect("rounding never fails")
 }
 
-pub fn to_int(signed: bool, bits: u8, x: Float) -> Outcome {
+pub fn to_int<G: Gaps>(signed: bool, bits: u8, x: Float) -> Outcome<G> {
     let bits = (bits as u32).max(1);
     let (neg_max, pos_max) = range(signed, bits);
     let mut out = Outcome::new();
@@ -57,7 +57,7 @@ pub fn to_int(signed: bool, bits: u8, x: Float) -> Outcome {
     }
     out.measure(Invalid, || {
         if !x.is_finite() {
-            return NOT_MEASURED;
+            return None;
         }
         // The first invalid value on x's side of zero.
         let first_invalid = if x.is_negative() {
@@ -75,12 +75,12 @@ pub fn to_int(signed: bool, bits: u8, x: Float) -> Outcome {
                 v
             }
         };
-        not_raised(x, first_invalid)
+        gap(x, first_invalid)
     });
     out
 }
 
-pub fn narrow(src: FloatType, dst: FloatType, ops: &Operands) -> Outcome {
+pub fn narrow<G: Gaps>(src: FloatType, dst: FloatType, ops: &Operands) -> Outcome<G> {
     let lim = Limits::of(dst);
     let mut out = Outcome::new();
     // The narrowed result travels widened back to the source type (exactly).
@@ -95,6 +95,12 @@ pub fn narrow(src: FloatType, dst: FloatType, ops: &Operands) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::NoGaps;
+
+    /// The checker as normal runs use it (no gaps kept).
+    fn to_int(signed: bool, bits: u8, x: Float) -> Outcome {
+        super::to_int::<NoGaps>(signed, bits, x)
+    }
 
     #[test]
     fn int_ranges() {

@@ -11,10 +11,10 @@
 //!   (the exact tiny results — sin(±0), fmod, exact ldexp scaling, exp2 of an integer, exact
 //!   powers, exact hypot, log(1), … — raise nothing).
 
-use super::{Limits, Operands, Outcome};
+use super::{Gaps, Limits, Operands, Outcome};
 use num_bigint::BigUint;
 use numfuzz_abi::decimal::{round_to_format, Rounding};
-use numfuzz_abi::errbits::{not_raised, NOT_MEASURED};
+use numfuzz_abi::errbits::gap;
 use numfuzz_abi::kind::ExceptionKind::{DivByZero, Invalid, Overflow, Underflow};
 use numfuzz_abi::op::{FloatType, Op, OpShape};
 use numfuzz_abi::value::{Float, Format};
@@ -213,7 +213,7 @@ fn nearest_integer(x: Float) -> Float {
     round_to_format(x.ty, x.is_negative(), &BigUint::from(n), 0, Rounding::NearestEven).expect("rounding never fails")
 }
 
-pub fn classify(op: Op, ty: FloatType, ops: &Operands) -> Outcome {
+pub fn classify<G: Gaps>(op: Op, ty: FloatType, ops: &Operands) -> Outcome<G> {
     let lim = Limits::of(ty);
     let c = Call {
         op,
@@ -240,21 +240,21 @@ pub fn classify(op: Op, ty: FloatType, ops: &Operands) -> Outcome {
     out
 }
 
-fn measure(c: &Call, lim: &Limits, out: &mut Outcome) {
+fn measure<G: Gaps>(c: &Call, lim: &Limits, out: &mut Outcome<G>) {
     let (x, r) = (c.x, c.r);
     let finite_x = x.is_finite();
     out.measure(Overflow, || match c.op {
-        Op::Exp | Op::Expm1 if finite_x => not_raised(x, lim.exp_overflow),
-        Op::Exp2 if finite_x => not_raised(x, lim.exp2_overflow),
-        Op::Sinh | Op::Cosh if finite_x => not_raised(x.abs(), lim.sinh_overflow),
+        Op::Exp | Op::Expm1 if finite_x => gap(x, lim.exp_overflow),
+        Op::Exp2 if finite_x => gap(x, lim.exp2_overflow),
+        Op::Sinh | Op::Cosh if finite_x => gap(x.abs(), lim.sinh_overflow),
         Op::Pow | Op::Powi | Op::Hypot | Op::Ldexp | Op::Scalbn | Op::Tgamma | Op::Lgamma if r.is_finite() => {
-            not_raised(r.abs(), lim.max)
+            gap(r.abs(), lim.max)
         }
-        _ => NOT_MEASURED,
+        _ => None,
     });
     out.measure(Underflow, || match c.op {
-        Op::Exp if finite_x => not_raised(x, lim.exp_underflow),
-        Op::Exp2 if finite_x => not_raised(x, lim.exp2_underflow),
+        Op::Exp if finite_x => gap(x, lim.exp_underflow),
+        Op::Exp2 if finite_x => gap(x, lim.exp2_underflow),
         Op::Sin
         | Op::Tan
         | Op::Asin
@@ -276,45 +276,45 @@ fn measure(c: &Call, lim: &Limits, out: &mut Outcome) {
         | Op::Tgamma
             if r.is_finite() && !r.is_zero() =>
         {
-            not_raised(r.abs(), lim.min_normal)
+            gap(r.abs(), lim.min_normal)
         }
-        _ => NOT_MEASURED,
+        _ => None,
     });
     out.measure(DivByZero, || {
         if !finite_x {
-            return NOT_MEASURED;
+            return None;
         }
         match c.op {
-            Op::Log | Op::Log2 | Op::Log10 | Op::Tgamma => not_raised(x.abs(), lim.zero),
-            Op::Log1p => not_raised(x, lim.one.neg()),
-            Op::Atanh => not_raised(x.abs(), lim.one),
-            Op::Pow if c.y.is_some_and(|y| y.is_finite() && y.is_negative()) => not_raised(x.abs(), lim.zero),
-            Op::Powi if c.n.is_some_and(|n| n < 0) => not_raised(x.abs(), lim.zero),
-            Op::Lgamma if x.is_negative() => not_raised(x, nearest_integer(x)),
-            Op::Lgamma => not_raised(x, lim.zero),
-            _ => NOT_MEASURED,
+            Op::Log | Op::Log2 | Op::Log10 | Op::Tgamma => gap(x.abs(), lim.zero),
+            Op::Log1p => gap(x, lim.one.neg()),
+            Op::Atanh => gap(x.abs(), lim.one),
+            Op::Pow if c.y.is_some_and(|y| y.is_finite() && y.is_negative()) => gap(x.abs(), lim.zero),
+            Op::Powi if c.n.is_some_and(|n| n < 0) => gap(x.abs(), lim.zero),
+            Op::Lgamma if x.is_negative() => gap(x, nearest_integer(x)),
+            Op::Lgamma => gap(x, lim.zero),
+            _ => None,
         }
     });
     out.measure(Invalid, || {
         if !finite_x {
-            return NOT_MEASURED;
+            return None;
         }
         match c.op {
-            Op::Sqrt | Op::Log | Op::Log2 | Op::Log10 => not_raised(x, lim.zero),
-            Op::Log1p => not_raised(x, lim.one.neg()),
-            Op::Acosh => not_raised(x, lim.one),
-            Op::Asin | Op::Acos | Op::Atanh => not_raised(x.abs(), lim.one),
-            Op::Sin | Op::Cos | Op::Tan => not_raised(x.abs(), lim.inf),
+            Op::Sqrt | Op::Log | Op::Log2 | Op::Log10 => gap(x, lim.zero),
+            Op::Log1p => gap(x, lim.one.neg()),
+            Op::Acosh => gap(x, lim.one),
+            Op::Asin | Op::Acos | Op::Atanh => gap(x.abs(), lim.one),
+            Op::Sin | Op::Cos | Op::Tan => gap(x.abs(), lim.inf),
             Op::Fmod | Op::Remainder => match c.y {
-                Some(y) if y.is_finite() => not_raised(y.abs(), lim.zero),
-                _ => NOT_MEASURED,
+                Some(y) if y.is_finite() => gap(y.abs(), lim.zero),
+                _ => None,
             },
             Op::Pow => match c.y {
-                Some(y) if y.is_finite() && !y.is_integer() => not_raised(x, lim.zero),
-                _ => NOT_MEASURED,
+                Some(y) if y.is_finite() && !y.is_integer() => gap(x, lim.zero),
+                _ => None,
             },
-            Op::Tgamma if x.is_negative() => not_raised(x, nearest_integer(x)),
-            _ => NOT_MEASURED,
+            Op::Tgamma if x.is_negative() => gap(x, nearest_integer(x)),
+            _ => None,
         }
     });
 }

@@ -11,7 +11,7 @@ mod conv;
 mod libm;
 mod limits;
 
-use numfuzz_abi::errbits::{not_raised, NOT_MEASURED};
+use numfuzz_abi::errbits::{gap, of_gap, NOT_MEASURED};
 use numfuzz_abi::kind::ExceptionKind;
 use numfuzz_abi::op::{FloatType, Op, OpShape};
 use numfuzz_abi::value::Float;
@@ -47,19 +47,45 @@ impl Operands {
     }
 }
 
-/// What the checker concluded: kinds raised (bit = [`ExceptionKind`] index) and ErrBits per
-/// kind.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Outcome {
-    pub raised: u8,
-    pub errbits: [u8; 4],
+/// Where a measurement's exact gaps go: nowhere in normal checks ([`NoGaps`], which the
+/// compiler removes), kept per kind when a probing run asks for one slot's gap ([`AllGaps`]).
+pub trait Gaps: Copy + Default {
+    fn set(&mut self, kind: ExceptionKind, gap: Option<u128>);
 }
 
-impl Outcome {
-    pub fn new() -> Outcome {
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NoGaps;
+
+impl Gaps for NoGaps {
+    #[inline(always)]
+    fn set(&mut self, _: ExceptionKind, _: Option<u128>) {}
+}
+
+/// The gap of every kind (see `numfuzz_abi::errbits::gap`; `None`: not measured).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AllGaps(pub [Option<u128>; 4]);
+
+impl Gaps for AllGaps {
+    fn set(&mut self, kind: ExceptionKind, gap: Option<u128>) {
+        self.0[kind as usize] = gap;
+    }
+}
+
+/// What the checker concluded: kinds raised (bit = [`ExceptionKind`] index), ErrBits per
+/// kind and, when asked for, the gaps ErrBits are the bit lengths of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Outcome<G: Gaps = NoGaps> {
+    pub raised: u8,
+    pub errbits: [u8; 4],
+    pub gaps: G,
+}
+
+impl<G: Gaps> Outcome<G> {
+    pub fn new() -> Outcome<G> {
         Outcome {
             raised: 0,
             errbits: [NOT_MEASURED; 4],
+            gaps: G::default(),
         }
     }
 
@@ -71,43 +97,46 @@ impl Outcome {
         self.raised |= 1 << kind as u8;
     }
 
-    /// Sets the ErrBits of `kind`: 0 if it was raised, else `measure()` (which must be ≥ 1
-    /// or NOT_MEASURED).
-    pub fn measure(&mut self, kind: ExceptionKind, measure: impl FnOnce() -> u8) {
-        self.errbits[kind as usize] = if self.raised(kind) { 0 } else { measure() };
+    /// Sets the gap of `kind` and its ErrBits: 0 if it was raised, else `measure()` (which
+    /// must be ≥ 1, or `None` for not measured).
+    pub fn measure(&mut self, kind: ExceptionKind, measure: impl FnOnce() -> Option<u128>) {
+        let gap = if self.raised(kind) { Some(0) } else { measure() };
+        self.errbits[kind as usize] = of_gap(gap);
+        self.gaps.set(kind, gap);
     }
 
-    /// ErrBits of a result's distance to the edges of the finite normal range: to the largest
-    /// finite value (Overflow) and, for non-zero results, to the smallest normal (Underflow).
+    /// Gaps of a result to the edges of the finite normal range: to the largest finite value
+    /// (Overflow) and, for non-zero results, to the smallest normal (Underflow).
     pub fn measure_result_range(&mut self, r: Float, lim: &Limits) {
         self.measure(ExceptionKind::Overflow, || {
             if r.is_finite() {
-                not_raised(r.abs(), lim.max)
+                gap(r.abs(), lim.max)
             } else {
-                NOT_MEASURED
+                None
             }
         });
         self.measure(ExceptionKind::Underflow, || {
             if r.is_finite() && !r.is_zero() {
-                not_raised(r.abs(), lim.min_normal)
+                gap(r.abs(), lim.min_normal)
             } else {
-                NOT_MEASURED
+                None
             }
         });
     }
 
-    /// Fills the ErrBits of raised kinds that were not measured with 0.
-    pub fn finish(mut self) -> Outcome {
+    /// Fills the ErrBits (and gaps) of raised kinds that were not measured with 0.
+    pub fn finish(mut self) -> Outcome<G> {
         for k in ExceptionKind::ALL {
             if self.raised(k) {
                 self.errbits[k as usize] = 0;
+                self.gaps.set(k, Some(0));
             }
         }
         self
     }
 }
 
-impl Default for Outcome {
+impl<G: Gaps> Default for Outcome<G> {
     fn default() -> Self {
         Outcome::new()
     }
@@ -122,7 +151,12 @@ pub fn classify(op: Op, ty: FloatType, aux: u8, ops: &Operands) -> Outcome {
     classify_fully(op, ty, aux, ops)
 }
 
-fn classify_fully(op: Op, ty: FloatType, aux: u8, ops: &Operands) -> Outcome {
+/// The exact gap of one kind for a probing run (the slow path, which measures every kind).
+pub fn gap_of(op: Op, ty: FloatType, aux: u8, ops: &Operands, kind: ExceptionKind) -> Option<u128> {
+    classify_fully::<AllGaps>(op, ty, aux, ops).gaps.0[kind as usize]
+}
+
+fn classify_fully<G: Gaps>(op: Op, ty: FloatType, aux: u8, ops: &Operands) -> Outcome<G> {
     let out = match op {
         Op::FAdd | Op::FSub | Op::FMul | Op::FDiv | Op::FRem | Op::FMulAdd | Op::Fma => arith::classify(op, ty, ops),
         Op::FPToSI | Op::FPToUI => conv::to_int(op == Op::FPToSI, aux, ops.a),

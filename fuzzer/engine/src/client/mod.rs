@@ -155,7 +155,7 @@ where
         state: &mut state,
         mgr: &mut mgr,
     };
-    match stages::fuzz(cfg, signature, cmp_trace, stats, parts) {
+    match stages::fuzz(cfg, signature, cmp_trace, target.maps.probe, stats, parts) {
         Err(Error::ShuttingDown) | Ok(()) => Ok(()),
         Err(e) => Err(e),
     }

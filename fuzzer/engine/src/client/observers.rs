@@ -2,9 +2,14 @@
 
 use crate::feedbacks::ByteMapObserver;
 use crate::i2s::CmpTrace;
+use crate::local_search::ProbeWords;
 use crate::run_flags::RunFlagsObserver;
 use libafl::observers::{CanTrack, ExplicitTracking, HitcountsMapObserver, StdMapObserver, TimeObserver};
 use libafl_bolts::tuples::{tuple_list, tuple_list_type, Handle, Handled};
+
+/// Names of the distance maps' observers (their history and favourites are kept under them).
+pub const ERRBITS_MAP: &str = "errbits";
+pub const CMP_MAP: &str = "cmp_distances";
 
 pub type Hitcounts = HitcountsMapObserver<ByteMapObserver>;
 pub type EdgesObserver = ExplicitTracking<Hitcounts, true, false>;
@@ -51,6 +56,8 @@ pub struct TargetMaps {
     pub cmp_trace: Option<CmpTrace>,
     /// The region header's per-run flags (null: no numfuzz region).
     pub run_flags: *mut u32,
+    /// The region header's probe words (absent without a numfuzz region).
+    pub probe: Option<ProbeWords>,
 }
 
 /// A map observer over `len` bytes at `ptr`, or an empty owned one when there is no map.
@@ -74,9 +81,9 @@ impl TargetMaps {
     pub unsafe fn observers(&self) -> (Observers, ObserverHandles) {
         // SAFETY (all four maps): the caller guarantees validity.
         let edges = unsafe { byte_map("edges", self.edges, self.edges_len) };
-        let mut errbits = unsafe { byte_map("errbits", self.errbits, self.slots) };
+        let mut errbits = unsafe { byte_map(ERRBITS_MAP, self.errbits, self.slots) };
         let exceptions = unsafe { byte_map("exceptions", self.exceptions, self.slots) };
-        let mut cmp_distances = unsafe { byte_map("cmp_distances", self.cmp_distances, self.cmp_slots) };
+        let mut cmp_distances = unsafe { byte_map(CMP_MAP, self.cmp_distances, self.cmp_slots) };
         // Reset before every run to "not measured"; the run lowers what it measures.
         *errbits.initial_mut() = numfuzz_abi::errbits::NOT_MEASURED;
         *cmp_distances.initial_mut() = numfuzz_abi::errbits::NOT_MEASURED;
@@ -122,6 +129,7 @@ mod tests {
             cmp_slots: cmp.len(),
             cmp_trace: None,
             run_flags: &mut flags,
+            probe: None,
         };
         // SAFETY: the vectors outlive the observers.
         let (observers, h) = unsafe { maps.observers() };
@@ -153,6 +161,7 @@ mod tests {
             cmp_slots: 0,
             cmp_trace: None,
             run_flags: std::ptr::null_mut(),
+            probe: None,
         };
         // SAFETY: the edge vector outlives the observers; the others are not dereferenced.
         let (observers, h) = unsafe { maps.observers() };

@@ -1,10 +1,12 @@
 //! The stages of a client's fuzzing loop: input-to-state on a testcase's first turn, one
-//! mutational stage, then the stats stage (which also ends the campaign when it is due).
+//! mutational stage, local search on its share of executions, then the stats stage (which
+//! also ends the campaign when it is due).
 //! A new stage is one module and one entry in [`fuzz_with`].
 
 use super::{Fuzzer, Mgr, Observers, Parts, State};
 use crate::config::{CampaignConfig, MutatorSchedule};
 use crate::i2s::{CmpTrace, I2SStage};
+use crate::local_search::{LocalSearchStage, ProbeWords};
 use crate::mutators::fp_mutations;
 use crate::stats::StatsStage;
 use libafl::executors::{Executor, HasObservers};
@@ -31,6 +33,7 @@ pub fn fuzz<E>(
     cfg: &CampaignConfig,
     signature: Option<Arc<Signature>>,
     cmp_trace: Option<CmpTrace>,
+    probe: Option<ProbeWords>,
     stats: StatsStage,
     parts: Parts<'_, E>,
 ) -> Result<(), Error>
@@ -38,21 +41,24 @@ where
     E: Executor<Mgr, BytesInput, State, Fuzzer> + HasObservers<Observers = Observers>,
 {
     let i2s = I2SStage::new(cmp_trace, signature.clone());
+    let search = LocalSearchStage::new(probe, signature.clone(), cfg.local_search);
     let byte_level = havoc_mutations().merge(tokens_mutations());
-    let stages = (i2s, stats);
+    let stages = Stages { i2s, search, stats };
     match signature.filter(|_| cfg.fp_mutators) {
         Some(sig) => scheduled(cfg.schedule, fp_mutations(&sig).merge(byte_level), stages, parts),
         None => scheduled(cfg.schedule, byte_level, stages, parts),
     }
 }
 
+/// The stages around the mutational one.
+struct Stages {
+    i2s: I2SStage,
+    search: LocalSearchStage,
+    stats: StatsStage,
+}
+
 /// The mutational stage over `ops`, scheduled by MOpt or uniformly (havoc).
-fn scheduled<E, MT>(
-    schedule: MutatorSchedule,
-    ops: MT,
-    stages: (I2SStage, StatsStage),
-    parts: Parts<'_, E>,
-) -> Result<(), Error>
+fn scheduled<E, MT>(schedule: MutatorSchedule, ops: MT, stages: Stages, parts: Parts<'_, E>) -> Result<(), Error>
 where
     E: Executor<Mgr, BytesInput, State, Fuzzer> + HasObservers<Observers = Observers>,
     MT: MutatorsTuple<BytesInput, State> + NamedTuple + HasConstLen,
@@ -66,12 +72,13 @@ where
     }
 }
 
-fn fuzz_with<E, M>(mutator: M, (i2s, stats): (I2SStage, StatsStage), parts: Parts<'_, E>) -> Result<(), Error>
+fn fuzz_with<E, M>(mutator: M, stages: Stages, parts: Parts<'_, E>) -> Result<(), Error>
 where
     E: Executor<Mgr, BytesInput, State, Fuzzer> + HasObservers<Observers = Observers>,
     M: Mutator<BytesInput, State>,
 {
-    let mut stages = tuple_list!(i2s, StdMutationalStage::new(mutator), stats);
+    let Stages { i2s, search, stats } = stages;
+    let mut stages = tuple_list!(i2s, StdMutationalStage::new(mutator), search, stats);
     parts
         .fuzzer
         .fuzz_loop(&mut stages, parts.executor, parts.state, parts.mgr)

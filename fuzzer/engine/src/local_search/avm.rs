@@ -1,0 +1,375 @@
+//! The Alternating Variable Method (FloPSy's search) over an input's typed fields, minimising
+//! the exact gap of one slot.
+//!
+//! A field moves along its ordered values: ulps for floats (crossing zero and binades; a step
+//! of 2^52 ulps is one binade of an f64, so large steps are the exponent moves), units for
+//! integers. Per field, steps of 2^k are tried upward from k = 0 in both directions until they
+//! stop improving, the best is taken and then repeated while it improves (the pattern move).
+//! When no single field improves, pairs of fields move together by the same step (a relation
+//! such as `x * y == c` is followed by moving x up as y goes down), and when nothing
+//! improves, a few sideways moves (no worse) leave a plateau before the search gives up.
+
+use libafl::Error;
+use libafl_bolts::rands::Rand;
+use numfuzz_abi::signature::{FieldType, Signature};
+use numfuzz_abi::value::{Float, Value};
+
+/// A slot's gap in one run (`f64::INFINITY` when the run did not measure it).
+pub type Gap = f64;
+
+/// Sideways moves tried once nothing improves, before the search stalls.
+const SIDEWAYS_MOVES: usize = 24;
+
+/// Why a search ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// The gap reached 0: the exception happened, the comparison went the other way.
+    Reached,
+    /// No move improves any more.
+    Stalled,
+    /// The execution budget is spent.
+    Budget,
+}
+
+/// Ends the search early (inside the move loops).
+enum Halt {
+    Ending(Ending),
+    Failed(Error),
+}
+
+impl From<Error> for Halt {
+    fn from(e: Error) -> Self {
+        Halt::Failed(e)
+    }
+}
+
+/// One descent from a starting input.
+pub struct Search<'s, R> {
+    signature: &'s Signature,
+    rand: R,
+    /// The best input so far and its gap.
+    pub best: Vec<u8>,
+    pub best_gap: Gap,
+    /// Executions spent.
+    pub execs: u64,
+    budget: u64,
+}
+
+/// `input` with field `field` moved by `delta` positions, or `None` when the move changes
+/// nothing (a NaN, a saturated value) .
+pub fn moved(signature: &Signature, input: &[u8], field: usize, delta: i128) -> Option<Vec<u8>> {
+    let mut values = signature.decode(input);
+    let new = match values[field] {
+        Value::Float(f) if f.is_nan() => return None,
+        Value::Float(f) => {
+            let inf = Float::infinity(f.ty, false).ord();
+            let ord = f.ord().saturating_add(delta).clamp(-inf, inf);
+            Value::Float(Float::from_ord(f.ty, ord))
+        }
+        Value::Int { ty, value } => {
+            let (lo, hi) = ty.int_range().expect("an integer field");
+            Value::Int {
+                ty,
+                value: value.saturating_add(delta).clamp(lo, hi),
+            }
+        }
+    };
+    if new == values[field] {
+        return None;
+    }
+    values[field] = new;
+    let mut out = signature.encode(&values).expect("values of the signature's own types");
+    // Bytes past the signature (if any) travel unchanged.
+    if input.len() > out.len() {
+        out.extend_from_slice(&input[out.len()..]);
+    }
+    Some(out)
+}
+
+/// Largest k of a 2^k step for a field: its positions span about 2^bits.
+fn max_step_pow(field: FieldType) -> u32 {
+    match field {
+        FieldType::Float(t) => numfuzz_abi::value::Format::of(t).width - 1,
+        int => int.size() as u32 * 8 - 1,
+    }
+}
+
+impl<'s, R: Rand> Search<'s, R> {
+    /// A search from `start` (whose gap `start_gap` is known) spending at most `budget`
+    /// executions.
+    pub fn new(signature: &'s Signature, rand: R, start: Vec<u8>, start_gap: Gap, budget: u64) -> Self {
+        Search {
+            signature,
+            rand,
+            best: start,
+            best_gap: start_gap,
+            execs: 0,
+            budget,
+        }
+    }
+
+    /// Runs the search; `eval` executes one input and returns the probed gap.
+    pub fn run(&mut self, eval: &mut impl FnMut(&[u8]) -> Result<Gap, Error>) -> Result<Ending, Error> {
+        match self.descend(eval) {
+            Ok(ending) | Err(Halt::Ending(ending)) => Ok(ending),
+            Err(Halt::Failed(e)) => Err(e),
+        }
+    }
+
+    fn descend(&mut self, eval: &mut impl FnMut(&[u8]) -> Result<Gap, Error>) -> Result<Ending, Halt> {
+        let fields = self.signature.len();
+        if fields == 0 {
+            return Ok(Ending::Stalled);
+        }
+        let mut sideways = 0;
+        loop {
+            if self.best_gap == 0.0 {
+                return Ok(Ending::Reached);
+            }
+            let mut improved = false;
+            let first = self.rand.below(core::num::NonZero::new(fields).expect("fields > 0"));
+            for i in 0..fields {
+                improved |= self.field_moves(eval, (first + i) % fields)?;
+            }
+            if !improved {
+                improved = self.pair_moves(eval)?;
+            }
+            if !improved {
+                if sideways >= SIDEWAYS_MOVES {
+                    return Ok(Ending::Stalled);
+                }
+                sideways += 1;
+                self.sideways_move(eval)?;
+            }
+        }
+    }
+
+    /// Executes `candidate`; takes it if it is better. Returns its gap.
+    fn try_input(
+        &mut self,
+        eval: &mut impl FnMut(&[u8]) -> Result<Gap, Error>,
+        candidate: Vec<u8>,
+    ) -> Result<Gap, Halt> {
+        if self.execs >= self.budget {
+            return Err(Halt::Ending(Ending::Budget));
+        }
+        self.execs += 1;
+        let gap = eval(&candidate)?;
+        if gap < self.best_gap {
+            self.best = candidate;
+            self.best_gap = gap;
+            if gap == 0.0 {
+                return Err(Halt::Ending(Ending::Reached));
+            }
+        }
+        Ok(gap)
+    }
+
+    /// The best step 2^k (k going up until the gap stops improving) in each direction of
+    /// one field, or of two fields moving together (`signs` per field); then the pattern
+    /// move. Returns whether the best input changed.
+    fn ladder(
+        &mut self,
+        eval: &mut impl FnMut(&[u8]) -> Result<Gap, Error>,
+        moves: &[(usize, i128)],
+    ) -> Result<bool, Halt> {
+        let kmax = moves
+            .iter()
+            .map(|&(f, _)| max_step_pow(self.signature.fields()[f]))
+            .min()
+            .unwrap_or(0);
+        let start_gap = self.best_gap;
+        let origin = self.best.clone();
+        // Best (gap, k) over the ladder; the search keeps the best input itself.
+        let mut best_k: Option<u32> = None;
+        let mut best_gap = start_gap;
+        for k in 0..=kmax {
+            let Some(candidate) = self.shift(&origin, moves, 1i128 << k) else {
+                continue;
+            };
+            // Not through `try_input`'s acceptance: compare against the ladder's origin.
+            if self.execs >= self.budget {
+                return Err(Halt::Ending(Ending::Budget));
+            }
+            self.execs += 1;
+            let gap = eval(&candidate)?;
+            if gap < best_gap {
+                best_gap = gap;
+                best_k = Some(k);
+                if gap < self.best_gap {
+                    self.best = candidate;
+                    self.best_gap = gap;
+                }
+                if gap == 0.0 {
+                    return Err(Halt::Ending(Ending::Reached));
+                }
+            } else if best_k.is_some() {
+                // Past the basin: larger steps overshoot.
+                break;
+            }
+        }
+        let Some(k) = best_k else { return Ok(false) };
+        // Pattern move: repeat the step while it improves.
+        while let Some(candidate) = self.shift(&self.best.clone(), moves, 1i128 << k) {
+            let before = self.best_gap;
+            self.try_input(eval, candidate)?;
+            if self.best_gap >= before {
+                break;
+            }
+        }
+        Ok(self.best_gap < start_gap)
+    }
+
+    /// `input` with each `(field, sign)` moved by `sign * step`.
+    fn shift(&self, input: &[u8], moves: &[(usize, i128)], step: i128) -> Option<Vec<u8>> {
+        let mut out = input.to_vec();
+        for &(field, sign) in moves {
+            out = moved(self.signature, &out, field, sign * step)?;
+        }
+        Some(out)
+    }
+
+    fn field_moves(&mut self, eval: &mut impl FnMut(&[u8]) -> Result<Gap, Error>, field: usize) -> Result<bool, Halt> {
+        let up = self.ladder(eval, &[(field, 1)])?;
+        let down = self.ladder(eval, &[(field, -1)])?;
+        Ok(up || down)
+    }
+
+    fn pair_moves(&mut self, eval: &mut impl FnMut(&[u8]) -> Result<Gap, Error>) -> Result<bool, Halt> {
+        let n = self.signature.len();
+        let mut improved = false;
+        for i in 0..n {
+            for j in i + 1..n {
+                for (si, sj) in [(1, -1), (-1, 1), (1, 1), (-1, -1)] {
+                    improved |= self.ladder(eval, &[(i, si), (j, sj)])?;
+                }
+            }
+        }
+        Ok(improved)
+    }
+
+    /// A small random move of one field, taken if it is no worse: off a plateau where every
+    /// single and paired step is worse (an exact product that no neighbour of x hits at this
+    /// y may be hit at the next y).
+    fn sideways_move(&mut self, eval: &mut impl FnMut(&[u8]) -> Result<Gap, Error>) -> Result<(), Halt> {
+        let fields = self.signature.len();
+        let field = self.rand.below(core::num::NonZero::new(fields).expect("fields > 0"));
+        let size = 1 + self.rand.below(core::num::NonZero::new(16).expect("16 > 0")) as i128;
+        let sign = if self.rand.coinflip(0.5) { 1 } else { -1 };
+        let Some(candidate) = moved(self.signature, &self.best, field, sign * size) else {
+            return Ok(());
+        };
+        if self.execs >= self.budget {
+            return Err(Halt::Ending(Ending::Budget));
+        }
+        self.execs += 1;
+        let gap = eval(&candidate)?;
+        if gap <= self.best_gap {
+            self.best = candidate;
+            self.best_gap = gap;
+            if gap == 0.0 {
+                return Err(Halt::Ending(Ending::Reached));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use libafl_bolts::rands::StdRand;
+
+    fn f64s(input: &[u8]) -> Vec<f64> {
+        input
+            .chunks(8)
+            .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    }
+
+    fn encode(values: &[f64]) -> Vec<u8> {
+        values.iter().flat_map(|v| v.to_le_bytes()).collect()
+    }
+
+    /// The gap of `x == target` as the runtime measures it: ordered-float positions apart.
+    fn positions(a: f64, b: f64) -> f64 {
+        let (a, b) = (Float::from_f64(a).ord(), Float::from_f64(b).ord());
+        a.abs_diff(b) as f64
+    }
+
+    fn search<'s>(sig: &'s Signature, start: Vec<u8>, budget: u64) -> Search<'s, StdRand> {
+        Search::new(sig, StdRand::with_seed(7), start, f64::INFINITY, budget)
+    }
+
+    #[test]
+    fn one_field_descends_to_an_exact_value_across_binades() {
+        let sig = Signature::parse("f64").unwrap();
+        let target = -1_234.567_890_123_4_f64;
+        let mut s = search(&sig, encode(&[3.5e-300]), 20_000);
+        let mut eval = |i: &[u8]| Ok(positions(f64s(i)[0], target));
+        assert_eq!(s.run(&mut eval).unwrap(), Ending::Reached);
+        assert_eq!(f64s(&s.best)[0], target);
+        assert!(s.execs < 20_000, "{}", s.execs);
+    }
+
+    #[test]
+    fn a_two_field_product_is_hit_exactly() {
+        // x * y == 1234.5678 with y kept in (1.5, 1.6): not measured outside.
+        let sig = Signature::parse("f64,f64").unwrap();
+        let c = 1234.5678f64;
+        let mut eval = |i: &[u8]| {
+            let v = f64s(i);
+            let (x, y) = (v[0], v[1]);
+            if !(y > 1.5 && y < 1.6) {
+                return Ok(f64::INFINITY);
+            }
+            Ok(positions(x * y, c))
+        };
+        let mut s = search(&sig, encode(&[3.0, 1.55]), 50_000);
+        assert_eq!(s.run(&mut eval).unwrap(), Ending::Reached);
+        let v = f64s(&s.best);
+        assert_eq!(v[0] * v[1], c);
+    }
+
+    #[test]
+    fn integer_and_f32_fields_move_in_their_own_units() {
+        let sig = Signature::parse("i32,f32").unwrap();
+        let mut eval = |i: &[u8]| {
+            let n = i32::from_le_bytes(i[0..4].try_into().unwrap());
+            let x = f32::from_le_bytes(i[4..8].try_into().unwrap());
+            let fx = (Float::from_f32(x).ord() - Float::from_f32(0.3).ord()).unsigned_abs();
+            Ok((n as i64 - 70_000).unsigned_abs() as f64 + fx as f64)
+        };
+        let mut start = 5i32.to_le_bytes().to_vec();
+        start.extend_from_slice(&1e30f32.to_le_bytes());
+        let mut s = Search::new(&sig, StdRand::with_seed(3), start, f64::INFINITY, 20_000);
+        assert_eq!(s.run(&mut eval).unwrap(), Ending::Reached);
+        assert_eq!(i32::from_le_bytes(s.best[0..4].try_into().unwrap()), 70_000);
+        assert_eq!(f32::from_le_bytes(s.best[4..8].try_into().unwrap()), 0.3);
+    }
+
+    #[test]
+    fn the_budget_is_kept_and_a_flat_gap_stalls() {
+        let sig = Signature::parse("f64").unwrap();
+        let mut s = search(&sig, encode(&[1.0]), 100);
+        let mut far = |i: &[u8]| Ok(positions(f64s(i)[0], 1e300) + 1e9);
+        assert_eq!(s.run(&mut far).unwrap(), Ending::Budget);
+        assert_eq!(s.execs, 100);
+        let mut s = search(&sig, encode(&[1.0]), 100_000);
+        let mut flat = |_: &[u8]| Ok(5.0);
+        assert_eq!(s.run(&mut flat).unwrap(), Ending::Stalled);
+    }
+
+    #[test]
+    fn moves_saturate_and_skip_nans() {
+        let sig = Signature::parse("f64,u8").unwrap();
+        let mut input = f64::MAX.to_le_bytes().to_vec();
+        input.push(250);
+        let up = moved(&sig, &input, 0, 1).unwrap();
+        assert_eq!(f64s(&up[..8])[0], f64::INFINITY);
+        assert_eq!(moved(&sig, &up, 0, 5), None, "infinity saturates");
+        assert_eq!(moved(&sig, &input, 1, 100).unwrap()[8], 255);
+        let nan = f64::NAN.to_le_bytes().to_vec();
+        assert_eq!(moved(&Signature::parse("f64").unwrap(), &nan, 0, 1), None);
+    }
+}

@@ -1,0 +1,367 @@
+//! Local search on distances: a stage that takes one slot the campaign has come close to but
+//! not reached — a (site, kind) whose ErrBits minimum is small but not 0, or a comparison
+//! outcome never taken — and descends on that slot's exact gap from the input holding the
+//! minimum ([`avm`]), restarting from other corpus entries when the descent stalls (basin
+//! hopping). Every execution goes through the normal feedback, so what it meets on the way
+//! (new edges, new sites) is kept.
+//!
+//! The stage needs typed inputs (a signature) and the target's probe words; it gets a share
+//! of the executions that grows while it reaches targets and shrinks while it does not.
+
+pub mod avm;
+
+use crate::feedbacks::fire_count;
+use crate::meta::{DistanceHistory, DistanceTopRated};
+use avm::{Ending, Gap, Search};
+use libafl::corpus::{Corpus, CorpusId};
+use libafl::inputs::{BytesInput, HasTargetBytes};
+use libafl::state::{HasCorpus, HasExecutions, HasRand};
+use libafl::{Error, HasMetadata, HasNamedMetadata};
+use libafl_bolts::rands::{Rand, StdRand};
+use numfuzz_abi::errbits::NOT_MEASURED;
+use numfuzz_abi::probe::{self, Probe, PROBE_NONE};
+use numfuzz_abi::shm::ShmHeader;
+use numfuzz_abi::signature::Signature;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+
+/// Executions one descent (with its restarts) may spend.
+const DESCENT_BUDGET: u64 = 4096;
+/// Restarts from other corpus entries after a stall, per descent.
+const BASIN_HOPS: usize = 3;
+/// The stage's share of all executions: at the start, and its bounds.
+const SHARE_START: f64 = 0.10;
+const SHARE_MIN: f64 = 0.02;
+const SHARE_MAX: f64 = 0.40;
+/// Descents of one target without reaching it before it is left alone (until another input
+/// lowers its distance).
+const ATTEMPTS_PER_TARGET: u32 = 2;
+/// The target is drawn among this many of the closest ones.
+const CLOSEST_TARGETS: usize = 8;
+
+/// User-stat names of the stage's counts (status line).
+pub const SEARCH_EXECS_STAT: &str = "search_execs";
+pub const SEARCH_REACHED_STAT: &str = "search_reached";
+
+/// Where a target's probe words are: the header of numfuzz's region.
+///
+/// Invariant (established by the `unsafe` [`ProbeWords::new`]): `header` points to a
+/// [`ShmHeader`], 4-aligned and valid for the rest of the process. The target writes the gap
+/// only during a run and the fuzzer reads it only between runs.
+#[derive(Clone, Copy, Debug)]
+pub struct ProbeWords {
+    header: *mut ShmHeader,
+}
+
+impl ProbeWords {
+    /// # Safety
+    /// See the type's invariant.
+    pub unsafe fn new(header: *mut u8) -> ProbeWords {
+        ProbeWords { header: header.cast() }
+    }
+
+    fn word(&self, ptr: *mut u32) -> &AtomicU32 {
+        // SAFETY: by the invariant, an aligned u32 of the header, valid for the process.
+        unsafe { AtomicU32::from_ptr(ptr) }
+    }
+
+    /// What the next runs measure exactly (`None`: nothing, the normal fast checks).
+    pub fn set(&self, target: Option<Probe>) {
+        // SAFETY: a field of the header (see the invariant).
+        let ptr = unsafe { &raw mut (*self.header).probe };
+        self.word(ptr)
+            .store(target.map_or(PROBE_NONE, Probe::encode), Ordering::Release);
+    }
+
+    /// The probed slot's gap in the last run (`INFINITY`: not measured).
+    pub fn gap(&self) -> Gap {
+        // SAFETY: fields of the header (see the invariant).
+        let (lo, hi) = unsafe {
+            (
+                &raw mut (*self.header).probe_gap[0],
+                &raw mut (*self.header).probe_gap[1],
+            )
+        };
+        let word = self.word(lo).load(Ordering::Acquire) as u64 | (self.word(hi).load(Ordering::Acquire) as u64) << 32;
+        probe::decode_gap(word).unwrap_or(f64::INFINITY)
+    }
+}
+
+/// What the stage has done, kept in the state (it survives client restarts).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct LocalSearchRecord {
+    /// Executions spent by the stage.
+    pub execs: u64,
+    /// Descents started, and targets whose slot they brought to 0.
+    pub descents: u64,
+    pub reached: u64,
+    /// Current share of all executions.
+    share: f64,
+    /// Per target (encoded probe): descents without reaching it, and its best distance then.
+    attempts: HashMap<u32, (u32, u8)>,
+}
+libafl_bolts::impl_serdeany!(LocalSearchRecord);
+
+impl Default for LocalSearchRecord {
+    fn default() -> Self {
+        LocalSearchRecord {
+            execs: 0,
+            descents: 0,
+            reached: 0,
+            share: SHARE_START,
+            attempts: HashMap::new(),
+        }
+    }
+}
+
+/// A slot to reach, its best distance so far, and the input holding it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Target {
+    pub probe: Probe,
+    pub best: u8,
+    pub holder: CorpusId,
+}
+
+/// A map's slot as a probe.
+type ProbeOf = fn(u32) -> Probe;
+
+/// The two distance maps, by the names their history and favourites are kept under.
+const MAPS: [(&str, ProbeOf); 2] = [
+    (crate::client::observers::ERRBITS_MAP, Probe::ErrBits),
+    (crate::client::observers::CMP_MAP, Probe::Cmp),
+];
+
+/// Slots measured but not reached, with the input holding their best distance, closest
+/// first (ties in an order of this instance's own, so that the instances of a multi-core
+/// campaign do not all descend on the same target); targets tried too often without
+/// progress are left out.
+pub fn targets<S: HasMetadata + HasNamedMetadata>(state: &S, record: &LocalSearchRecord, salt: u64) -> Vec<Target> {
+    let Ok(top) = state.metadata::<DistanceTopRated>() else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for (map, probe) in MAPS {
+        let Ok(history) = state.named_metadata::<DistanceHistory>(map) else {
+            continue;
+        };
+        for (slot, &best) in history.best.iter().enumerate() {
+            if best == 0 || best == NOT_MEASURED {
+                continue;
+            }
+            let probe = probe(slot as u32);
+            if let Some(&(tries, at)) = record.attempts.get(&probe.encode()) {
+                if tries >= ATTEMPTS_PER_TARGET && best >= at {
+                    continue;
+                }
+            }
+            if let Some(&holder) = top.by_slot.get(&(map.to_string(), slot as u32)) {
+                found.push(Target { probe, best, holder });
+            }
+        }
+    }
+    let order = |t: &Target| {
+        (
+            t.best,
+            (t.probe.encode() as u64 ^ salt).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        )
+    };
+    found.sort_by_key(order);
+    found
+}
+
+pub struct LocalSearchStage {
+    probe: Option<ProbeWords>,
+    signature: Option<Arc<Signature>>,
+    enabled: bool,
+    salt: Option<u64>,
+}
+
+impl LocalSearchStage {
+    /// `probe` is `None` for targets without numfuzz's region; `enabled` is false with
+    /// `--no-local-search`. Inputs without a signature are not searched (the moves are typed).
+    pub fn new(probe: Option<ProbeWords>, signature: Option<Arc<Signature>>, enabled: bool) -> Self {
+        LocalSearchStage {
+            probe,
+            signature,
+            enabled,
+            salt: None,
+        }
+    }
+
+    /// The probed gap of `input` (one execution through the normal feedback).
+    fn run_one<F>(probe: ProbeWords, input: &[u8], eval: &mut F, found: &mut u64) -> Result<Gap, Error>
+    where
+        F: FnMut(&BytesInput) -> Result<Option<CorpusId>, Error>,
+    {
+        if eval(&BytesInput::new(input.to_vec()))?.is_some() {
+            *found += 1;
+        }
+        Ok(probe.gap())
+    }
+}
+
+/// One descent on `target`: from its holder, then from up to [`BASIN_HOPS`] other corpus
+/// entries when it stalls. Returns whether the target was reached, the executions spent and
+/// the inputs the feedback kept.
+fn descend<F>(
+    probe: ProbeWords,
+    signature: &Signature,
+    target: Target,
+    starts: &[Vec<u8>],
+    rand: &mut StdRand,
+    eval: &mut F,
+) -> Result<(bool, u64, u64), Error>
+where
+    F: FnMut(&BytesInput) -> Result<Option<CorpusId>, Error>,
+{
+    probe.set(Some(target.probe));
+    let mut spent = 0u64;
+    let mut found = 0u64;
+    let mut reached = false;
+    for start in starts.iter().take(1 + BASIN_HOPS) {
+        if spent >= DESCENT_BUDGET {
+            break;
+        }
+        let gap = LocalSearchStage::run_one(probe, start, eval, &mut found);
+        spent += 1;
+        let gap = match gap {
+            Ok(g) => g,
+            Err(e) => {
+                probe.set(None);
+                return Err(e);
+            }
+        };
+        if gap == 0.0 {
+            reached = true;
+            break;
+        }
+        if gap.is_infinite() {
+            continue;
+        }
+        let mut search = Search::new(
+            signature,
+            StdRand::with_seed(rand.next()),
+            start.clone(),
+            gap,
+            DESCENT_BUDGET - spent,
+        );
+        let mut run = |input: &[u8]| LocalSearchStage::run_one(probe, input, eval, &mut found);
+        let ending = search.run(&mut run);
+        spent += search.execs;
+        match ending {
+            Ok(Ending::Reached) => {
+                reached = true;
+                break;
+            }
+            Ok(Ending::Budget) => break,
+            Ok(Ending::Stalled) => {}
+            Err(e) => {
+                probe.set(None);
+                return Err(e);
+            }
+        }
+    }
+    probe.set(None);
+    Ok((reached, spent, found))
+}
+
+mod stage {
+    use super::*;
+    use crate::client::{Fuzzer, Mgr, Observers, State};
+    use libafl::executors::{Executor, HasObservers};
+    use libafl::fuzzer::Evaluator;
+    use libafl::stages::{Restartable, Stage};
+
+    impl<E> Stage<E, Mgr, State, Fuzzer> for LocalSearchStage
+    where
+        E: Executor<Mgr, BytesInput, State, Fuzzer> + HasObservers<Observers = Observers>,
+    {
+        fn perform(
+            &mut self,
+            fuzzer: &mut Fuzzer,
+            executor: &mut E,
+            state: &mut State,
+            mgr: &mut Mgr,
+        ) -> Result<(), Error> {
+            let (Some(probe), Some(signature), true) = (self.probe, self.signature.clone(), self.enabled) else {
+                return Ok(());
+            };
+            if !state.has_metadata::<LocalSearchRecord>() {
+                state.add_metadata(LocalSearchRecord::default());
+            }
+            let record = state.metadata::<LocalSearchRecord>()?.clone();
+            if record.execs as f64 >= record.share * *state.executions() as f64 {
+                return Ok(());
+            }
+            let salt = *self.salt.get_or_insert_with(|| state.rand_mut().next());
+            let candidates = targets(state, &record, salt);
+            if candidates.is_empty() {
+                return Ok(());
+            }
+            let pick = state
+                .rand_mut()
+                .below(core::num::NonZero::new(candidates.len().min(CLOSEST_TARGETS)).expect("non-empty"));
+            let target = candidates[pick];
+            // The holder first, then random other entries for the restarts.
+            let mut starts = vec![input_of(state, target.holder)?];
+            let count = state.corpus().count();
+            for _ in 0..BASIN_HOPS {
+                if count < 2 {
+                    break;
+                }
+                let nth = state
+                    .rand_mut()
+                    .below(core::num::NonZero::new(count).expect("count >= 2"));
+                let id = state.corpus().nth_from_all(nth);
+                if id != target.holder {
+                    starts.push(input_of(state, id)?);
+                }
+            }
+            let mut rand = StdRand::with_seed(state.rand_mut().next());
+            let mut eval = |input: &BytesInput| Ok(fuzzer.evaluate_input(state, executor, mgr, input)?.1);
+            let (reached, spent, found) = descend(probe, &signature, target, &starts, &mut rand, &mut eval)?;
+
+            let record = state.metadata_mut::<LocalSearchRecord>()?;
+            record.execs += spent;
+            record.descents += 1;
+            let entry = record.attempts.entry(target.probe.encode()).or_insert((0, target.best));
+            if reached {
+                record.reached += 1;
+                entry.0 = 0;
+            } else {
+                *entry = (entry.0 + 1, target.best);
+            }
+            record.share = if reached || found > 0 {
+                (record.share * 1.5).min(SHARE_MAX)
+            } else {
+                (record.share * 0.85).max(SHARE_MIN)
+            };
+            let (execs, reached_total) = (record.execs, record.reached);
+            log::debug!(
+                "local search on {:?} (best {}): {} after {spent} execs, {found} kept",
+                target.probe,
+                target.best,
+                if reached { "reached" } else { "not reached" }
+            );
+            fire_count(mgr, state, SEARCH_EXECS_STAT, execs)?;
+            fire_count(mgr, state, SEARCH_REACHED_STAT, reached_total)
+        }
+    }
+
+    fn input_of(state: &State, id: CorpusId) -> Result<Vec<u8>, Error> {
+        let input = state.corpus().cloned_input_for_id(id)?;
+        Ok(input.target_bytes().to_vec())
+    }
+
+    impl Restartable<State> for LocalSearchStage {
+        fn should_restart(&mut self, _state: &mut State) -> Result<bool, Error> {
+            Ok(true)
+        }
+
+        fn clear_progress(&mut self, _state: &mut State) -> Result<(), Error> {
+            Ok(())
+        }
+    }
+}
