@@ -7,6 +7,7 @@
 use numfuzz_abi::op::Op;
 use numfuzz_abi::report::ExceptionReport;
 use numfuzz_abi::ExceptionKind;
+use numfuzz_outdir::FuzzerStats;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -224,11 +225,9 @@ fn assert_overflow_at_marker(exe: &Path, crash: &Path, file: &str, source: &str)
     assert_eq!(r.result.as_deref(), Some("inf"));
 }
 
+/// A numeric entry of afl-fuzz's `fuzzer_stats` (the format numfuzz writes too).
 fn stat(stats: &str, key: &str) -> Option<f64> {
-    stats.lines().find_map(|l| {
-        let (k, v) = l.split_once(':')?;
-        (k.trim() == key).then(|| v.trim().parse().ok()).flatten()
-    })
+    FuzzerStats::parse(stats).get_f64(key)
 }
 
 fn report_speed(mode: &str, campaign: &Campaign) {

@@ -1,9 +1,12 @@
 //! `numfuzz run` end to end: real C compiled with numfuzz-cc, real campaigns of a few
 //! seconds, assertions on what lands in the output directory.
 
+use numfuzz_abi::ExceptionKind;
+use numfuzz_outdir::{ExceptionRecord, InstanceDir};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+use testkit::campaign::{found, one_at_a_time};
 use testkit::{both, compile, numfuzz, Tools};
 
 /// Overflows in a narrow window of x (width ~0.05 near 1392.7), inside a region the fuzzer
@@ -41,12 +44,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 }
 "#;
 
-/// Campaigns compete for the machine's cores; these tests take turns.
-fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
-    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    LOCK.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 fn files(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)
         .map(|d| {
@@ -60,18 +57,12 @@ fn files(dir: &Path) -> Vec<String> {
     v
 }
 
-fn exceptions(instance: &Path) -> Vec<serde_json::Value> {
-    std::fs::read_to_string(instance.join("exceptions.jsonl"))
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("valid exceptions.jsonl line"))
-        .collect()
+fn exceptions(instance: &Path) -> Vec<ExceptionRecord> {
+    InstanceDir::at(instance).exceptions()
 }
 
 fn has_overflow_at(instance: &Path, line: u32) -> bool {
-    exceptions(instance)
-        .iter()
-        .any(|e| e["kind"] == "Overflow" && e["site"]["line"] == line)
+    found(&InstanceDir::at(instance), ExceptionKind::Overflow, None, line)
 }
 
 fn assert_afl_shaped(instance: &Path) {
@@ -109,21 +100,7 @@ fn assert_afl_shaped(instance: &Path) {
 }
 
 fn stat(instance: &Path, key: &str) -> u64 {
-    let stats = std::fs::read_to_string(instance.join("fuzzer_stats")).unwrap();
-    stats
-        .lines()
-        .find_map(|l| {
-            l.strip_prefix(key)
-                .and_then(|r| r.trim_start().strip_prefix(':'))
-                .map(|v| v.trim().to_string())
-        })
-        .unwrap_or_else(|| panic!("no {key} in fuzzer_stats"))
-        .parse()
-        .unwrap()
-}
-
-fn out_dir(built: &testkit::Built, name: &str) -> PathBuf {
-    built.path(name)
+    testkit::campaign::stat(&InstanceDir::at(instance), key)
 }
 
 #[test]
@@ -131,7 +108,7 @@ fn errbits_guides_to_a_narrow_overflow_window() {
     let _turn = one_at_a_time();
     let built = compile("steep", &[("steep.c", STEEP)], &["-O1"], &[]);
     let exe = built.exe.to_str().unwrap().to_string();
-    let out = out_dir(&built, "out");
+    let out = built.path("out");
     let o = numfuzz(&["run", "-o", out.to_str().unwrap(), "-V", "30", "--", &exe]);
     assert!(o.status.success(), "{}", both(&o));
     let inst = out.join("default");
@@ -181,7 +158,7 @@ fn without_errbits_the_hidden_window_is_not_reached() {
     // Measured on 2 cores: found in 0.3-2 s with ErrBits (once in 5 runs not within 20 s,
     // while a build ran beside it), in none of 4 runs of 30 s without.
     let campaign = |name: &str, extra: &[&str]| {
-        let out = out_dir(&built, name);
+        let out = built.path(name);
         let mut args = vec!["run", "-o", out.to_str().unwrap(), "-V", "30", "--no-tui"];
         args.extend_from_slice(extra);
         args.extend_from_slice(&["--", &exe]);
@@ -221,7 +198,7 @@ fn human_number(text: &str) -> f64 {
 fn the_status_line_shows_the_current_counts() {
     let _turn = one_at_a_time();
     let built = compile("steep", &[("steep.c", STEEP)], &["-O1"], &[]);
-    let out = out_dir(&built, "out");
+    let out = built.path("out");
     let o = numfuzz(&[
         "run",
         "-o",
@@ -258,7 +235,7 @@ fn the_status_line_shows_the_current_counts() {
 fn two_cores_give_two_afl_instances_that_both_fuzz() {
     let _turn = one_at_a_time();
     let built = compile("steep", &[("steep.c", STEEP)], &["-O1"], &[]);
-    let out = out_dir(&built, "out");
+    let out = built.path("out");
     let o = numfuzz(&[
         "run",
         "-o",
@@ -310,7 +287,7 @@ fn two_cores_give_two_afl_instances_that_both_fuzz() {
 fn resume_keeps_findings_and_writes_nothing_twice() {
     let _turn = one_at_a_time();
     let built = compile("crashy", &[("crashy.c", CRASHY)], &["-O1"], &[]);
-    let out = out_dir(&built, "out");
+    let out = built.path("out");
     let exe = built.exe.to_str().unwrap().to_string();
     let o = numfuzz(&["run", "-o", out.to_str().unwrap(), "-V", "8", "-t", "100", "--", &exe]);
     assert!(o.status.success(), "{}", both(&o));
@@ -338,12 +315,7 @@ fn resume_keeps_findings_and_writes_nothing_twice() {
     assert_eq!(exc2[..exc1.len()], exc1[..], "exceptions.jsonl rewritten");
     let mut pairs: Vec<(String, String)> = exc2
         .iter()
-        .map(|e| {
-            (
-                e["kind"].to_string(),
-                format!("{}:{}", e["site"]["line"], e["site"]["column"]),
-            )
-        })
+        .map(|e| (e.kind.to_string(), format!("{}:{}", e.site.line, e.site.column)))
         .collect();
     let n = pairs.len();
     pairs.sort();
@@ -355,7 +327,7 @@ fn resume_keeps_findings_and_writes_nothing_twice() {
 fn a_segfault_and_a_hang_are_saved_and_fuzzing_goes_on() {
     let _turn = one_at_a_time();
     let built = compile("crashy", &[("crashy.c", CRASHY)], &["-O1"], &[]);
-    let out = out_dir(&built, "out");
+    let out = built.path("out");
     let o = numfuzz(&[
         "run",
         "-o",
@@ -516,8 +488,8 @@ fn two_launchers_linked_broker_to_broker_share_inputs() {
     // "Machine" A fuzzes without ErrBits: on its own it does not reach the hidden window (see
     // `without_errbits_the_hidden_window_is_not_reached`). "Machine" B (full numfuzz) joins
     // A's broker and finds it; A must receive B's input and record B's finding as its own.
-    let out_a = out_dir(&built, "out-a");
-    let out_b = out_dir(&built, "out-b");
+    let out_a = built.path("out-a");
+    let out_b = built.path("out-b");
     let a = Command::new(Tools::get().numfuzz())
         .args([
             "run",
@@ -576,7 +548,7 @@ fn two_launchers_linked_broker_to_broker_share_inputs() {
 fn ctrl_c_stops_cleanly_with_final_stats() {
     let _turn = one_at_a_time();
     let built = compile("steep", &[("steep.c", STEEP)], &["-O1"], &[]);
-    let out = out_dir(&built, "out");
+    let out = built.path("out");
     let mut child = Command::new(Tools::get().numfuzz())
         .args(["run", "-o", out.to_str().unwrap(), "--", built.exe.to_str().unwrap()])
         .env("CI", "1")

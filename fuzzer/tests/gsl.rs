@@ -12,7 +12,8 @@ use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
+use testkit::campaign::one_at_a_time;
 use testkit::Tools;
 
 /// The functions whose harness binaries these tests need.
@@ -112,12 +113,6 @@ fn harness(function: &str) -> PathBuf {
 fn manifest() -> Value {
     let path = gsl().join("harness/manifest.json");
     serde_json::from_str(&std::fs::read_to_string(&path).expect("manifest.json")).expect("valid manifest.json")
-}
-
-/// Campaigns compete for the machine's cores; these tests take turns.
-fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
-    static LOCK: Mutex<()> = Mutex::new(());
-    LOCK.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// GSL's source path relative to its top directory (site files are paths into the unpacked

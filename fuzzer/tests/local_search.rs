@@ -5,12 +5,12 @@
 
 use numfuzz_abi::ExceptionKind;
 use numfuzz_outdir::InstanceDir;
-use std::path::PathBuf;
-use testkit::{both, compile, numfuzz};
+use testkit::campaign::{fuzz, one_at_a_time, stat};
+use testkit::compile;
 
 /// Seconds per campaign. Measured on 2 cores: with the stage each exception below is found in
 /// under 0.2 s; without it none was found in 20 s.
-const BUDGET_SECS: &str = "15";
+const BUDGET_SECS: u32 = 15;
 
 /// x * y must round to exactly 1024 with y in (1.5, 1.6): the divisor is a multiple of
 /// 1024's ulp, so its ErrBits to zero is the same (63) for every input but the solution, and
@@ -57,29 +57,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 }
 "#;
 
-/// Campaigns compete for the machine's cores; these tests take turns.
-fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
-    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    LOCK.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Runs a campaign (with `extra` flags) and returns its instance directory.
+/// Runs a campaign (with `extra` flags) on one core and returns its instance directory.
 fn campaign(built: &testkit::Built, name: &str, extra: &[&str]) -> InstanceDir {
-    let out: PathBuf = built.path(name);
-    let exe = built.exe.to_str().unwrap();
-    let mut args = vec!["run", "-o", out.to_str().unwrap(), "-V", BUDGET_SECS, "--no-tui"];
-    args.extend_from_slice(extra);
-    args.extend_from_slice(&["--", exe]);
-    let o = numfuzz(&args);
-    assert!(o.status.success(), "{}", both(&o));
-    InstanceDir::at(&out.join("default"))
+    fuzz(&built.exe, &built.path(name), BUDGET_SECS, extra)
 }
 
 fn found(instance: &InstanceDir, kind: ExceptionKind, line: u32) -> bool {
-    instance
-        .exceptions()
-        .iter()
-        .any(|e| e.kind == kind && e.site.line == line)
+    testkit::campaign::found(instance, kind, None, line)
 }
 
 /// With the stage the exception is found and the stage's work shows in `fuzzer_stats`;
@@ -96,16 +80,15 @@ fn reached_only_with_the_stage(name: &str, source: &str, kind: ExceptionKind, li
         with.exceptions(),
         stats.render()
     );
-    assert!(stats.get_u64("search_execs").unwrap() > 0, "{}", stats.render());
-    assert!(stats.get_u64("search_descents").unwrap() > 0, "{}", stats.render());
+    assert!(stat(&with, "search_execs") > 0, "{}", stats.render());
+    assert!(stat(&with, "search_descents") > 0, "{}", stats.render());
 
     let without = campaign(&built, "out-no-search", &["--no-local-search"]);
     assert!(
         !found(&without, kind, line),
         "{kind} at {file}:{line} reached without local search: the stage shows no effect"
     );
-    let stats = without.stats().expect("fuzzer_stats");
-    assert_eq!(stats.get_u64("search_execs"), Some(0), "{}", stats.render());
+    assert_eq!(stat(&without, "search_execs"), 0);
 }
 
 #[test]

@@ -11,6 +11,8 @@ use std::sync::OnceLock;
 
 pub use tempfile::TempDir;
 
+pub mod campaign;
+
 /// The built numfuzz tools.
 pub struct Tools {
     pub bin_dir: PathBuf,
