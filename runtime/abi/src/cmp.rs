@@ -440,6 +440,54 @@ mod tests {
         );
     }
 
+    /// The gap is exact: moving `a` that many steps towards the other outcome flips the
+    /// comparison, one step fewer does not (what local search descends on).
+    #[test]
+    fn gaps_are_the_exact_number_of_steps_to_the_other_outcome() {
+        let holds = |r: Relation, a: i128, b: i128| match r {
+            Relation::Eq => a == b,
+            Relation::Ne => a != b,
+            Relation::Lt => a < b,
+            Relation::Le => a <= b,
+            Relation::Gt => a > b,
+            Relation::Ge => a >= b,
+            Relation::None => unreachable!(),
+        };
+        let relations = [
+            Relation::Eq,
+            Relation::Ne,
+            Relation::Lt,
+            Relation::Le,
+            Relation::Gt,
+            Relation::Ge,
+        ];
+        for r in relations {
+            for a in -6i128..=6 {
+                for b in -3i128..=3 {
+                    let g = gaps(r, a, b);
+                    let now = holds(r, a, b);
+                    assert_eq!(g[now as usize], Some(0), "{r:?} {a} {b}");
+                    let gap = g[!now as usize].unwrap() as i128;
+                    // The fewest steps of `a`, either way, that flip the outcome.
+                    let fewest = (1..=20)
+                        .find(|&k| holds(r, a + k, b) != now || holds(r, a - k, b) != now)
+                        .unwrap();
+                    assert_eq!(gap, fewest, "{r:?} a={a} b={b}");
+                }
+            }
+        }
+        // On floats the steps are ulps, across binades and zero alike.
+        let f = Float::from_f64;
+        let one = f(1.0);
+        assert_eq!(float_gaps(Predicate::Oeq, one.step(7), one), [Some(0), Some(7)]);
+        assert_eq!(float_gaps(Predicate::Olt, one.step(-3), one), [Some(3), Some(0)]);
+        assert_eq!(
+            float_gaps(Predicate::Oge, f(-0.0).step(-2), f(0.0).step(2)),
+            [Some(0), Some(4)]
+        );
+        assert_eq!(int_gaps(Predicate::ISlt, 16, 0xffff, 5), [Some(6), Some(0)], "-1 < 5");
+    }
+
     #[test]
     fn nan_operands_fix_the_outcome() {
         let nan = Float::quiet_nan(FloatType::F64);
