@@ -8,6 +8,7 @@
 # targets/gsl/known-bugs.tsv.
 #
 #   scripts/bench-gsl.sh [SECONDS_PER_FUNCTION] [--afl] [--jobs N] [--functions f1,f2,...]
+#                        [-- NUMFUZZ RUN ARGS...]
 #   scripts/bench-gsl.sh --report-only results/gsl-YYYYmmdd-HHMMSS   (re-triage, re-merge)
 #   scripts/bench-gsl.sh --continue results/gsl-YYYYmmdd-HHMMSS      (finish an interrupted run)
 #
@@ -16,6 +17,8 @@
 #                         its crashes are triaged by numfuzz triage too (extra column)
 #   --jobs N              campaigns in parallel, each on one core (default 1)
 #   --functions LIST      only these functions (comma-separated gsl_sf_*_e names)
+#   -- ARGS...            extra `numfuzz run` arguments for every campaign, for ablations
+#                         (e.g. `-- --no-local-search`); kept in config.json for --continue
 #
 # Results go to results/gsl-<timestamp>/: campaigns/<tool>/<function>/ (the output dirs),
 # triage/<tool>/<function>/triage.json (and minimized/), logs/, the merged report.md and
@@ -41,9 +44,15 @@ jobs_given=0
 functions=""
 mode=run
 results=""
+run_args=()
 while (($#)); do
   case "$1" in
     --afl) afl=1 ;;
+    --)
+      shift
+      run_args=("$@")
+      break
+      ;;
     --jobs)
       jobs="${2:-}"
       jobs_given=1
@@ -65,7 +74,7 @@ while (($#)); do
       shift
       ;;
     -h | --help)
-      sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'
+      sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'
       return 0
       ;;
     -*)
@@ -111,9 +120,10 @@ if [ "$mode" = run ]; then
   cp "$bin_dir/numfuzz" "$results/numfuzz"
   cp -al "$gsl_build/bin/fuzz" "$results/bin"
   python3 - "$gsl_build/harness/manifest.json" "$results/config.json" "$seconds" "$jobs" "$afl" "$functions" \
-    "$results/bin" <<'EOF'
+    "$results/bin" "${run_args[@]}" <<'EOF'
 import json, sys, time
-manifest, out, seconds, jobs, afl, functions, bins = sys.argv[1:]
+manifest, out, seconds, jobs, afl, functions, bins = sys.argv[1:8]
+run_args = sys.argv[8:]
 m = json.load(open(manifest))
 sigs = {h["function"]: h["signature"] for h in m["harnesses"]}
 wanted = [f for f in functions.split(",") if f] or sorted(sigs)
@@ -121,7 +131,7 @@ unknown = [f for f in wanted if f not in sigs]
 if unknown:
     sys.exit(f"bench-gsl.sh: no harness for {', '.join(unknown)} (see targets/gsl/README.md)")
 json.dump({"seconds": int(seconds), "jobs": int(jobs), "afl": afl == "1", "functions": wanted,
-           "signatures": {f: sigs[f] for f in wanted}, "binaries": bins,
+           "signatures": {f: sigs[f] for f in wanted}, "binaries": bins, "run_args": run_args,
            "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}, open(out, "w"), indent=1)
 EOF
   say "results in $results"
@@ -130,13 +140,15 @@ else
   [ -f "$results/config.json" ] || die "$results is not a bench-gsl results directory (no config.json)"
 fi
 
-cfg() { python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))[sys.argv[2]]; print(" ".join(v) if isinstance(v, list) else (int(v) if isinstance(v, bool) else v))' "$results/config.json" "$1"; }
+cfg() { python3 -c 'import json,sys; v=json.load(open(sys.argv[1])).get(sys.argv[2], []); print(" ".join(v) if isinstance(v, list) else (int(v) if isinstance(v, bool) else v))' "$results/config.json" "$1"; }
 seconds=$(cfg seconds)
 # --continue and --report-only keep the run's job count unless --jobs says otherwise.
 ((jobs_given)) || jobs=$(cfg jobs)
 afl=$(cfg afl)
 bins=$(cfg binaries)
 read -ra fns <<<"$(cfg functions)"
+# Runs from before run_args was recorded have none.
+read -ra run_args <<<"$(cfg run_args)"
 numfuzz="$results/numfuzz"
 [ -x "$numfuzz" ] || numfuzz="$bin_dir/numfuzz"
 tools=(numfuzz)
@@ -185,7 +197,7 @@ fuzz_one() {
   if [ ! -e "$campaign/.done" ]; then
     rm -rf "$campaign"
     if [ "$tool" = numfuzz ]; then
-      "$numfuzz" run -o "$campaign" -V "$seconds" -t 1000 --cores "$core" --no-tui -- "$bins/$fn" \
+      "$numfuzz" run -o "$campaign" -V "$seconds" -t 1000 --cores "$core" --no-tui "${run_args[@]}" -- "$bins/$fn" \
         </dev/null >"$log" 2>&1 || echo "bench-gsl: numfuzz run on $fn failed (see $log)"
     else
       afl_seeds "$fn"

@@ -10,7 +10,8 @@
 # A row for an edges-only numfuzz-cc build (NUMFUZZ_CC_NO_CHECKS=1) separates the engine's
 # speed from the checkers' cost, a --no-cmp row the cost of comparison logging and solving, and a
 # --no-escape-objective row the cost of the escape objective (the harness declares its result,
-# and exp returns inf for x > 709.78, so that path is taken).
+# and exp returns inf for x > 709.78, so that path is taken), and a --no-local-search row the
+# cost of the local-search stage (its probe executions route every operation through the runtime).
 # Each campaign uses one core; they run one after another.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -75,6 +76,7 @@ echo "measuring ${seconds} s per campaign ..."
 run_numfuzz inprocess "" "$work/exp_numfuzz"
 run_numfuzz inprocess-nocmp "--no-cmp" "$work/exp_numfuzz"
 run_numfuzz inprocess-noesc "--no-escape-objective" "$work/exp_numfuzz"
+run_numfuzz inprocess-nosearch "--no-local-search" "$work/exp_numfuzz"
 run_numfuzz inprocess-edges "" "$work/exp_edges"
 run_numfuzz forkserver "--executor forkserver" "$work/exp_numfuzz"
 
@@ -87,9 +89,10 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1fx", a / b; els
 echo
 echo "| executor (fdlibm __ieee754_exp, ${seconds} s, 1 core) | exec/s | vs afl-fuzz |"
 echo "|---|---:|---:|"
-echo "| numfuzz in-process (checkers + ErrBits + comparison solving: the default) | ${speed[inprocess]} | $(ratio "${speed[inprocess]}" "${speed[afl]}") |"
+echo "| numfuzz in-process (checkers + ErrBits + comparison solving + local search: the default) | ${speed[inprocess]} | $(ratio "${speed[inprocess]}" "${speed[afl]}") |"
 echo "| numfuzz in-process, --no-cmp (no comparison logging or solving) | ${speed[inprocess-nocmp]} | $(ratio "${speed[inprocess-nocmp]}" "${speed[afl]}") |"
 echo "| numfuzz in-process, --no-escape-objective | ${speed[inprocess-noesc]} | $(ratio "${speed[inprocess-noesc]}" "${speed[afl]}") |"
+echo "| numfuzz in-process, --no-local-search | ${speed[inprocess-nosearch]} | $(ratio "${speed[inprocess-nosearch]}" "${speed[afl]}") |"
 echo "| numfuzz in-process, edges-only build | ${speed[inprocess-edges]} | $(ratio "${speed[inprocess-edges]}" "${speed[afl]}") |"
 echo "| numfuzz forkserver (checkers + ErrBits) | ${speed[forkserver]} | $(ratio "${speed[forkserver]}" "${speed[afl]}") |"
 echo "| afl-fuzz 4.04c persistent + shared memory | ${speed[afl]} | 1.0x |"

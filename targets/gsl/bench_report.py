@@ -286,7 +286,8 @@ def main():
 
     intro = (
         f"GSL 2.7.1 special functions: {len(functions)} harnesses x {cfg['seconds']} s "
-        f"({cfg['jobs']} parallel job(s), one core each){', numfuzz and afl-fuzz' if cfg.get('afl') else ''}; "
+        f"({cfg['jobs']} parallel job(s), one core each){', numfuzz and afl-fuzz' if cfg.get('afl') else ''}"
+        f"{'; numfuzz run ' + ' '.join(cfg['run_args']) if cfg.get('run_args') else ''}; "
         "triage with the taint builds (consequences) and the mpmath oracle (targets/gsl/oracle.py).\n"
         "A finding is a unique (site, kind) over ALL functions (a site is one operation in GSL's source, "
         "file:line:col). A bug is an exception that makes a function return a non-finite value without "
