@@ -91,6 +91,7 @@ where
         .map_err(|e| Error::illegal_state(e.to_string()))?;
     out.write_cmdline(&cfg.target, &cfg.target_args)
         .map_err(|e| Error::os_error(e, "writing cmdline"))?;
+    let exact = crate::local_search::ExactSlots::of(&target.sites);
     let instance = Arc::new(Instance::new(out, target.sites, cfg.start_unix_ms));
     let resuming = seeds::resuming(&instance);
 
@@ -155,7 +156,7 @@ where
         state: &mut state,
         mgr: &mut mgr,
     };
-    match stages::fuzz(cfg, signature, cmp_trace, target.maps.probe, stats, parts) {
+    match stages::fuzz(cfg, signature, cmp_trace, target.maps.probe, exact, stats, parts) {
         Err(Error::ShuttingDown) | Ok(()) => Ok(()),
         Err(e) => Err(e),
     }

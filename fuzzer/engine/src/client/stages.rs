@@ -6,7 +6,7 @@
 use super::{Fuzzer, Mgr, Observers, Parts, State};
 use crate::config::{CampaignConfig, MutatorSchedule};
 use crate::i2s::{CmpTrace, I2SStage};
-use crate::local_search::{LocalSearchStage, ProbeWords};
+use crate::local_search::{ExactSlots, LocalSearchStage, ProbeWords};
 use crate::mutators::fp_mutations;
 use crate::stats::StatsStage;
 use libafl::executors::{Executor, HasObservers};
@@ -34,6 +34,7 @@ pub fn fuzz<E>(
     signature: Option<Arc<Signature>>,
     cmp_trace: Option<CmpTrace>,
     probe: Option<ProbeWords>,
+    exact: ExactSlots,
     stats: StatsStage,
     parts: Parts<'_, E>,
 ) -> Result<(), Error>
@@ -41,7 +42,7 @@ where
     E: Executor<Mgr, BytesInput, State, Fuzzer> + HasObservers<Observers = Observers>,
 {
     let i2s = I2SStage::new(cmp_trace, signature.clone());
-    let search = LocalSearchStage::new(probe, signature.clone(), cfg.local_search);
+    let search = LocalSearchStage::new(probe, exact, signature.clone(), cfg.local_search);
     let byte_level = havoc_mutations().merge(tokens_mutations());
     let stages = Stages { i2s, search, stats };
     match signature.filter(|_| cfg.fp_mutators) {

@@ -18,10 +18,14 @@ use libafl::inputs::{BytesInput, HasTargetBytes};
 use libafl::state::{HasCorpus, HasExecutions, HasRand};
 use libafl::{Error, HasMetadata, HasNamedMetadata};
 use libafl_bolts::rands::{Rand, StdRand};
+use numfuzz_abi::cmp::Relation;
 use numfuzz_abi::errbits::NOT_MEASURED;
+use numfuzz_abi::kind::site_and_kind;
 use numfuzz_abi::probe::{self, Probe, PROBE_NONE};
 use numfuzz_abi::shm::ShmHeader;
 use numfuzz_abi::signature::Signature;
+use numfuzz_abi::site::SiteTable;
+use numfuzz_abi::ExceptionKind;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -124,6 +128,33 @@ pub struct Target {
     pub holder: CorpusId,
 }
 
+/// Which slots need one exact value: a divisor of exactly 0 (DivByZero), the equal outcome
+/// of an `==` or `!=`. Random mutation almost never lands on one value, and ErrBits cannot
+/// rank them (every divisor above 2^-511 is 62 bits from 0, however close it comes), so the
+/// stage tries each of them before the slots behind a range.
+#[derive(Clone, Debug, Default)]
+pub struct ExactSlots {
+    /// Per comparison: it tests equality.
+    equality: Vec<bool>,
+}
+
+impl ExactSlots {
+    pub fn of(table: &SiteTable) -> ExactSlots {
+        let mut equality = vec![false; table.cmps.iter().map(|c| c.id as usize + 1).max().unwrap_or(0)];
+        for c in &table.cmps {
+            equality[c.id as usize] = matches!(c.predicate.relation(), Relation::Eq | Relation::Ne);
+        }
+        ExactSlots { equality }
+    }
+
+    pub fn contains(&self, probe: Probe) -> bool {
+        match probe {
+            Probe::ErrBits(slot) => site_and_kind(slot as usize).1 == ExceptionKind::DivByZero,
+            Probe::Cmp(slot) => self.equality.get(slot as usize / 2).copied().unwrap_or(false),
+        }
+    }
+}
+
 /// A map's slot as a probe.
 type ProbeOf = fn(u32) -> Probe;
 
@@ -133,11 +164,16 @@ const MAPS: [(&str, ProbeOf); 2] = [
     (crate::client::observers::CMP_MAP, Probe::Cmp),
 ];
 
-/// Slots measured but not reached, with the input holding their best distance, closest
-/// first (ties in an order of this instance's own, so that the instances of a multi-core
-/// campaign do not all descend on the same target); targets tried too often without
-/// progress are left out.
-pub fn targets<S: HasMetadata + HasNamedMetadata>(state: &S, record: &LocalSearchRecord, salt: u64) -> Vec<Target> {
+/// Slots measured but not reached, with the input holding their best distance: the exact
+/// ones ([`ExactSlots`]) first, then those tried fewer times, then the closest (ties in an
+/// order of this instance's own, so that the instances of a multi-core campaign do not all
+/// descend on the same target); targets tried too often without progress are left out.
+pub fn targets<S: HasMetadata + HasNamedMetadata>(
+    state: &S,
+    record: &LocalSearchRecord,
+    exact: &ExactSlots,
+    salt: u64,
+) -> Vec<Target> {
     let Ok(top) = state.metadata::<DistanceTopRated>() else {
         return Vec::new();
     };
@@ -163,6 +199,8 @@ pub fn targets<S: HasMetadata + HasNamedMetadata>(state: &S, record: &LocalSearc
     }
     let order = |t: &Target| {
         (
+            !exact.contains(t.probe),
+            record.attempts.get(&t.probe.encode()).map_or(0, |a| a.0),
             t.best,
             (t.probe.encode() as u64 ^ salt).wrapping_mul(0x9E37_79B9_7F4A_7C15),
         )
@@ -173,6 +211,7 @@ pub fn targets<S: HasMetadata + HasNamedMetadata>(state: &S, record: &LocalSearc
 
 pub struct LocalSearchStage {
     probe: Option<ProbeWords>,
+    exact: ExactSlots,
     signature: Option<Arc<Signature>>,
     enabled: bool,
     salt: Option<u64>,
@@ -181,9 +220,10 @@ pub struct LocalSearchStage {
 impl LocalSearchStage {
     /// `probe` is `None` for targets without numfuzz's region; `enabled` is false with
     /// `--no-local-search`. Inputs without a signature are not searched (the moves are typed).
-    pub fn new(probe: Option<ProbeWords>, signature: Option<Arc<Signature>>, enabled: bool) -> Self {
+    pub fn new(probe: Option<ProbeWords>, exact: ExactSlots, signature: Option<Arc<Signature>>, enabled: bool) -> Self {
         LocalSearchStage {
             probe,
+            exact,
             signature,
             enabled,
             salt: None,
@@ -296,7 +336,7 @@ mod stage {
                 return Ok(());
             }
             let salt = *self.salt.get_or_insert_with(|| state.rand_mut().next());
-            let candidates = targets(state, &record, salt);
+            let candidates = targets(state, &record, &self.exact, salt);
             if candidates.is_empty() {
                 return Ok(());
             }
@@ -363,5 +403,47 @@ mod stage {
         fn clear_progress(&mut self, _state: &mut State) -> Result<(), Error> {
             Ok(())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use numfuzz_abi::cmp::{CmpInfo, CmpOperand, Predicate};
+    use numfuzz_abi::kind::slot;
+
+    fn cmp(id: u32, predicate: Predicate) -> CmpInfo {
+        CmpInfo {
+            id,
+            predicate,
+            operand: CmpOperand::F64,
+            file: "t.c".into(),
+            line: 1,
+            column: 1,
+            function: "f".into(),
+        }
+    }
+
+    #[test]
+    fn divisions_by_zero_and_equalities_are_the_exact_slots() {
+        let table = SiteTable {
+            abi_version: numfuzz_abi::ABI_VERSION,
+            signature: None,
+            edges: 0,
+            sites: Vec::new(),
+            cmps: vec![cmp(0, Predicate::Olt), cmp(1, Predicate::Oeq), cmp(2, Predicate::INe)],
+        };
+        let exact = ExactSlots::of(&table);
+        assert!(exact.contains(Probe::ErrBits(slot(7, ExceptionKind::DivByZero) as u32)));
+        for kind in [
+            ExceptionKind::Overflow,
+            ExceptionKind::Underflow,
+            ExceptionKind::Invalid,
+        ] {
+            assert!(!exact.contains(Probe::ErrBits(slot(7, kind) as u32)), "{kind:?}");
+        }
+        // Both outcomes of comparison 1 and 2, neither of comparison 0, nothing past the table.
+        let exact_cmps: Vec<u32> = (0..8).filter(|&s| exact.contains(Probe::Cmp(s))).collect();
+        assert_eq!(exact_cmps, [2, 3, 4, 5]);
     }
 }
