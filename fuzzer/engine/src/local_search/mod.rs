@@ -1,6 +1,7 @@
-//! Local search on distances: a stage that takes one slot the campaign has come close to but
-//! not reached — a (site, kind) whose ErrBits minimum is small but not 0, or a comparison
-//! outcome never taken — and descends on that slot's exact gap from the input holding the
+//! Local search on distances: a stage that takes one slot the campaign has measured but not
+//! reached — a (site, kind) whose ErrBits minimum is not 0, or a comparison outcome never
+//! taken; those that need one exact value first ([`ExactSlots`]), then the least tried and the
+//! closest — and descends on that slot's exact gap from the input holding the
 //! minimum ([`avm`]), restarting from other corpus entries when the descent stalls (basin
 //! hopping). Every execution goes through the normal feedback, so what it meets on the way
 //! (new edges, new sites) is kept.
