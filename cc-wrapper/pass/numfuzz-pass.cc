@@ -671,12 +671,36 @@ private:
     }
   }
 
+  // `(a | b) == 0` or `!= 0` on two words of at most 32 bits (fdlibm's test of a double
+  // against a constant: `((j - 0x40900000) | i) != 0`): the high word (the one offset by a
+  // constant, if either is) and the low word, else nulls. The hook is then given |a|:b against
+  // 0 as one 64-bit word, which is 0 exactly when both are, so the outcome is the same; its
+  // distance is about the ordered distance of the double to the constant, where the or of the
+  // two words gives the low word's noise and local search cannot descend on it.
+  static std::pair<Value *, Value *> orOfWords(CmpInst *C) {
+    auto *Zero = dyn_cast<ConstantInt>(C->getOperand(1));
+    auto *Or = dyn_cast<BinaryOperator>(C->getOperand(0));
+    if (!isa<ICmpInst>(C) || !C->isEquality() || !Zero || !Zero->isZero() || !Or ||
+        Or->getOpcode() != Instruction::Or || Or->getType()->getIntegerBitWidth() > 32)
+      return {nullptr, nullptr};
+    auto IsOffset = [](Value *V) {
+      auto *Op = dyn_cast<BinaryOperator>(V);
+      return Op && (Op->getOpcode() == Instruction::Sub || Op->getOpcode() == Instruction::Add) &&
+             isa<ConstantInt>(Op->getOperand(1));
+    };
+    Value *A = Or->getOperand(0), *B = Or->getOperand(1);
+    if (IsOffset(B) && !IsOffset(A))
+      std::swap(A, B);
+    return {A, B};
+  }
+
   GlobalVariable *cmpRecord(Function &F, CmpInst *C) {
     SourceLoc L = locate(C, nullptr);
+    int Operand = orOfWords(C).first ? NUMFUZZ_CMP_I64 : cmpOperandCode(C);
     Constant *Fields[] = {
         ConstantInt::get(I32, NUMFUZZ_SITE_UNASSIGNED),
         ConstantInt::get(I8, C->getPredicate()),
-        ConstantInt::get(I8, cmpOperandCode(C)),
+        ConstantInt::get(I8, Operand),
         ConstantInt::get(I16, 0),
         ConstantInt::get(I32, L.Line),
         ConstantInt::get(I32, L.Col),
@@ -710,6 +734,12 @@ private:
     if (T->isIntegerTy()) {
       FunctionCallee Hook =
           M.getOrInsertFunction(NUMFUZZ_SYM_CMP_INT, FunctionType::get(VoidTy, {PtrTy, I64, I64}, false), Attrs);
+      if (auto [High, Low] = orOfWords(C); High) {
+        Value *Wide = B.CreateSExt(High, I64);
+        Value *Abs = B.CreateSelect(B.CreateICmpSLT(Wide, ConstantInt::get(I64, 0)), B.CreateNeg(Wide), Wide);
+        A = B.CreateOr(B.CreateShl(Abs, 32), B.CreateZExt(Low, I64));
+        Bv = ConstantInt::get(I64, 0);
+      }
       Call = B.CreateCall(Hook, {Rec, B.CreateZExt(A, I64), B.CreateZExt(Bv, I64)});
     } else if (T->isX86_FP80Ty()) {
       if (F80CmpSlotsOwner != &F) {

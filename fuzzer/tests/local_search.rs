@@ -41,6 +41,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 }
 "#;
 
+/// fdlibm's way of testing a double against a constant, on its two words (pow's "z is exactly
+/// 1024"): behind it, an Overflow unrelated to z. x * 5 - 7 is exactly 1024 for one or two
+/// doubles near 206.2.
+const WORDS: &str = r#"#include <numfuzz.h>
+#include <float.h>
+#include <string.h>
+NUMFUZZ_SIGNATURE("f64");
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  double x = nf_f64(data, size, 0), z = x * 5.0 - 7.0;
+  uint64_t w; memcpy(&w, &z, 8);
+  int32_t j = (int32_t)(w >> 32); uint32_t i = (uint32_t)w;
+  if (j >= 0x40900000 && ((j - 0x40900000) | i) == 0) {
+    volatile double r = DBL_MAX * (x - 200.0);
+    (void)r;
+  }
+  return 0;
+}
+"#;
+
 /// Overflow when the f80 field cancels e times the f32 field to within ~8e-13: both fields
 /// together, in their own formats.
 const MIXED: &str = r#"#include <numfuzz.h>
@@ -104,6 +123,22 @@ fn a_window_1e_9_wide_is_reached_by_local_search_only() {
 #[test]
 fn an_f32_and_f80_cancellation_is_reached_by_local_search_only() {
     reached_only_with_the_stage("mixed", MIXED, ExceptionKind::Overflow, 8);
+}
+
+/// The pass gives `(a | b) == 0` on two words the distance of the word pair to (0, 0), which
+/// the stage descends on. (Not an ablation: the distance is also what the comparison feedback
+/// keeps, so mutation alone may get there in the budget too.)
+#[test]
+fn a_double_tested_through_its_two_words_is_reached() {
+    let _turn = one_at_a_time();
+    let built = compile("words", &[("words.c", WORDS)], &["-O1"], &[]);
+    let with = campaign(&built, "out", &[]);
+    assert!(
+        found(&with, ExceptionKind::Overflow, 10),
+        "{:?}\n{}",
+        with.exceptions(),
+        with.stats().map(|s| s.render()).unwrap_or_default()
+    );
 }
 
 /// The stage works through the forkserver too (the probe words live in the shared region).
