@@ -48,7 +48,7 @@ pub struct ReplayArgs {
     #[arg(long)]
     pub signature: Option<String>,
     /// Time limit per input in milliseconds.
-    #[arg(short = 't', long = "timeout", default_value_t = 5000)]
+    #[arg(short = 't', long = "timeout", default_value_t = 5000, value_parser = milliseconds)]
     pub timeout_ms: u64,
 }
 
@@ -84,7 +84,7 @@ pub struct RunArgs {
     pub duration_secs: Option<u64>,
     /// Time limit per execution in milliseconds (default: calibrated from the seeds like
     /// AFL++, five times their average rounded up to 20 ms, at most 1000).
-    #[arg(short = 't', long = "timeout")]
+    #[arg(short = 't', long = "timeout", value_parser = milliseconds)]
     pub timeout_ms: Option<u64>,
     /// Cores to fuzz on, one client each (e.g. `0`, `0-1`, `0,2`, `all`).
     #[arg(long, default_value = "0", value_parser = cores_of_this_machine)]
@@ -195,7 +195,7 @@ pub struct TriageArgs {
     #[arg(short = 'j', long)]
     pub jobs: Option<usize>,
     /// Time limit per replay in milliseconds; inputs running longer are hangs.
-    #[arg(short = 't', long = "timeout", default_value_t = 3000)]
+    #[arg(short = 't', long = "timeout", default_value_t = 3000, value_parser = milliseconds)]
     pub timeout_ms: u64,
     /// SARIF: make source locations relative to this directory (default: the directory all
     /// source files share).
@@ -234,7 +234,7 @@ pub struct CovArgs {
     #[arg(long)]
     pub time_to_final: bool,
     /// Time limit per input in milliseconds (hangs and crashing inputs run one per process).
-    #[arg(short = 't', long = "timeout", default_value_t = 2000)]
+    #[arg(short = 't', long = "timeout", default_value_t = 2000, value_parser = milliseconds)]
     pub timeout_ms: u64,
     /// Directory of llvm-profdata and llvm-cov (default: `$LLVM_CONFIG --bindir`, LLVM_CONFIG
     /// defaulting to llvm-config-19).
@@ -249,6 +249,16 @@ fn positive_tolerance(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(t) if t > 0.0 && t.is_finite() => Ok(t),
         _ => Err(format!("`{s}` is not a positive number (a relative error, e.g. 1e-6)")),
+    }
+}
+
+/// `-t`: a time limit of at least 1 ms (0 would make every execution a hang).
+fn milliseconds(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(ms) if ms > 0 => Ok(ms),
+        _ => Err(format!(
+            "`{s}` is not a time limit: give milliseconds, at least 1 (e.g. `-t 1000`)"
+        )),
     }
 }
 
@@ -285,5 +295,15 @@ mod tests {
         );
         let err = cores_of_this_machine("0-x").unwrap_err();
         assert!(err.contains("is not a core list"), "{err}");
+    }
+
+    #[test]
+    fn a_time_limit_is_at_least_one_millisecond() {
+        assert_eq!(milliseconds("1"), Ok(1));
+        assert_eq!(milliseconds("1000"), Ok(1000));
+        for bad in ["0", "-5", "1.5", "fast"] {
+            let err = milliseconds(bad).unwrap_err();
+            assert!(err.contains("at least 1 (e.g. `-t 1000`)"), "{bad}: {err}");
+        }
     }
 }

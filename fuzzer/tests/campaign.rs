@@ -443,6 +443,10 @@ fn bad_invocations_get_one_line_errors_and_lose_nothing() {
             "unexpected argument '--bogus'",
         ),
         (vec!["run", "-o", "/tmp/x", "--", exe, "@@"], "drop the arguments"),
+        (
+            vec!["run", "-o", "/tmp/x", "-t", "0", "--", exe],
+            "give milliseconds, at least 1",
+        ),
     ];
     for (args, expected) in cases {
         let o = numfuzz(&args);
