@@ -125,6 +125,15 @@ pub fn run_campaign(cfg: &CampaignConfig, target: &Target) -> anyhow::Result<()>
                     .is_persistent(true)
                     .timeout(Duration::from_millis(cfg.timeout_ms))
                     .build_dynamic_map(edges_observer, others)
+                    .map_err(|e| match e {
+                        // No handshake on the status pipe: the program ran without a
+                        // forkserver (not instrumented) or died before answering.
+                        Error::IllegalState(msg, _) if msg.contains("forkserver") => Error::illegal_argument(format!(
+                            "`{}` did not answer the forkserver handshake: it was not built with numfuzz-cc (or afl-cc), or it exits before main reaches the fuzzed code; run it by hand to check",
+                            cfg.target.display()
+                        )),
+                        other => other,
+                    })
             },
         )?;
         drop(region);

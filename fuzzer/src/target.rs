@@ -45,6 +45,14 @@ pub struct Target {
     pub function: Option<String>,
     /// A taint build (`NUMFUZZ_CC_TAINT=1 numfuzz-cc`): replay only.
     pub is_taint: bool,
+    /// A coverage build (`NUMFUZZ_CC_COVERAGE=1 numfuzz-cc`, llvm-cov's mapping inside): no
+    /// edges and no checkers, for `numfuzz cov` only.
+    pub is_coverage: bool,
+}
+
+/// The file carries llvm-cov's coverage mapping.
+pub fn has_coverage_mapping(file: &object::File<'_>) -> bool {
+    file.section_by_name("__llvm_covmap").is_some() || file.section_by_name("__llvm_covfun").is_some()
 }
 
 fn section_strings(file: &object::File<'_>, name: &str) -> Vec<String> {
@@ -95,6 +103,7 @@ impl Target {
             has_harness,
             function: section_strings(&file, FUNCTION_SECTION).into_iter().next(),
             is_taint,
+            is_coverage: has_coverage_mapping(&file),
         })
     }
 

@@ -39,6 +39,18 @@ fn exited(pid: i32) -> bool {
     }
 }
 
+/// Asks the kernel to send `signal` to this process when its parent dies, and ends at once
+/// if the parent (`parent`) is already gone. A campaign whose broker was killed must not
+/// leave clients fuzzing with nobody to report to.
+fn end_with_parent(signal: libc::c_int, parent: u32) {
+    // SAFETY: prctl with integer arguments only.
+    unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, signal as libc::c_ulong) };
+    if std::os::unix::process::parent_id() != parent {
+        // SAFETY: raising a signal on this process.
+        unsafe { libc::raise(signal) };
+    }
+}
+
 /// The broker's loop, with LibAFL 0.16.1's broker-to-broker link made usable:
 ///
 /// - The link is connected only once the local clients have registered: a link made earlier
@@ -129,16 +141,28 @@ where
                  description: Option<ClientDescription>,
                  monitor: Option<MT>| {
         match description {
-            Some(client_description) => setup_restarting_mgr_llmp(
-                shmem.clone(),
-                configuration,
-                None::<MT>,
-                cfg.broker_port,
-                ManagerKind::Client { client_description },
-                None,
-                ShouldSaveState::OnRestart,
-                tuple_list!(),
-            ),
+            Some(client_description) => {
+                // This process becomes the core's restarter: it ends with the broker.
+                end_with_parent(libc::SIGKILL, main_pid);
+                let restarter = std::process::id();
+                // OOM-safe: the restarter respawns a client even when it was killed without
+                // saving its state (see `crate::supervisor`).
+                let client = setup_restarting_mgr_llmp(
+                    shmem.clone(),
+                    configuration,
+                    None::<MT>,
+                    cfg.broker_port,
+                    ManagerKind::Client { client_description },
+                    None,
+                    ShouldSaveState::OOMSafeOnRestart,
+                    tuple_list!(),
+                );
+                if client.is_ok() {
+                    // The client: a dead restarter (so a dead broker) stops it cleanly.
+                    end_with_parent(libc::SIGTERM, restarter);
+                }
+                client
+            }
             None => {
                 let monitor = monitor.ok_or_else(|| Error::illegal_state("the broker has no monitor"))?;
                 let hook = StdLlmpEventHook::<BytesInput, MT>::new(monitor)?;

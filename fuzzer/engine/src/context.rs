@@ -12,6 +12,8 @@ pub struct Instance {
     pub sites: SiteTable,
     /// When the campaign started (all instances share it).
     pub start: SystemTime,
+    /// Clients of this instance that died silently during this campaign and were replaced.
+    pub client_restarts: usize,
     /// While re-reading an earlier campaign's queue and findings on resume, nothing is
     /// written again.
     importing: AtomicBool,
@@ -23,6 +25,7 @@ impl Instance {
             out,
             sites,
             start: UNIX_EPOCH + Duration::from_millis(start_unix_ms),
+            client_restarts: 0,
             importing: AtomicBool::new(false),
         }
     }

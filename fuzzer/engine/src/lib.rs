@@ -17,4 +17,5 @@ pub mod run_flags;
 pub mod scheduler;
 pub mod stats;
 pub mod summary;
+pub mod supervisor;
 pub mod timeout;

@@ -9,11 +9,12 @@ use crate::context::Instance;
 use crate::local_search::LocalSearchRecord;
 use crate::meta::{AflCounters, DistanceHistory, ExceptionsSeen};
 use libafl::corpus::Corpus;
-use libafl::events::ProgressReporter;
+use libafl::events::{std_report_progress, EventFirer};
 use libafl::feedbacks::MapFeedbackMetadata;
+use libafl::inputs::BytesInput;
 use libafl::schedulers::minimizer::IsFavoredMetadata;
 use libafl::stages::{Restartable, Stage};
-use libafl::state::{HasCorpus, HasExecutions, HasImported, Stoppable};
+use libafl::state::{HasCorpus, HasExecutions, HasImported, HasLastReportTime, MaybeHasClientPerfMonitor, Stoppable};
 use libafl::{Error, HasMetadata, HasNamedMetadata};
 use numfuzz_abi::kind::ExceptionKind;
 use numfuzz_outdir::stats::{FuzzerStats, PlotRow};
@@ -186,6 +187,8 @@ impl StatsStage {
             .set("search_execs", search.execs)
             .set("search_descents", search.descents)
             .set("search_reached", search.reached)
+            // Clients of this instance that died silently and were replaced (`clients.jsonl`).
+            .set("client_restarts", self.instance.client_restarts)
             .set("afl_banner", &self.banner)
             .set("afl_version", format!("numfuzz-{}", env!("CARGO_PKG_VERSION")))
             .set("target_mode", "default")
@@ -217,20 +220,30 @@ impl StatsStage {
 
 impl<E, EM, S, Z> Stage<E, EM, S, Z> for StatsStage
 where
-    S: HasCorpus<libafl::inputs::BytesInput> + HasExecutions + HasMetadata + HasNamedMetadata + Stoppable + HasImported,
-    EM: ProgressReporter<S>,
+    S: HasCorpus<BytesInput>
+        + HasExecutions
+        + HasMetadata
+        + HasNamedMetadata
+        + Stoppable
+        + HasImported
+        + HasLastReportTime
+        + MaybeHasClientPerfMonitor,
+    EM: EventFirer<BytesInput, S>,
 {
     fn perform(&mut self, _fuzzer: &mut Z, _executor: &mut E, state: &mut S, manager: &mut EM) -> Result<(), Error> {
         let due = self.last_write.is_none_or(|t| t.elapsed() >= self.interval);
-        if self.over() {
-            self.write(state)?;
-            manager.report_progress(state)?;
-            state.request_stop();
-        } else if due {
+        if self.over() || due {
             self.write(state)?;
             // LibAFL's fuzz loop tells the broker the executions only every 15 s; the status
-            // line would repeat stale counts in between.
-            manager.maybe_report_progress(state, self.interval)?;
+            // line would repeat stale counts in between. The heartbeat goes through the
+            // restarting manager's `fire`, not `report_progress`: 0.16.1's restarting manager
+            // passes `report_progress` to the inner manager without refreshing the LLMP
+            // position it keeps for a respawned client, and a client respawned after a
+            // SIGKILL would then panic on its first message ("never got committed").
+            std_report_progress(manager, state)?;
+            if self.over() {
+                state.request_stop();
+            }
         }
         Ok(())
     }

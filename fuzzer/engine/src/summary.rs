@@ -1,7 +1,7 @@
 //! The end-of-campaign summary: what all instances of an output directory found.
 
 use numfuzz_abi::kind::ExceptionKind;
-use numfuzz_outdir::{ExceptionRecord, InputDir, OutDir};
+use numfuzz_outdir::{ClientHistory, EndReason, ExceptionRecord, InputDir, OutDir};
 use std::fmt;
 use std::path::Path;
 
@@ -14,6 +14,10 @@ pub struct Summary {
     pub crash_files: usize,
     pub real_crashes: u64,
     pub hangs: u64,
+    /// Per instance, its clients during the campaign (see [`Summary::read_campaign`]).
+    pub clients: Vec<(String, ClientHistory)>,
+    /// The `-V` budget in seconds, if the campaign had one.
+    pub budget_secs: Option<u64>,
 }
 
 impl Summary {
@@ -33,6 +37,53 @@ impl Summary {
         s.exceptions
             .sort_by_key(|r| (r.kind, r.site.file.clone(), r.site.line, r.site.column));
         s
+    }
+
+    /// [`Summary::read`] plus the clients of the campaign that started at `campaign_ms`
+    /// (Unix milliseconds) with a budget of `budget_secs`.
+    pub fn read_campaign(out: &Path, campaign_ms: u64, budget_secs: Option<u64>) -> Summary {
+        let mut s = Summary::read(out);
+        s.budget_secs = budget_secs;
+        if let Ok(dir) = OutDir::open(out) {
+            s.clients = dir
+                .instances
+                .iter()
+                .map(|i| (i.name.clone(), ClientHistory::of(&i.client_events(), campaign_ms)))
+                .filter(|(_, h)| h.last_start.is_some())
+                .collect();
+        }
+        s
+    }
+
+    /// Why the campaign did not spend its budget, one line per instance that did not: a
+    /// client that gave up after repeated deaths, one that died and was not replaced (its
+    /// restarter or the broker was killed), or a stop by a signal before the `-V` deadline.
+    pub fn cut_short(&self) -> Vec<String> {
+        let mut why = Vec::new();
+        for (name, h) in &self.clients {
+            match &h.end {
+                None => why.push(format!(
+                    "{name}: its client (pid {}) ended without finishing and was not replaced{}",
+                    h.last_start.map_or(0, |s| s.0),
+                    h.dying.as_ref().map_or(String::new(), |d| format!(" ({d})"))
+                )),
+                Some((_, EndReason::GaveUp | EndReason::Failed, message)) => {
+                    why.push(message.clone().unwrap_or_else(|| format!("{name}: failed")))
+                }
+                Some((t, EndReason::Signal, _)) => {
+                    if let Some(budget) = self.budget_secs {
+                        if *t + 1000 < budget * 1000 {
+                            why.push(format!(
+                                "{name}: stopped by a signal after {:.1} s of the {budget} s budget",
+                                *t as f64 / 1000.0
+                            ));
+                        }
+                    }
+                }
+                Some((_, EndReason::Budget, _)) => {}
+            }
+        }
+        why
     }
 
     pub fn count(&self, kind: ExceptionKind) -> usize {
@@ -56,6 +107,15 @@ impl fmt::Display for Summary {
             self.execs,
             self.instances
         )?;
+        for (name, h) in &self.clients {
+            for (t, cause) in &h.restarts {
+                writeln!(
+                    f,
+                    "  restart   {name}: a client died at {:.1}s and was replaced: {cause}",
+                    *t as f64 / 1000.0
+                )?;
+            }
+        }
         for r in &self.exceptions {
             writeln!(
                 f,

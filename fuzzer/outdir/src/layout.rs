@@ -1,6 +1,7 @@
 //! The directories: preparing `-o` for a campaign, opening one to read it, and one instance's
 //! directory with its files.
 
+use crate::clients::{self, ClientEvent};
 use crate::name::{EntryName, Tag};
 use crate::records::{self, ExceptionRecord};
 use crate::stats::{self, FuzzerStats, PlotRow};
@@ -230,6 +231,15 @@ impl InstanceDir {
     /// The instance's `exceptions.jsonl`, oldest first.
     pub fn exceptions(&self) -> Vec<ExceptionRecord> {
         records::read(&self.dir)
+    }
+
+    pub fn append_client_event(&self, event: &ClientEvent) -> std::io::Result<()> {
+        clients::append(&self.dir, event)
+    }
+
+    /// The instance's `clients.jsonl`, oldest first.
+    pub fn client_events(&self) -> Vec<ClientEvent> {
+        clients::read(&self.dir)
     }
 
     pub fn write_stats(&self, stats: &FuzzerStats) -> std::io::Result<()> {

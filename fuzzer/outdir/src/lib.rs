@@ -9,6 +9,7 @@
 //! OUT/<instance>/exceptions.jsonl              one [`ExceptionRecord`] per new (site, kind)
 //! OUT/<instance>/fuzzer_stats, plot_data       AFL++ 4.x layout ([`stats`])
 //! OUT/<instance>/cmdline                       target and arguments, one per line
+//! OUT/<instance>/clients.jsonl                 each client process's start, restart and end ([`clients`])
 //! ```
 //!
 //! `<instance>` is `default` for one core and `coreN` per core otherwise; afl-fuzz's own
@@ -16,12 +17,14 @@
 //! crate, and triage, cov, replay and the end-of-run summary read through it; a finding's
 //! identity ([`FindingKey`]) is defined here once.
 
+pub mod clients;
 pub mod finding;
 pub mod layout;
 pub mod name;
 pub mod records;
 pub mod stats;
 
+pub use clients::{ClientEvent, ClientHistory, EndReason};
 pub use finding::{site_label, FindingKey};
 pub use layout::{prepare, InputDir, InstanceDir, OutDir, OutDirError, OutState, SavedInput};
 pub use name::{EntryName, Provenance, Tag};

@@ -57,6 +57,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             bail!("-x {}: no such file", d.display());
         }
     }
+    if target.is_coverage {
+        bail!(
+            "`{}` is a coverage build (NUMFUZZ_CC_COVERAGE=1): it has no edge coverage and no floating-point checkers, so a campaign on it finds nothing; fuzz the numfuzz-cc build of the same harness and give this one to `numfuzz cov`",
+            target_path.display()
+        );
+    }
     if target.runtime_abi.is_some() && !target.is_numfuzz() {
         Target::inspect_numfuzz(&target_path)?;
     }
@@ -159,13 +165,26 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
                 .status()
                 .with_context(|| format!("starting {}", target_path.display()))?;
             if !status.success() {
-                bail!("the campaign ended with {status}");
+                print!("{}", Summary::read_campaign(&out, cfg.start_unix_ms, cfg.duration_secs));
+                bail!(
+                    "the campaign's broker (the target process, which runs the launcher) ended with {status}; findings so far are kept in {}",
+                    out.display()
+                );
             }
         }
         ExecutorKind::Forkserver => {
             numfuzz::forkserver::run_campaign(&cfg, &target)?;
         }
     }
-    print!("{}", Summary::read(&out));
+    let summary = Summary::read_campaign(&out, cfg.start_unix_ms, cfg.duration_secs);
+    print!("{summary}");
+    let cut_short = summary.cut_short();
+    if !cut_short.is_empty() {
+        bail!(
+            "the campaign did not run to its end (what it found is kept in {}): {}",
+            out.display(),
+            cut_short.join("; ")
+        );
+    }
     Ok(())
 }

@@ -14,7 +14,6 @@ pub mod replay;
 use branches::{CoverageData, MissedOutcome, Outcomes};
 use llvm::LlvmTools;
 use numfuzz_outdir::{InputDir, OutDirError, SavedInput as Input};
-use object::Object;
 use replay::{LostInput, ProfileRunner};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -167,7 +166,7 @@ pub fn check_coverage_build(target: &Path) -> Result<(), CovError> {
     }
     let data = std::fs::read(target).map_err(|e| CovError::Io(target.to_path_buf(), e))?;
     let file = object::File::parse(&*data).map_err(|_| CovError::NotCoverageBuild(target.to_path_buf()))?;
-    if file.section_by_name("__llvm_covmap").is_none() && file.section_by_name("__llvm_covfun").is_none() {
+    if !crate::target::has_coverage_mapping(&file) {
         return Err(CovError::NotCoverageBuild(target.to_path_buf()));
     }
     Ok(())

@@ -14,16 +14,18 @@ pub use observers::{EdgesObserver, Hitcounts, ObserverHandles, Observers, Target
 use crate::config::CampaignConfig;
 use crate::context::Instance;
 use crate::scheduler::DistanceFavoring;
-use crate::stats::{install_stop_handler, StatsStage};
+use crate::stats::{install_stop_handler, StatsStage, STOP_REQUESTED};
+use crate::supervisor::{Arrival, ClientLife};
 use crate::timeout::{calibrated, AdjustTimeout};
 use libafl::corpus::{Corpus, InMemoryCorpus};
+use libafl::events::SendExiting;
 use libafl::events::{ClientDescription, LlmpRestartingEventManager};
 use libafl::executors::{Executor, HasObservers};
 use libafl::fuzzer::StdFuzzer;
 use libafl::inputs::{BytesInput, BytesInputConverter};
 use libafl::mutators::Tokens;
 use libafl::schedulers::{IndexesLenTimeMinimizerScheduler, QueueScheduler};
-use libafl::state::{HasCorpus, StdState};
+use libafl::state::{HasCorpus, HasExecutions, StdState};
 use libafl::{Error, HasMetadata, NopInputFilter};
 use libafl_bolts::core_affinity::Cores;
 use libafl_bolts::rands::StdRand;
@@ -31,7 +33,8 @@ use libafl_bolts::shmem::{ShMemProvider, StdShMemProvider};
 use libafl_bolts::tuples::MatchNameRef;
 use numfuzz_abi::signature::Signature;
 use numfuzz_abi::site::SiteTable;
-use numfuzz_outdir::InstanceDir;
+use numfuzz_outdir::{EndReason, InstanceDir};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -73,7 +76,9 @@ fn scheduler(edges: &EdgesObserver) -> Sched {
 
 /// Runs one client until the campaign ends. On a clean end (the `-V` budget, Ctrl-C) the
 /// broker and the restarter have been told and `Ok` is returned: the caller releases what it
-/// holds (shared memory) and ends the client process.
+/// holds (shared memory) and ends the client process. A client that fails (or gives up after
+/// too many silent deaths, see [`crate::supervisor`]) records why in `clients.jsonl`, tells its
+/// restarter not to respawn it, and returns the error.
 pub fn run_client<E, F>(
     cfg: &CampaignConfig,
     target: TargetInfo,
@@ -91,8 +96,70 @@ where
         .map_err(|e| Error::illegal_state(e.to_string()))?;
     out.write_cmdline(&cfg.target, &cfg.target_args)
         .map_err(|e| Error::os_error(e, "writing cmdline"))?;
+    let (life, give_up) = ClientLife::begin(&out, cfg.start_unix_ms, state.is_some());
+    let result = match give_up {
+        Some(reason) => {
+            life.end(EndReason::GaveUp, Some(reason.clone()));
+            Err(Error::illegal_state(reason))
+        }
+        None => {
+            life.note_panics();
+            fuzz_until_the_end(cfg, target, state, &mut mgr, out, &life, make_executor)
+        }
+    };
+    match result {
+        Ok(()) | Err(Error::ShuttingDown) => {
+            let reason = if STOP_REQUESTED.load(Ordering::Relaxed) {
+                EndReason::Signal
+            } else {
+                EndReason::Budget
+            };
+            life.end(reason, None);
+            Ok(())
+        }
+        Err(e) => {
+            if !matches!(life.ended(), Some(EndReason::GaveUp)) {
+                let text = match &e {
+                    Error::IllegalArgument(msg, _) | Error::IllegalState(msg, _) | Error::Unknown(msg, _) => {
+                        msg.clone()
+                    }
+                    other => other.to_string(),
+                };
+                life.end(
+                    EndReason::Failed,
+                    Some(format!("{}: {text}", instance_name(cores, &description))),
+                );
+            }
+            // Tell the restarter not to respawn a client that would fail the same way.
+            let _ = mgr.on_shutdown();
+            Err(e)
+        }
+    }
+}
+
+/// The client's work, from its corpus to the end of the campaign.
+fn fuzz_until_the_end<E, F>(
+    cfg: &CampaignConfig,
+    target: TargetInfo,
+    state: Option<State>,
+    mgr: &mut Mgr,
+    out: InstanceDir,
+    life: &ClientLife,
+    make_executor: F,
+) -> Result<(), Error>
+where
+    F: FnOnce(Observers, &mut Fuzzer, &mut State, &mut Mgr) -> Result<E, Error>,
+    E: Executor<Mgr, BytesInput, State, Fuzzer> + HasObservers<Observers = Observers> + AdjustTimeout,
+{
+    // A successor of a client that died silently goes on counting its executions.
+    let inherited_execs = match life.arrival {
+        Arrival::Restarted { .. } => out.stats().and_then(|s| s.get_u64("execs_done")).unwrap_or(0),
+        _ => 0,
+    };
     let exact = crate::local_search::ExactSlots::of(&target.sites);
-    let instance = Arc::new(Instance::new(out, target.sites, cfg.start_unix_ms));
+    let mut instance = Instance::new(out, target.sites, cfg.start_unix_ms);
+    instance.client_restarts = life.restarts;
+    let instance = Arc::new(instance);
     let resuming = seeds::resuming(&instance);
 
     // SAFETY: the maps live as long as the target process / the fuzzer's shared memory.
@@ -111,8 +178,11 @@ where
         )?,
     };
     let edges = observers.get(&handles.edges).expect("the edge observer");
+    if inherited_execs > 0 {
+        *state.executions_mut() = inherited_execs;
+    }
     let mut fuzzer = StdFuzzer::new(scheduler(edges), feedback, objective);
-    let mut executor = make_executor(observers, &mut fuzzer, &mut state, &mut mgr)?;
+    let mut executor = make_executor(observers, &mut fuzzer, &mut state, mgr)?;
     // Comparison distances are recorded in every run from here on (unless --no-cmp); the
     // input-to-state stage adds operand logging to its tracing runs.
     let cmp_trace = target.maps.cmp_trace.filter(|_| cfg.cmp);
@@ -129,7 +199,7 @@ where
             fuzzer: &mut fuzzer,
             executor: &mut executor,
             state: &mut state,
-            mgr: &mut mgr,
+            mgr: &mut *mgr,
         };
         seeds::load(cfg, &instance, resuming, signature, parts)?;
     }
@@ -154,12 +224,9 @@ where
         fuzzer: &mut fuzzer,
         executor: &mut executor,
         state: &mut state,
-        mgr: &mut mgr,
+        mgr: &mut *mgr,
     };
-    match stages::fuzz(cfg, signature, cmp_trace, target.maps.probe, exact, stats, parts) {
-        Err(Error::ShuttingDown) | Ok(()) => Ok(()),
-        Err(e) => Err(e),
-    }
+    stages::fuzz(cfg, signature, cmp_trace, target.maps.probe, exact, stats, parts)
 }
 
 /// The per-execution time limit: `-t`, or calibrated from the seeds' run times like AFL++.

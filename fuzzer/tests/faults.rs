@@ -1,0 +1,277 @@
+//! Faults a real campaign meets: a client killed with SIGKILL (what the OOM killer does), one
+//! client of two killed, the broker killed, targets that cannot be fuzzed. Each campaign is a
+//! real `numfuzz run` on C compiled with numfuzz-cc; the kills are real signals.
+
+use numfuzz_abi::ExceptionKind;
+use numfuzz_outdir::{ClientEvent, ClientHistory, EndReason, InputDir, InstanceDir};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+use testkit::campaign::{found, one_at_a_time, stat};
+use testkit::{both, compile, numfuzz, Built, Tools};
+
+/// An overflow at line 8 behind a narrow window, so the campaign keeps working after the
+/// first findings.
+const STEEP: &str = r#"#include <numfuzz.h>
+#include <math.h>
+NUMFUZZ_SIGNATURE("f64");
+static double steep(double x) {
+  if (x < 1.0 || x > 2000.0)
+    return 0.0;
+  double e = exp(x * 40.0 - 55000.0);
+  double scaled = e * 7.0;
+  return scaled;
+}
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  volatile double r = steep(nf_f64(data, size, 0));
+  (void)r;
+  return 0;
+}
+"#;
+
+fn steep() -> Built {
+    compile("steep", &[("steep.c", STEEP)], &["-O1"], &[])
+}
+
+/// Starts `numfuzz run -o OUT -V SECONDS --no-tui EXTRA -- TARGET` in the background.
+fn start(target: &Path, out: &Path, seconds: u32, extra: &[&str]) -> Child {
+    Command::new(Tools::get().numfuzz())
+        .args([
+            "run",
+            "-o",
+            out.to_str().unwrap(),
+            "-V",
+            &seconds.to_string(),
+            "--no-tui",
+        ])
+        .args(extra)
+        .arg("--")
+        .arg(target)
+        .env("CI", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// The pid of the instance's running client, once it has started and written its stats.
+fn client_pid(instance: &Path) -> u32 {
+    let inst = InstanceDir::at(instance);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if inst.dir.join("fuzzer_stats").exists() {
+            if let Some(ClientEvent::Start { pid, .. }) = inst
+                .client_events()
+                .iter()
+                .rev()
+                .find(|e| matches!(e, ClientEvent::Start { .. }))
+            {
+                return *pid;
+            }
+        }
+        assert!(Instant::now() < deadline, "no client started in {}", instance.display());
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+fn kill(pid: u32, signal: i32) {
+    // SAFETY: signalling a process of our own campaign.
+    assert_eq!(unsafe { libc::kill(pid as i32, signal) }, 0, "kill {pid}");
+}
+
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        s.rsplit_once(')')
+            .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z'))
+    })
+}
+
+fn finish(child: Child) -> Output {
+    child.wait_with_output().unwrap()
+}
+
+/// The one campaign recorded in the instance's `clients.jsonl`.
+fn history(instance: &Path) -> ClientHistory {
+    let events = InstanceDir::at(instance).client_events();
+    let campaign = events.first().expect("clients.jsonl is empty").campaign_ms();
+    ClientHistory::of(&events, campaign)
+}
+
+/// Every finding announced in `exceptions.jsonl` has its input on disk.
+fn assert_no_finding_lost(instance: &Path) {
+    let inst = InstanceDir::at(instance);
+    let records = inst.exceptions();
+    assert!(!records.is_empty(), "nothing found in {}", instance.display());
+    for r in records {
+        assert!(inst.dir.join(&r.input).is_file(), "finding {} lost", r.input);
+    }
+}
+
+/// Kills the client after a few seconds; the restarter replaces it, the successor goes on
+/// from the instance directory, and the campaign spends its whole budget.
+fn a_killed_client_is_replaced(extra: &[&str]) {
+    let _turn = one_at_a_time();
+    let built = steep();
+    let out = built.path("out");
+    let inst = out.join("default");
+    let child = start(&built.exe, &out, 16, extra);
+    let first = client_pid(&inst);
+    std::thread::sleep(Duration::from_secs(4));
+    let execs_before = stat(&InstanceDir::at(&inst), "execs_done");
+    let queue_before = InstanceDir::at(&inst).next_id(InputDir::Queue);
+    kill(first, libc::SIGKILL);
+    let o = finish(child);
+    assert!(
+        o.status.success(),
+        "the campaign did not survive the kill:\n{}",
+        both(&o)
+    );
+    let h = history(&inst);
+    assert_eq!(h.restarts.len(), 1, "{h:?}");
+    assert!(h.restarts[0].1.contains("SIGKILL"), "cause: {}", h.restarts[0].1);
+    assert_eq!(h.end.as_ref().map(|e| e.1), Some(EndReason::Budget), "{h:?}");
+    assert_ne!(h.last_start.unwrap().0, first, "the same client ended the campaign");
+    assert!(
+        both(&o).contains("a client died at") && both(&o).contains("was replaced"),
+        "the summary does not mention the restart:\n{}",
+        both(&o)
+    );
+    let instance = InstanceDir::at(&inst);
+    assert_eq!(stat(&instance, "client_restarts"), 1);
+    // The successor counted on from its predecessor and kept fuzzing.
+    assert!(
+        stat(&instance, "execs_done") > execs_before * 2,
+        "the successor barely fuzzed: {} executions after {execs_before}",
+        stat(&instance, "execs_done")
+    );
+    assert!(instance.next_id(InputDir::Queue) >= queue_before, "queue entries lost");
+    assert_no_finding_lost(&inst);
+    assert!(found(&instance, ExceptionKind::Overflow, None, 7));
+}
+
+#[test]
+fn a_killed_in_process_client_is_replaced_and_the_campaign_goes_on() {
+    a_killed_client_is_replaced(&[]);
+}
+
+#[test]
+fn a_killed_forkserver_client_is_replaced_and_the_campaign_goes_on() {
+    a_killed_client_is_replaced(&["--executor", "forkserver"]);
+}
+
+#[test]
+fn killing_one_client_of_two_leaves_the_other_running() {
+    let _turn = one_at_a_time();
+    let built = steep();
+    let out = built.path("out");
+    let child = start(&built.exe, &out, 14, &["--cores", "0-1"]);
+    let (core0, core1) = (out.join("core0"), out.join("core1"));
+    let victim = client_pid(&core0);
+    let other = client_pid(&core1);
+    std::thread::sleep(Duration::from_secs(3));
+    kill(victim, libc::SIGKILL);
+    std::thread::sleep(Duration::from_secs(1));
+    assert!(alive(other), "core1's client died with core0's");
+    let o = finish(child);
+    assert!(o.status.success(), "{}", both(&o));
+    let (h0, h1) = (history(&core0), history(&core1));
+    assert_eq!(h0.restarts.len(), 1, "{h0:?}");
+    assert_eq!(h1.restarts.len(), 0, "{h1:?}");
+    assert_eq!(h1.last_start.unwrap().0, other, "core1's client was replaced");
+    for h in [&h0, &h1] {
+        assert_eq!(h.end.as_ref().map(|e| e.1), Some(EndReason::Budget), "{h:?}");
+    }
+    assert_no_finding_lost(&core0);
+    assert_no_finding_lost(&core1);
+}
+
+/// The parent of `pid`, from /proc.
+fn parent(pid: u32) -> u32 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let (_, rest) = stat.rsplit_once(')').unwrap();
+    rest.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[test]
+fn a_killed_broker_ends_the_campaign_with_an_error_and_keeps_the_findings() {
+    let _turn = one_at_a_time();
+    let built = steep();
+    let out = built.path("out");
+    let inst = out.join("default");
+    // In-process: numfuzz → the target's launcher (the broker) → restarter → client.
+    let child = start(&built.exe, &out, 60, &[]);
+    let client = client_pid(&inst);
+    let broker = parent(parent(client));
+    assert_ne!(broker, child.id(), "unexpected process tree");
+    std::thread::sleep(Duration::from_secs(2));
+    kill(broker, libc::SIGKILL);
+    let started = Instant::now();
+    let o = finish(child);
+    assert!(!o.status.success(), "a killed broker went unnoticed:\n{}", both(&o));
+    let text = both(&o);
+    assert!(
+        text.contains("broker") && text.contains("SIGKILL") && text.contains(out.to_str().unwrap()),
+        "the error does not say what ended the campaign:\n{text}"
+    );
+    // The client is not left fuzzing with nobody to report to: it stops cleanly.
+    while alive(client) {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the client outlived the broker"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let h = history(&inst);
+    assert_eq!(h.end.as_ref().map(|e| e.1), Some(EndReason::Signal), "{h:?}");
+    assert_no_finding_lost(&inst);
+}
+
+#[test]
+fn targets_that_cannot_be_fuzzed_get_an_error_naming_the_cause() {
+    let _turn = one_at_a_time();
+    // A program without the forkserver handshake.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let o = numfuzz(&[
+        "run",
+        "-o",
+        out.to_str().unwrap(),
+        "-V",
+        "5",
+        "--no-tui",
+        "--",
+        "/bin/true",
+    ]);
+    assert!(!o.status.success(), "{}", both(&o));
+    let err = both(&o);
+    let last = err.lines().last().unwrap_or_default();
+    assert!(
+        last.contains("did not answer the forkserver handshake") && last.contains("numfuzz-cc"),
+        "{err}"
+    );
+    // A coverage build: no edges, no checkers.
+    let cov = compile(
+        "steep_cov",
+        &[("steep.c", STEEP)],
+        &["-O1"],
+        &[("NUMFUZZ_CC_COVERAGE", "1")],
+    );
+    let out: PathBuf = cov.path("out");
+    let o = numfuzz(&[
+        "run",
+        "-o",
+        out.to_str().unwrap(),
+        "-V",
+        "5",
+        "--",
+        cov.exe.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success(), "{}", both(&o));
+    assert!(
+        both(&o).contains("is a coverage build") && both(&o).contains("numfuzz cov"),
+        "{}",
+        both(&o)
+    );
+    assert!(!out.exists(), "a refused campaign created its output directory");
+}
