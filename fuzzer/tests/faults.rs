@@ -275,3 +275,80 @@ fn targets_that_cannot_be_fuzzed_get_an_error_naming_the_cause() {
     );
     assert!(!out.exists(), "a refused campaign created its output directory");
 }
+
+#[test]
+fn a_hard_stop_of_every_process_resumes_with_nothing_lost() {
+    use std::os::unix::process::CommandExt;
+    let _turn = one_at_a_time();
+    let built = steep();
+    let out = built.path("out");
+    let inst = out.join("default");
+    let child = Command::new(Tools::get().numfuzz())
+        .args(["run", "-o", out.to_str().unwrap(), "-V", "60", "--no-tui", "--"])
+        .arg(&built.exe)
+        .env("CI", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let client = client_pid(&inst);
+    std::thread::sleep(Duration::from_secs(3));
+    // A power cut: every process of the campaign at once.
+    // SAFETY: signalling our own child's process group.
+    unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+    finish(child);
+    while alive(client) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let instance = InstanceDir::at(&inst);
+    let before = instance.exceptions();
+    let queue_before = instance.next_id(InputDir::Queue);
+    // What a stop in the middle of a write leaves: a temporary input and a cut line.
+    std::fs::write(
+        instance.path(InputDir::Queue).join(".id:999999,src:000000.tmp"),
+        b"\x01",
+    )
+    .unwrap();
+    let mut records = std::fs::OpenOptions::new()
+        .append(true)
+        .open(inst.join("exceptions.jsonl"))
+        .unwrap();
+    std::io::Write::write_all(&mut records, b"{\"time_ms\":12,\"kind\":\"Ov").unwrap();
+    drop(records);
+
+    let o = numfuzz(&[
+        "run",
+        "-o",
+        out.to_str().unwrap(),
+        "-V",
+        "6",
+        "--no-tui",
+        "--",
+        built.exe.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", both(&o));
+    let text = both(&o);
+    for said in [
+        "(resuming)",
+        "removed 1 half-written file(s) (queue/.id:999999",
+        "dropped a cut last line of exceptions.jsonl",
+        &format!("client (pid {client}) finishing"),
+    ] {
+        assert!(text.contains(said), "the resume does not say `{said}`:\n{text}");
+    }
+    let after = instance.exceptions();
+    assert_eq!(
+        after[..before.len()],
+        before[..],
+        "findings of the stopped campaign changed"
+    );
+    let lines = std::fs::read_to_string(inst.join("exceptions.jsonl"))
+        .unwrap()
+        .lines()
+        .count();
+    assert_eq!(lines, after.len(), "exceptions.jsonl holds a line that does not parse");
+    assert!(instance.next_id(InputDir::Queue) >= queue_before);
+    assert_no_finding_lost(&inst);
+}

@@ -150,10 +150,13 @@ pub fn prepare(root: &Path, target: &Path) -> Result<OutState, OutDirError> {
 /// stopped at any moment leaves only complete files behind.
 pub fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<PathBuf> {
     let tmp = dir.join(format!(".{name}.tmp"));
-    fs::write(&tmp, bytes)?;
     let path = dir.join(name);
-    fs::rename(&tmp, &path)?;
-    Ok(path)
+    let written = fs::write(&tmp, bytes).and_then(|()| fs::rename(&tmp, &path));
+    if written.is_err() {
+        // A full disk: leave no half-written file behind.
+        let _ = fs::remove_file(&tmp);
+    }
+    written.map(|()| path)
 }
 
 /// One instance's directory (`OUT/default`, `OUT/core1`, an afl-fuzz `OUT/default`).

@@ -22,6 +22,7 @@ pub mod finding;
 pub mod layout;
 pub mod name;
 pub mod records;
+pub mod repair;
 pub mod stats;
 
 pub use clients::{ClientEvent, ClientHistory, EndReason};

@@ -93,6 +93,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     }
     let state = prepare(&args.out, &target_path)?;
     let out = std::fs::canonicalize(&args.out)?;
+    if state == OutState::Resume {
+        let repaired = numfuzz_outdir::repair::repair(&out)
+            .with_context(|| format!("repairing {} before resuming", out.display()))?;
+        for line in repaired {
+            eprintln!("numfuzz: resuming in {}: {line}", out.display());
+        }
+    }
     let tui = !args.no_tui && std::io::stdout().is_terminal() && std::env::var_os("CI").is_none();
     let cfg = CampaignConfig {
         target: target_path.clone(),

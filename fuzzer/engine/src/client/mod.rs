@@ -123,6 +123,10 @@ where
                     Error::IllegalArgument(msg, _) | Error::IllegalState(msg, _) | Error::Unknown(msg, _) => {
                         msg.clone()
                     }
+                    Error::OsError(io, what, _) if io.raw_os_error() == Some(libc::ENOSPC) => format!(
+                        "the disk holding {} is full ({what}); free some space and run the same command again to resume",
+                        cfg.out_dir.display()
+                    ),
                     other => other.to_string(),
                 };
                 life.end(
