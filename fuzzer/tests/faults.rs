@@ -352,3 +352,61 @@ fn a_hard_stop_of_every_process_resumes_with_nothing_lost() {
     assert!(instance.next_id(InputDir::Queue) >= queue_before);
     assert_no_finding_lost(&inst);
 }
+
+#[test]
+fn a_harness_that_calls_exit_has_that_input_saved_as_a_crash_and_the_campaign_goes_on() {
+    let _turn = one_at_a_time();
+    let built = compile(
+        "exiter",
+        &[(
+            "exiter.c",
+            r#"#include <numfuzz.h>
+#include <stdlib.h>
+NUMFUZZ_SIGNATURE("f64");
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  double x = nf_f64(data, size, 0);
+  if (x > 1000.0 && x < 1e6) exit(3);
+  volatile double y = x * 3.0; (void)y;
+  return 0;
+}
+"#,
+        )],
+        &["-O1"],
+        &[],
+    );
+    let out = built.path("out");
+    let o = numfuzz(&[
+        "run",
+        "-o",
+        out.to_str().unwrap(),
+        "-V",
+        "8",
+        "--no-tui",
+        "--",
+        built.exe.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", both(&o));
+    let instance = InstanceDir::at(&out.join("default"));
+    let crash = std::fs::read_dir(instance.path(InputDir::Crashes))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().contains(",crash"))
+        .unwrap_or_else(|| panic!("the exit() input was not saved:\n{}", both(&o)));
+    let x = f64::from_le_bytes(std::fs::read(&crash).unwrap()[..8].try_into().unwrap());
+    assert!(x > 1000.0 && x < 1e6, "{x} does not take the exit() branch");
+    assert!(
+        stat(&instance, "execs_done") > 1000,
+        "the campaign stopped at the exit()"
+    );
+    assert_eq!(
+        history(&out.join("default")).restarts.len(),
+        0,
+        "an exit() counted as a silent death"
+    );
+    // Replayed by hand, the input says what happened.
+    let r = testkit::run(&built.exe, &[crash.to_str().unwrap()], &[], &[]);
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(r.status.signal(), Some(libc::SIGABRT), "{}", both(&r));
+    assert!(both(&r).contains("called exit()"), "{}", both(&r));
+}

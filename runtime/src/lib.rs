@@ -31,6 +31,8 @@ use numfuzz_abi::site::{SiteRecord, SITE_UNASSIGNED};
 use numfuzz_abi::value::Float;
 use region::Region;
 use std::ffi::{c_char, c_int};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Once;
 
 type TestOneInput = unsafe extern "C" fn(*const u8, usize) -> c_int;
 type Initialize = unsafe extern "C" fn(*mut c_int, *mut *mut *mut c_char) -> c_int;
@@ -40,16 +42,37 @@ pub struct Harness {
     test_one: TestOneInput,
 }
 
+/// Set while `LLVMFuzzerTestOneInput` runs. A harness that calls `exit()` then has not
+/// finished its input: like libFuzzer ("fuzz target exited"), numfuzz makes that a crash of
+/// this input (so the campaign saves it and goes on) instead of the silent end of the process.
+static IN_HARNESS: AtomicBool = AtomicBool::new(false);
+static EXIT_HOOK: Once = Once::new();
+
+extern "C" fn exit_during_run() {
+    if IN_HARNESS.load(Ordering::Relaxed) {
+        report::note_exit_in_harness();
+        // SAFETY: ends the process with SIGABRT, which the engine's crash handler (or the
+        // forkserver's parent) sees as a crash of the current input.
+        unsafe { libc::abort() };
+    }
+}
+
 impl Harness {
     pub fn run(&self, data: &[u8]) {
+        // SAFETY: registering a plain function with atexit.
+        EXIT_HOOK.call_once(|| unsafe {
+            libc::atexit(exit_during_run);
+        });
         // A valid pointer even for empty inputs, as libFuzzer guarantees.
         let ptr = if data.is_empty() {
             [0u8; 1].as_ptr()
         } else {
             data.as_ptr()
         };
+        IN_HARNESS.store(true, Ordering::Relaxed);
         // SAFETY: the harness contract: read `len` bytes at `ptr`.
         unsafe { (self.test_one)(ptr, data.len()) };
+        IN_HARNESS.store(false, Ordering::Relaxed);
     }
 }
 

@@ -34,6 +34,13 @@ pub fn set_record_only() {
     ABORT.store(false, Ordering::Relaxed);
 }
 
+/// The harness called `exit()` in the middle of an input (see `Harness::run`).
+pub fn note_exit_in_harness() {
+    if printing() {
+        eprintln!("numfuzz: LLVMFuzzerTestOneInput called exit() before returning; numfuzz treats that as a crash of this input (SIGABRT)");
+    }
+}
+
 pub fn printing() -> bool {
     PRINT.load(Ordering::Relaxed)
 }
