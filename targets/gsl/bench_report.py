@@ -161,6 +161,7 @@ def known_bugs(merged, hangs):
             file, _, line_no = site.partition(":")
             line_no = int(line_no)
             row = {"id": bid, "source": source, "kind": kind, "site": site, "note": note, "found": False,
+                   "public": reached_by != "none",
                    "functions": [], "in_bug_list": False, "classes": [], "first_seen_ms": None}
             if kind == "Hang":
                 for h in hangs:
@@ -300,7 +301,9 @@ def main():
                 f"({total['escapes']} escape, {total['wrong']} wrong, {total['absorbed']} absorbed, "
                 f"{total['handled']} handled, {total['input_borne']} input-borne).")
     found = [r for r in known if r["found"]]
-    known_line = (f"known bugs (targets/gsl/known-bugs.tsv): {len(found)} of {len(known)} found, "
+    public = [r for r in known if r["public"]]
+    known_line = (f"known bugs (targets/gsl/known-bugs.tsv): {len(found)} of {len(known)} found "
+                  f"({sum(r['found'] for r in public)} of the {len(public)} that a public function reaches), "
                   f"{sum(r['in_bug_list'] for r in known)} in the bug list.")
     summary = counts_table(tools, data)
     print(intro)
