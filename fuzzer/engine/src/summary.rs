@@ -131,3 +131,69 @@ impl fmt::Display for Summary {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn history(end: Option<(u64, EndReason, Option<String>)>, restarts: usize) -> ClientHistory {
+        ClientHistory {
+            restarts: (0..restarts).map(|i| (i as u64 * 1000, "killed".to_string())).collect(),
+            last_start: Some((42, 0, None)),
+            end,
+            dying: None,
+        }
+    }
+
+    fn summary(budget_secs: Option<u64>, clients: Vec<(&str, ClientHistory)>) -> Summary {
+        Summary {
+            budget_secs,
+            clients: clients.into_iter().map(|(n, h)| (n.to_string(), h)).collect(),
+            ..Summary::default()
+        }
+    }
+
+    #[test]
+    fn a_spent_budget_is_not_cut_short_even_after_restarts() {
+        let s = summary(
+            Some(30),
+            vec![("core0", history(Some((30_000, EndReason::Budget, None)), 2))],
+        );
+        assert!(s.cut_short().is_empty());
+        assert!(s
+            .to_string()
+            .contains("core0: a client died at 1.0s and was replaced: killed"));
+        // Ctrl-C without a budget is the normal end.
+        let s = summary(
+            None,
+            vec![("default", history(Some((5_000, EndReason::Signal, None)), 0))],
+        );
+        assert!(s.cut_short().is_empty());
+    }
+
+    #[test]
+    fn each_way_of_ending_early_is_named() {
+        let s = summary(
+            Some(60),
+            vec![
+                ("core0", history(Some((3_900, EndReason::Signal, None)), 0)),
+                ("core1", history(None, 0)),
+                (
+                    "core2",
+                    history(Some((100, EndReason::Failed, Some("core2: disk full".into()))), 0),
+                ),
+            ],
+        );
+        let why = s.cut_short();
+        assert_eq!(why.len(), 3, "{why:?}");
+        assert!(
+            why[0].contains("stopped by a signal after 3.9 s of the 60 s budget"),
+            "{why:?}"
+        );
+        assert!(
+            why[1].contains("(pid 42) ended without finishing and was not replaced"),
+            "{why:?}"
+        );
+        assert_eq!(why[2], "core2: disk full");
+    }
+}
