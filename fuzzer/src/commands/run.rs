@@ -185,7 +185,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     }
     let summary = Summary::read_campaign(&out, cfg.start_unix_ms, cfg.duration_secs);
     print!("{summary}");
-    let cut_short = summary.cut_short();
+    let mut cut_short = summary.cut_short();
+    let silent = summary.clients.iter().any(|(_, h)| h.end.is_none());
+    if silent && disk_full(&out) {
+        // A client that meets a full disk may not be able to write down why it stopped.
+        cut_short.push(format!(
+            "the disk holding {} is full; free some space and run the same command again to resume",
+            out.display()
+        ));
+    }
     if !cut_short.is_empty() {
         bail!(
             "the campaign did not run to its end (what it found is kept in {}): {}",
@@ -194,4 +202,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// No space left for an unprivileged writer on the file system holding `dir`.
+fn disk_full(dir: &Path) -> bool {
+    nix::sys::statvfs::statvfs(dir).is_ok_and(|s| s.blocks_available() == 0)
 }
