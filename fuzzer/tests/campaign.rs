@@ -6,32 +6,8 @@ use numfuzz_outdir::{ExceptionRecord, InstanceDir};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use testkit::campaign::{found, one_at_a_time};
+use testkit::campaign::{found, one_at_a_time, STEEP, STEEP_LINE};
 use testkit::{both, compile, numfuzz, Tools};
-
-/// Overflows in a narrow window of x (width ~0.05 near 1392.7), inside a region the fuzzer
-/// reaches at once: no branch leads to the exception, only ErrBits does. Above the window
-/// exp itself overflows (another site), so the window is where the fmul at line 9 overflows
-/// with a finite operand.
-const STEEP: &str = r#"#include <numfuzz.h>
-#include <math.h>
-NUMFUZZ_SIGNATURE("f64");
-static double steep(double x) {
-  if (x < 1.0 || x > 2000.0)
-    return 0.0;
-  double e = exp(x * 40.0 - 55000.0);
-  double scaled = e * 7.0;
-  return scaled;
-}
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  volatile double r = steep(nf_f64(data, size, 0));
-  (void)r;
-  return 0;
-}
-"#;
-
-/// The line of `e * 7.0` in STEEP.
-const STEEP_LINE: u32 = 8;
 
 const CRASHY: &str = r#"#include <numfuzz.h>
 NUMFUZZ_SIGNATURE("f64");

@@ -7,27 +7,8 @@ use numfuzz_outdir::{ClientEvent, ClientHistory, EndReason, InputDir, InstanceDi
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
-use testkit::campaign::{found, one_at_a_time, stat};
+use testkit::campaign::{found, fuzz, one_at_a_time, stat, STEEP};
 use testkit::{both, compile, numfuzz, Built, Tools};
-
-/// An overflow at line 8 behind a narrow window, so the campaign keeps working after the
-/// first findings.
-const STEEP: &str = r#"#include <numfuzz.h>
-#include <math.h>
-NUMFUZZ_SIGNATURE("f64");
-static double steep(double x) {
-  if (x < 1.0 || x > 2000.0)
-    return 0.0;
-  double e = exp(x * 40.0 - 55000.0);
-  double scaled = e * 7.0;
-  return scaled;
-}
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  volatile double r = steep(nf_f64(data, size, 0));
-  (void)r;
-  return 0;
-}
-"#;
 
 fn steep() -> Built {
     compile("steep", &[("steep.c", STEEP)], &["-O1"], &[])
@@ -318,16 +299,7 @@ fn a_hard_stop_of_every_process_resumes_with_nothing_lost() {
     std::io::Write::write_all(&mut records, b"{\"time_ms\":12,\"kind\":\"Ov").unwrap();
     drop(records);
 
-    let o = numfuzz(&[
-        "run",
-        "-o",
-        out.to_str().unwrap(),
-        "-V",
-        "6",
-        "--no-tui",
-        "--",
-        built.exe.to_str().unwrap(),
-    ]);
+    let o = testkit::campaign::run(&built.exe, &out, 6, &[]);
     assert!(o.status.success(), "{}", both(&o));
     let text = both(&o);
     for said in [
@@ -375,24 +347,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         &[],
     );
     let out = built.path("out");
-    let o = numfuzz(&[
-        "run",
-        "-o",
-        out.to_str().unwrap(),
-        "-V",
-        "8",
-        "--no-tui",
-        "--",
-        built.exe.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", both(&o));
-    let instance = InstanceDir::at(&out.join("default"));
+    let instance = fuzz(&built.exe, &out, 8, &[]);
     let crash = std::fs::read_dir(instance.path(InputDir::Crashes))
         .unwrap()
         .flatten()
         .map(|e| e.path())
         .find(|p| p.to_string_lossy().contains(",crash"))
-        .unwrap_or_else(|| panic!("the exit() input was not saved:\n{}", both(&o)));
+        .expect("the exit() input was not saved");
     let x = f64::from_le_bytes(std::fs::read(&crash).unwrap()[..8].try_into().unwrap());
     assert!(x > 1000.0 && x < 1e6, "{x} does not take the exit() branch");
     assert!(

@@ -6,9 +6,8 @@
 //! from one that was cut short. Lines are appended with one `write` each; a line cut by a
 //! crash is skipped when read.
 
+use crate::jsonl;
 use serde::{Deserialize, Serialize};
-use std::fs::{self, OpenOptions};
-use std::io::Write;
 use std::path::Path;
 
 pub const CLIENTS_FILE: &str = "clients.jsonl";
@@ -91,24 +90,14 @@ impl ClientEvent {
     }
 }
 
-/// Appends `event` to `dir/clients.jsonl` as one line, written with a single `write`.
+/// Appends `event` to `dir/clients.jsonl` as one line.
 pub fn append(dir: &Path, event: &ClientEvent) -> std::io::Result<()> {
-    let mut line = serde_json::to_string(event).map_err(std::io::Error::other)?;
-    line.push('\n');
-    let mut f = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(dir.join(CLIENTS_FILE))?;
-    f.write_all(line.as_bytes())
+    jsonl::append(&dir.join(CLIENTS_FILE), event)
 }
 
 /// Reads `dir/clients.jsonl`, oldest first, skipping malformed lines.
 pub fn read(dir: &Path) -> Vec<ClientEvent> {
-    fs::read_to_string(dir.join(CLIENTS_FILE))
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
+    jsonl::read(&dir.join(CLIENTS_FILE))
 }
 
 /// One instance's clients during one campaign, from its events.
@@ -176,6 +165,7 @@ impl ClientHistory {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Write;
 
     fn start(pid: u32, campaign_ms: u64, time_ms: u64) -> ClientEvent {
         ClientEvent::Start {
@@ -217,7 +207,7 @@ mod tests {
         )
         .unwrap();
         // A cut line (a crash mid-write) is skipped.
-        fs::OpenOptions::new()
+        std::fs::OpenOptions::new()
             .append(true)
             .open(dir.path().join(CLIENTS_FILE))
             .unwrap()

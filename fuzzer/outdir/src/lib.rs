@@ -19,6 +19,7 @@
 
 pub mod clients;
 pub mod finding;
+pub mod jsonl;
 pub mod layout;
 pub mod name;
 pub mod records;

@@ -1,11 +1,10 @@
 //! `exceptions.jsonl`: one line per (site, kind) an instance saw for the first time.
 
 use crate::finding::FindingKey;
+use crate::jsonl;
 use numfuzz_abi::kind::ExceptionKind;
 use numfuzz_abi::site::SiteInfo;
 use serde::{Deserialize, Serialize};
-use std::fs::{self, OpenOptions};
-use std::io::Write;
 use std::path::Path;
 
 pub const EXCEPTIONS_FILE: &str = "exceptions.jsonl";
@@ -31,23 +30,13 @@ impl ExceptionRecord {
     }
 }
 
-/// Appends `record` to `dir/exceptions.jsonl` as one line, written with a single `write`.
+/// Appends `record` to `dir/exceptions.jsonl` as one line.
 pub fn append(dir: &Path, record: &ExceptionRecord) -> std::io::Result<()> {
-    let mut line = serde_json::to_string(record).map_err(std::io::Error::other)?;
-    line.push('\n');
-    let mut f = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(dir.join(EXCEPTIONS_FILE))?;
-    f.write_all(line.as_bytes())
+    jsonl::append(&dir.join(EXCEPTIONS_FILE), record)
 }
 
 /// Reads `dir/exceptions.jsonl`, oldest first (malformed lines, e.g. one cut by a crash, are
 /// skipped).
 pub fn read(dir: &Path) -> Vec<ExceptionRecord> {
-    fs::read_to_string(dir.join(EXCEPTIONS_FILE))
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
+    jsonl::read(&dir.join(EXCEPTIONS_FILE))
 }
