@@ -4,17 +4,19 @@
 
 use numfuzz_abi::ExceptionKind;
 use numfuzz_outdir::{ClientEvent, ClientHistory, EndReason, InputDir, InstanceDir};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 use testkit::campaign::{found, fuzz, one_at_a_time, stat, STEEP};
-use testkit::{both, compile, numfuzz, Built, Tools};
+use testkit::{both, compile, Built, Tools};
 
 fn steep() -> Built {
     compile("steep", &[("steep.c", STEEP)], &["-O1"], &[])
 }
 
-/// Starts `numfuzz run -o OUT -V SECONDS --no-tui EXTRA -- TARGET` in the background.
+/// Starts `numfuzz run -o OUT -V SECONDS --no-tui EXTRA -- TARGET` in the background, in a
+/// process group of its own (so a test can kill the whole campaign at once).
 fn start(target: &Path, out: &Path, seconds: u32, extra: &[&str]) -> Child {
     Command::new(Tools::get().numfuzz())
         .args([
@@ -32,6 +34,7 @@ fn start(target: &Path, out: &Path, seconds: u32, extra: &[&str]) -> Child {
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
+        .process_group(0)
         .spawn()
         .unwrap()
 }
@@ -214,16 +217,7 @@ fn targets_that_cannot_be_fuzzed_get_an_error_naming_the_cause() {
     // A program without the forkserver handshake.
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let o = numfuzz(&[
-        "run",
-        "-o",
-        out.to_str().unwrap(),
-        "-V",
-        "5",
-        "--no-tui",
-        "--",
-        "/bin/true",
-    ]);
+    let o = testkit::campaign::run(Path::new("/bin/true"), &out, 5, &[]);
     assert!(!o.status.success(), "{}", both(&o));
     let err = both(&o);
     let last = err.lines().last().unwrap_or_default();
@@ -239,15 +233,7 @@ fn targets_that_cannot_be_fuzzed_get_an_error_naming_the_cause() {
         &[("NUMFUZZ_CC_COVERAGE", "1")],
     );
     let out: PathBuf = cov.path("out");
-    let o = numfuzz(&[
-        "run",
-        "-o",
-        out.to_str().unwrap(),
-        "-V",
-        "5",
-        "--",
-        cov.exe.to_str().unwrap(),
-    ]);
+    let o = testkit::campaign::run(&cov.exe, &out, 5, &[]);
     assert!(!o.status.success(), "{}", both(&o));
     assert!(
         both(&o).contains("is a coverage build") && both(&o).contains("numfuzz cov"),
@@ -259,21 +245,11 @@ fn targets_that_cannot_be_fuzzed_get_an_error_naming_the_cause() {
 
 #[test]
 fn a_hard_stop_of_every_process_resumes_with_nothing_lost() {
-    use std::os::unix::process::CommandExt;
     let _turn = one_at_a_time();
     let built = steep();
     let out = built.path("out");
     let inst = out.join("default");
-    let child = Command::new(Tools::get().numfuzz())
-        .args(["run", "-o", out.to_str().unwrap(), "-V", "60", "--no-tui", "--"])
-        .arg(&built.exe)
-        .env("CI", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .process_group(0)
-        .spawn()
-        .unwrap();
+    let child = start(&built.exe, &out, 60, &[]);
     let client = client_pid(&inst);
     std::thread::sleep(Duration::from_secs(3));
     // A power cut: every process of the campaign at once.
