@@ -86,6 +86,10 @@ pub struct RunArgs {
     /// AFL++, five times their average rounded up to 20 ms, at most 1000).
     #[arg(short = 't', long = "timeout", value_parser = milliseconds)]
     pub timeout_ms: Option<u64>,
+    /// Memory limit in MiB (or `none`, the default): an input that makes the target's resident
+    /// memory grow by more is stopped and saved to crashes/ as `oom`; the campaign goes on.
+    #[arg(short = 'm', long = "memory-limit", value_name = "MB", value_parser = memory_limit)]
+    pub memory_limit_mb: Option<MemoryLimit>,
     /// Cores to fuzz on, one client each (e.g. `0`, `0-1`, `0,2`, `all`).
     #[arg(long, default_value = "0", value_parser = cores_of_this_machine)]
     pub cores: String,
@@ -197,6 +201,9 @@ pub struct TriageArgs {
     /// Time limit per replay in milliseconds; inputs running longer are hangs.
     #[arg(short = 't', long = "timeout", default_value_t = 3000, value_parser = milliseconds)]
     pub timeout_ms: u64,
+    /// Memory limit per replay in MiB, or `none` (default: the campaign's `-m`).
+    #[arg(short = 'm', long = "memory-limit", value_name = "MB", value_parser = memory_limit)]
+    pub memory_limit_mb: Option<MemoryLimit>,
     /// SARIF: make source locations relative to this directory (default: the directory all
     /// source files share).
     #[arg(long)]
@@ -258,6 +265,20 @@ fn milliseconds(s: &str) -> Result<u64, String> {
         Ok(ms) if ms > 0 => Ok(ms),
         _ => Err(format!(
             "`{s}` is not a time limit: give milliseconds, at least 1 (e.g. `-t 1000`)"
+        )),
+    }
+}
+
+/// `-m`: a memory limit, as afl-fuzz takes it (MiB, or `none`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoryLimit(pub Option<u64>);
+
+fn memory_limit(s: &str) -> Result<MemoryLimit, String> {
+    match s.parse::<u64>() {
+        _ if s == "none" => Ok(MemoryLimit(None)),
+        Ok(mb) if mb > 0 => Ok(MemoryLimit(Some(mb))),
+        _ => Err(format!(
+            "`{s}` is not a memory limit: give MiB, at least 1 (e.g. `-m 512`), or `none`"
         )),
     }
 }

@@ -51,6 +51,9 @@ pub fn run_campaign(cfg: &CampaignConfig, target: &Target) -> anyhow::Result<()>
         unsafe {
             edges.write_to_env(abi_env::AFL_SHM_ID)?;
             std::env::set_var(abi_env::AFL_MAP_SIZE, map_size.to_string());
+            if let Some(mb) = cfg.memory_limit_mb {
+                std::env::set_var(abi_env::MEM_LIMIT_MB, mb.to_string());
+            }
         }
         let mut region = if slots > 0 || cmp_slots > 0 {
             let log = if cmp_slots > 0 { CMP_LOG_CAPACITY } else { 0 };

@@ -4,7 +4,7 @@
 //! `numfuzz replay` and `numfuzz triage` both show.
 
 use numfuzz_abi::kind::ExceptionKind;
-use numfuzz_abi::report::{ExceptionReport, ReportEvent, ResultReport, TaintReport};
+use numfuzz_abi::report::{ExceptionReport, MemoryExceeded, ReportEvent, ResultReport, TaintReport};
 use numfuzz_abi::signature::{FieldType, Signature};
 use numfuzz_abi::value::Value;
 use serde::Serialize;
@@ -24,8 +24,11 @@ pub enum Ending {
     /// empty when the program died without one) and the last lines it printed.
     Crashed {
         signal: i32,
-        /// What the runtime said of the signal, e.g. "stack overflow".
+        /// What the runtime said of the signal, e.g. "stack overflow" or "out of memory: more
+        /// than 64 MiB" (the memory limit stopped it).
         cause: Option<String>,
+        /// The memory limit stopped the input: by how much it went past.
+        out_of_memory: Option<MemoryExceeded>,
         stack: Vec<Frame>,
         output_tail: String,
     },
@@ -83,6 +86,17 @@ impl Replay {
         }
     }
 
+    /// The memory limit stopped the input.
+    pub fn out_of_memory(&self) -> bool {
+        matches!(
+            &self.ending,
+            Ending::Crashed {
+                out_of_memory: Some(_),
+                ..
+            }
+        )
+    }
+
     /// The input raised `kind` at a site for which `at` is true.
     pub fn raises(&self, kind: ExceptionKind, at: impl Fn(&ExceptionReport) -> bool) -> bool {
         self.exceptions.iter().any(|e| e.kind == kind && at(e))
@@ -97,6 +111,8 @@ pub struct Replayer {
     pub target: PathBuf,
     pub args: Vec<String>,
     pub timeout: Duration,
+    /// The campaign's `-m` (MiB): an input that needs more ends as an out-of-memory crash.
+    pub memory_limit_mb: Option<u64>,
 }
 
 impl Replayer {
@@ -105,6 +121,7 @@ impl Replayer {
             target: target.to_path_buf(),
             args: Vec::new(),
             timeout,
+            memory_limit_mb: None,
         }
     }
 
@@ -130,6 +147,11 @@ impl Replayer {
             .env_remove(numfuzz_abi::env::AFL_SHM_ID)
             .env_remove(numfuzz_abi::env::SITES)
             .env_remove(numfuzz_abi::env::ENGINE)
+            .env_remove(numfuzz_abi::env::MEM_LIMIT_MB)
+            .envs(
+                self.memory_limit_mb
+                    .map(|mb| (numfuzz_abi::env::MEM_LIMIT_MB, mb.to_string())),
+            )
             .envs(extra_env.iter().map(|(k, v)| (k, v)))
             .stdin(if on_stdin { Stdio::piped() } else { Stdio::null() })
             .stdout(Stdio::null())
@@ -220,16 +242,20 @@ fn parse_run(input: &Path, bytes: Vec<u8>, status: Option<std::process::ExitStat
             Err(_) => {}
         }
     }
-    let cause = crash
-        .as_ref()
-        .filter(|c| c.stack_overflow)
-        .map(|_| "stack overflow".to_string());
+    let cause = crash.as_ref().and_then(|c| match (c.stack_overflow, c.out_of_memory) {
+        (true, _) => Some("stack overflow".to_string()),
+        // The limit, not the growth at the moment it was seen, so that one cause groups.
+        (_, Some(oom)) => Some(format!("out of memory: more than {} MiB", oom.limit_mb)),
+        _ => None,
+    });
+    let out_of_memory = crash.as_ref().and_then(|c| c.out_of_memory);
     let stack = crash.map(|c| c.frames).unwrap_or_default();
     let ending = match (status, summary) {
         (None, _) => Ending::TimedOut { stack },
         (Some(s), _) if s.signal().is_some() => Ending::Crashed {
             signal: s.signal().unwrap_or(0),
             cause,
+            out_of_memory,
             stack,
             output_tail: tail(text, 8),
         },
@@ -341,9 +367,19 @@ pub fn describe(replay: &Replay, signature: Option<&Signature>) -> String {
             };
             s.push_str(&format!("  => {what}\n"));
         }
-        Ending::Crashed { stack, output_tail, .. } => {
-            let name = replay.crash_name().unwrap_or_default();
-            s.push_str(&format!("  => crashed with {name}\n"));
+        Ending::Crashed {
+            stack,
+            output_tail,
+            out_of_memory,
+            ..
+        } => {
+            match out_of_memory {
+                Some(oom) => s.push_str(&format!("  => stopped by the memory limit: {}\n", oom.describe())),
+                None => s.push_str(&format!(
+                    "  => crashed with {}\n",
+                    replay.crash_name().unwrap_or_default()
+                )),
+            }
             for (i, f) in stack.iter().enumerate() {
                 s.push_str(&format!("     #{i} {}\n", f.display()));
             }
@@ -379,6 +415,7 @@ mod tests {
         let report = numfuzz_abi::report::CrashReport {
             signal: signal.into(),
             stack_overflow,
+            out_of_memory: None,
             frames: frames
                 .iter()
                 .map(|&(function, file, line, column)| Frame {

@@ -248,6 +248,21 @@ fn targets_that_cannot_be_fuzzed_get_an_error_naming_the_cause() {
         both(&o)
     );
     assert!(!out.exists(), "a refused campaign created its output directory");
+    // A memory limit of 0, and one the target cannot keep (no numfuzz runtime inside).
+    let o = testkit::campaign::run(&cov.exe, &out, 5, &["-m", "0"]);
+    assert!(
+        !o.status.success() && both(&o).contains("`0` is not a memory limit"),
+        "{}",
+        both(&o)
+    );
+    let o = testkit::campaign::run(Path::new("/bin/true"), &out, 5, &["-m", "64"]);
+    assert!(!o.status.success(), "{}", both(&o));
+    assert!(
+        both(&o).contains("-m: the memory limit is kept by the numfuzz runtime"),
+        "{}",
+        both(&o)
+    );
+    assert!(!out.exists(), "a refused campaign created its output directory");
 }
 
 #[test]
@@ -353,4 +368,92 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     use std::os::unix::process::ExitStatusExt;
     assert_eq!(r.status.signal(), Some(libc::SIGABRT), "{}", both(&r));
     assert!(both(&r).contains("called exit()"), "{}", both(&r));
+}
+
+/// A harness whose inputs in (1000, 1e6) touch 256 MiB, and whose inputs in [1, 100] touch
+/// 16 MiB (under the limit the tests give).
+const MEMORY_HOG: &str = r#"#include <numfuzz.h>
+#include <stdlib.h>
+#include <string.h>
+NUMFUZZ_SIGNATURE("f64");
+static void touch(size_t mib) {
+  size_t n = mib << 20;
+  char *p = malloc(n);
+  if (!p) return;
+  memset(p, 1, n);
+  volatile char last = p[n - 1]; (void)last;
+  free(p);
+}
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  double x = nf_f64(data, size, 0);
+  if (x > 1000.0 && x < 1e6) touch(256);
+  else if (x >= 1.0 && x <= 100.0) touch(16);
+  volatile double y = x * 3.0; (void)y;
+  return 0;
+}
+"#;
+
+/// `-m 64`: the hog's input is saved as `oom`, the campaign goes on to its end, and triage
+/// replays it under the campaign's limit and names it.
+fn a_memory_hog_is_stopped_and_saved_as_oom(extra: &[&str]) {
+    let _turn = one_at_a_time();
+    let built = compile("hog", &[("hog.c", MEMORY_HOG)], &["-O1"], &[]);
+    let out = built.path("out");
+    // A time limit the 256 MiB memset stays well inside, so that it is the memory limit
+    // that stops it (under a calibrated one of 20 ms it would be a hang first).
+    let mut args = vec!["-m", "64", "-t", "5000"];
+    args.extend_from_slice(extra);
+    let instance = fuzz(&built.exe, &out, 10, &args);
+    let saved: Vec<PathBuf> = std::fs::read_dir(instance.path(InputDir::Crashes))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    let oom = saved
+        .iter()
+        .find(|p| p.to_string_lossy().contains(",oom"))
+        .unwrap_or_else(|| panic!("no oom input among {saved:?}"));
+    let x = f64::from_le_bytes(std::fs::read(oom).unwrap()[..8].try_into().unwrap());
+    assert!(x > 1000.0 && x < 1e6, "{x} does not take the 256 MiB branch");
+    assert!(
+        !saved.iter().any(|p| p.to_string_lossy().contains(",crash")),
+        "an out-of-memory stop was saved as a plain crash: {saved:?}"
+    );
+    assert!(stat(&instance, "execs_done") > 1000, "the campaign stopped at the hog");
+    assert_eq!(instance.stats().unwrap().memory_limit_mb(), Some(64));
+    assert!(stat(&instance, "out_of_memory") >= 1);
+
+    // Triage replays under the campaign's limit: the input reproduces as what it was saved as.
+    let t = testkit::numfuzz(&["triage", out.to_str().unwrap()]);
+    let text = both(&t);
+    assert!(t.status.success(), "{text}");
+    assert!(text.contains("out of memory: more than 64 MiB"), "{text}");
+    assert!(text.contains(", 0 not reproduced"), "{text}");
+    assert!(
+        text.contains("in touch ("),
+        "the stop names where the memory went:\n{text}"
+    );
+
+    // By hand: without a limit the input completes; with one it is stopped and says why.
+    let free = testkit::run(&built.exe, &[oom.to_str().unwrap()], &[], &[]);
+    assert!(free.status.success(), "{}", both(&free));
+    let limited = testkit::run(
+        &built.exe,
+        &[oom.to_str().unwrap()],
+        &[],
+        &[("NUMFUZZ_MEM_LIMIT_MB", "64")],
+    );
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(limited.status.signal(), Some(libc::SIGABRT), "{}", both(&limited));
+    assert!(both(&limited).contains("limit 64 MiB"), "{}", both(&limited));
+}
+
+#[test]
+fn an_in_process_memory_hog_is_stopped_and_saved_as_oom() {
+    a_memory_hog_is_stopped_and_saved_as_oom(&[]);
+}
+
+#[test]
+fn a_forkserver_memory_hog_is_stopped_and_saved_as_oom() {
+    a_memory_hog_is_stopped_and_saved_as_oom(&["--executor", "forkserver"]);
 }

@@ -164,6 +164,9 @@ fn human_report(report: &CrashReport, ips: &[usize]) -> String {
     if report.stack_overflow {
         out.push_str(" (stack overflow)");
     }
+    if let Some(oom) = &report.out_of_memory {
+        let _ = write!(out, " ({})", oom.describe());
+    }
     out.push('\n');
     for (index, (frame, ip)) in report.frames.iter().zip(ips).enumerate() {
         let _ = write!(out, "numfuzz:     #{index} {ip:#018x} in {}", frame.function);
@@ -258,6 +261,7 @@ extern "C" fn on_fatal_signal(sig: c_int, info: *mut libc::siginfo_t, context: *
     let report = CrashReport {
         signal: signal_name(sig),
         stack_overflow,
+        out_of_memory: (sig == libc::SIGABRT).then(crate::memlimit::exceeded).flatten(),
         frames,
     };
     // Replays (`NUMFUZZ_REPORT=json`) read the report as one more event of the stream.

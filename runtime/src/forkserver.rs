@@ -213,11 +213,11 @@ pub fn start(libfuzzer_harness: bool, input_named: bool) {
         }
     }
     PERSISTENT.store(persistent, Ordering::Relaxed);
-    serve(persistent, first_request);
+    serve(persistent, libfuzzer_harness, first_request);
 }
 
 /// The fork loop. Returns only in a fresh child.
-fn serve(persistent: bool, mut first_request: Option<u32>) {
+fn serve(persistent: bool, libfuzzer_harness: bool, mut first_request: Option<u32>) {
     // SAFETY: installing a handler that only calls async-signal-safe functions; the old
     // handler is restored in children.
     let old_sigterm = unsafe {
@@ -260,6 +260,9 @@ fn serve(persistent: bool, mut first_request: Option<u32>) {
                 // fuzzer asks to record for this run (a harness loop does it per input).
                 if let Some(region) = Region::current() {
                     region.begin_run();
+                }
+                if !libfuzzer_harness {
+                    crate::memlimit::arm_whole_process();
                 }
                 return;
             }

@@ -12,6 +12,7 @@ mod edges;
 mod engine;
 mod forkserver;
 mod fpu;
+mod memlimit;
 mod probe;
 mod region;
 mod report;
@@ -57,6 +58,11 @@ extern "C" fn exit_during_run() {
     }
 }
 
+/// An input is running in `LLVMFuzzerTestOneInput` (read by the memory limit's watchdog).
+pub(crate) fn in_harness() -> bool {
+    IN_HARNESS.load(Ordering::Relaxed)
+}
+
 impl Harness {
     pub fn run(&self, data: &[u8]) {
         // SAFETY: registering a plain function with atexit.
@@ -69,6 +75,7 @@ impl Harness {
         } else {
             data.as_ptr()
         };
+        memlimit::arm();
         IN_HARNESS.store(true, Ordering::Relaxed);
         // SAFETY: the harness contract: read `len` bytes at `ptr`.
         unsafe { (self.test_one)(ptr, data.len()) };

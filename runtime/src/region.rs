@@ -396,6 +396,11 @@ impl Region {
         self.begin_run();
     }
 
+    /// Marks the current run (any thread may call it).
+    pub fn set_run_flag(&self, flag: u32) {
+        self.run_flags().fetch_or(flag, Ordering::Relaxed);
+    }
+
     pub fn set_handled(&self) {
         self.run_flags().fetch_or(RUN_HANDLED, Ordering::Relaxed);
     }

@@ -38,6 +38,9 @@ pub struct CampaignConfig {
     /// Calibrate the limit from the seeds (no `-t` given).
     #[serde(default)]
     pub calibrate_timeout: bool,
+    /// `-m`: the resident memory (MiB) one input may add (see `numfuzz_abi::env::MEM_LIMIT_MB`).
+    #[serde(default)]
+    pub memory_limit_mb: Option<u64>,
     /// `-V`: stop after this many seconds.
     pub duration_secs: Option<u64>,
     /// Cores in LibAFL's syntax (`0`, `0-3`, `0,2`).

@@ -432,6 +432,9 @@ pub struct Recorder<F> {
     instance: Arc<Instance>,
     record: Record,
     exit: ExitKind,
+    /// The target's run flags, which tell a crash the memory limit caused (`Findings` only).
+    run_flags: Option<Handle<RunFlagsObserver>>,
+    out_of_memory: bool,
 }
 
 impl<F> Recorder<F> {
@@ -441,7 +444,15 @@ impl<F> Recorder<F> {
             instance,
             record,
             exit: ExitKind::Ok,
+            run_flags: None,
+            out_of_memory: false,
         }
+    }
+
+    /// Names a crash that the target's memory limit caused `oom` instead of `crash`.
+    pub fn with_run_flags(mut self, run_flags: &RunFlagsObserver) -> Self {
+        self.run_flags = Some(run_flags.handle());
+        self
     }
 }
 
@@ -474,6 +485,7 @@ where
     F: Feedback<EM, I, OT, S>,
     S: HasMetadata + HasExecutions + HasCorpus<I>,
     I: HasTargetBytes,
+    OT: MatchName,
 {
     fn is_interesting(
         &mut self,
@@ -484,6 +496,12 @@ where
         exit_kind: &ExitKind,
     ) -> Result<bool, Error> {
         self.exit = *exit_kind;
+        self.out_of_memory = *exit_kind == ExitKind::Crash
+            && self
+                .run_flags
+                .as_ref()
+                .and_then(|h| observers.get(h))
+                .is_some_and(RunFlagsObserver::out_of_memory);
         self.inner.is_interesting(state, manager, input, observers, exit_kind)
     }
 
@@ -535,7 +553,13 @@ where
                 counters.crashes += 1;
                 counters.real_crashes += 1;
                 counters.last_crash_ms = Some(now);
-                (InputDir::Crashes, EntryName::new(id, Tag::Crash, provenance, &[]))
+                let tag = if self.out_of_memory {
+                    counters.out_of_memory += 1;
+                    Tag::OutOfMemory
+                } else {
+                    Tag::Crash
+                };
+                (InputDir::Crashes, EntryName::new(id, tag, provenance, &[]))
             }
         };
         self.instance

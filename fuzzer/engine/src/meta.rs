@@ -12,6 +12,9 @@ pub struct AflCounters {
     pub hangs: u64,
     /// Crash files that are real crashes (signals) rather than FP exceptions.
     pub real_crashes: u64,
+    /// Of the real crashes, inputs the memory limit stopped (`oom`).
+    #[serde(default)]
+    pub out_of_memory: u64,
     /// Milliseconds since the campaign start of the last new queue entry / crash / hang.
     pub last_find_ms: Option<u64>,
     pub last_crash_ms: Option<u64>,

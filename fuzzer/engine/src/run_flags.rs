@@ -5,7 +5,7 @@ use libafl::executors::ExitKind;
 use libafl::observers::Observer;
 use libafl::Error;
 use libafl_bolts::Named;
-use numfuzz_abi::shm::{RUN_HANDLED, RUN_RESULTS, RUN_RESULT_NONFINITE, RUN_TRUNCATED};
+use numfuzz_abi::shm::{RUN_HANDLED, RUN_OUT_OF_MEMORY, RUN_RESULTS, RUN_RESULT_NONFINITE, RUN_TRUNCATED};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -60,6 +60,11 @@ impl RunFlagsObserver {
     pub fn result_non_finite(&self) -> bool {
         self.last & RUN_RESULT_NONFINITE != 0
     }
+
+    /// The target stopped the run because it went past the memory limit.
+    pub fn out_of_memory(&self) -> bool {
+        self.last & RUN_OUT_OF_MEMORY != 0
+    }
 }
 
 impl Named for RunFlagsObserver {
@@ -106,6 +111,7 @@ mod tests {
         flags.fetch_or(RUN_RESULTS | RUN_RESULT_NONFINITE, Ordering::Relaxed);
         Observer::<(), ()>::post_exec(&mut obs, &mut (), &(), &ExitKind::Ok).unwrap();
         assert!(obs.result_non_finite() && obs.declared_results() && !obs.handled());
+        assert!(!obs.out_of_memory());
         // A copy received from another client carries the flags, not the pointer.
         let copy: RunFlagsObserver = serde_json::from_str(&serde_json::to_string(&obs).unwrap()).unwrap();
         assert_eq!(copy.flags(), obs.flags());

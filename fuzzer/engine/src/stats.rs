@@ -49,6 +49,8 @@ pub struct StatsStage {
     /// End of the campaign (`-V`), as wall-clock time shared by all clients.
     deadline: Option<SystemTime>,
     exec_timeout_ms: u64,
+    /// `-m` (MiB), recorded so that triage replays under the same limit.
+    memory_limit_mb: Option<u64>,
     total_edges: usize,
     command_line: String,
     banner: String,
@@ -70,10 +72,17 @@ impl StatsStage {
             last_execs: 0,
             deadline,
             exec_timeout_ms,
+            memory_limit_mb: None,
             total_edges,
             command_line,
             banner,
         }
+    }
+
+    /// Records the campaign's memory limit in `fuzzer_stats`.
+    pub fn with_memory_limit(mut self, mb: Option<u64>) -> Self {
+        self.memory_limit_mb = mb;
+        self
     }
 
     /// Writes `fuzzer_stats` and a `plot_data` line now.
@@ -169,6 +178,10 @@ impl StatsStage {
             .set("last_crash", to_unix(counters.last_crash_ms))
             .set("last_hang", to_unix(counters.last_hang_ms))
             .set("exec_timeout", self.exec_timeout_ms)
+            .set(
+                numfuzz_outdir::stats::MEMORY_LIMIT_KEY,
+                self.memory_limit_mb.map_or("none".to_string(), |mb| mb.to_string()),
+            )
             .set("edges_found", edges_found)
             .set("total_edges", self.total_edges)
             .set("fp_exceptions", seen);
@@ -180,6 +193,7 @@ impl StatsStage {
         }
         s.set("fp_escapes", counters.escapes)
             .set("real_crashes", counters.real_crashes)
+            .set("out_of_memory", counters.out_of_memory)
             .set("errbits_slots", errbits.measured)
             // Comparison outcomes reached (a branch direction taken) out of those measured.
             .set("cmp_outcomes", format!("{}/{}", cmps.reached, cmps.measured))

@@ -13,6 +13,8 @@ pub struct Summary {
     pub exceptions: Vec<ExceptionRecord>,
     pub crash_files: usize,
     pub real_crashes: u64,
+    /// Of the real crashes, inputs the memory limit (`-m`) stopped.
+    pub out_of_memory: u64,
     pub hangs: u64,
     /// Per instance, its clients during the campaign (see [`Summary::read_campaign`]).
     pub clients: Vec<(String, ClientHistory)>,
@@ -29,6 +31,7 @@ impl Summary {
             if let Some(stats) = inst.stats() {
                 s.execs += stats.get_u64("execs_done").unwrap_or(0);
                 s.real_crashes += stats.get_u64("real_crashes").unwrap_or(0);
+                s.out_of_memory += stats.get_u64("out_of_memory").unwrap_or(0);
                 s.hangs += stats.get_u64("saved_hangs").unwrap_or(0);
             }
         }
@@ -99,10 +102,14 @@ impl fmt::Display for Summary {
             .collect();
         writeln!(
             f,
-            "{} distinct floating-point exceptions ({}), {} real crashes, {} hangs, {} executions in {} instance(s)",
+            "{} distinct floating-point exceptions ({}), {} real crashes{}, {} hangs, {} executions in {} instance(s)",
             self.exceptions.len(),
             kinds.join(", "),
             self.real_crashes,
+            match self.out_of_memory {
+                0 => String::new(),
+                n => format!(" ({n} out of memory)"),
+            },
             self.hangs,
             self.execs,
             self.instances

@@ -302,10 +302,14 @@ impl SavedInput {
         self.name.time_ms
     }
 
-    /// A hang, or a crash file that is a real signal (`crash`, `sig:NN`) rather than a
+    /// A hang, or a crash file that is a real signal (`crash`, `sig:NN`, `oom`) rather than a
     /// floating-point exception: an input that may kill or stall a replay.
     pub fn is_risky(&self) -> bool {
-        self.dir == InputDir::Hangs || matches!(self.name.tag, Tag::Crash | Tag::Signal(_) | Tag::Hang)
+        self.dir == InputDir::Hangs
+            || matches!(
+                self.name.tag,
+                Tag::Crash | Tag::Signal(_) | Tag::Hang | Tag::OutOfMemory
+            )
     }
 }
 

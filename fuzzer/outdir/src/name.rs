@@ -3,8 +3,9 @@
 //! numfuzz writes, per directory:
 //! - `queue/`: `id:N` + provenance + why it was kept (`+cov`, `+errbits`, `+cmp`, `+exc`);
 //! - `crashes/`: `id:N,kind:K,site:S` + provenance for a floating-point exception (`+esc` when
-//!   it was saved because a known (site, kind) first reached a declared result), or
-//!   `id:N,crash` + provenance for a real crash;
+//!   it was saved because a known (site, kind) first reached a declared result),
+//!   `id:N,crash` + provenance for a real crash, or `id:N,oom` + provenance for an input the
+//!   memory limit (`-m`) stopped;
 //! - `hangs/`: `id:N,hang` + provenance.
 //!
 //! Provenance is `src:N` (the corpus entry it was mutated from) or `orig:seed`, then `time:`
@@ -21,6 +22,8 @@ pub enum Tag {
     Exception { kind: ExceptionKind, site: String },
     /// `crash`: a real crash (numfuzz).
     Crash,
+    /// `oom`: the input went past the memory limit (`numfuzz run -m`) and was stopped.
+    OutOfMemory,
     /// `sig:NN`: the target died by this signal (afl-fuzz).
     Signal(i32),
     /// `hang`: the input exceeded the time limit.
@@ -94,6 +97,7 @@ impl EntryName {
                 Some(_) => {}
                 None if part == "crash" => out.tag = Tag::Crash,
                 None if part == "hang" => out.tag = Tag::Hang,
+                None if part == "oom" => out.tag = Tag::OutOfMemory,
                 None => {
                     if let Some(flag) = part.strip_prefix('+') {
                         out.flags.push(flag.to_string());
@@ -121,6 +125,7 @@ impl fmt::Display for EntryName {
             Tag::Crash => f.write_str(",crash")?,
             Tag::Signal(s) => write!(f, ",sig:{s:02}")?,
             Tag::Hang => f.write_str(",hang")?,
+            Tag::OutOfMemory => f.write_str(",oom")?,
             Tag::None => {}
         }
         match self.src {
@@ -183,6 +188,9 @@ mod tests {
             EntryName::new(0, Tag::Hang, prov, &[]).to_string(),
             "id:000000,hang,src:000011,time:625,execs:93499"
         );
+        let oom = EntryName::new(3, Tag::OutOfMemory, prov, &[]);
+        assert_eq!(oom.to_string(), "id:000003,oom,src:000011,time:625,execs:93499");
+        assert_eq!(EntryName::parse(&oom.to_string()).unwrap(), oom);
     }
 
     #[test]

@@ -7,6 +7,8 @@ use std::path::Path;
 
 pub const STATS_FILE: &str = "fuzzer_stats";
 pub const PLOT_FILE: &str = "plot_data";
+/// numfuzz's own `fuzzer_stats` key: the campaign's `-m` in MiB, or `none`.
+pub const MEMORY_LIMIT_KEY: &str = "memory_limit_mb";
 
 /// AFL++ 4.x's `plot_data` header.
 pub const PLOT_HEADER: &str = "# relative_time, cycles_done, cur_item, corpus_count, pending_total, pending_favs, map_size, saved_crashes, saved_hangs, max_depth, execs_per_sec, total_execs, edges_found";
@@ -42,6 +44,11 @@ impl FuzzerStats {
 
     pub fn get_f64(&self, key: &str) -> Option<f64> {
         self.get(key)?.trim_end_matches('%').parse().ok()
+    }
+
+    /// The campaign's memory limit in MiB (None: none, or not recorded).
+    pub fn memory_limit_mb(&self) -> Option<u64> {
+        self.get_u64(MEMORY_LIMIT_KEY).filter(|&mb| mb > 0)
     }
 
     /// Parses `fuzzer_stats` text (AFL++'s and numfuzz's).

@@ -88,6 +88,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             ExecutorKind::Forkserver
         }
     };
+    if args.memory_limit_mb.is_some_and(|m| m.0.is_some()) && !target.is_numfuzz() {
+        bail!(
+            "-m: the memory limit is kept by the numfuzz runtime inside the target, and `{}` was not built with numfuzz-cc; rebuild it with numfuzz-cc or drop -m",
+            target_path.display()
+        );
+    }
     if executor == ExecutorKind::InProcess && !target_args.is_empty() {
         bail!("the in-process executor passes inputs directly to LLVMFuzzerTestOneInput; drop the arguments after the target ({})", target_args.join(" "));
     }
@@ -108,6 +114,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         seeds: args.seeds.as_ref().map(std::fs::canonicalize).transpose()?,
         timeout_ms: args.timeout_ms.unwrap_or(1000),
         calibrate_timeout: args.timeout_ms.is_none(),
+        memory_limit_mb: args.memory_limit_mb.and_then(|m| m.0),
         duration_secs: args.duration_secs,
         cores: args.cores.clone(),
         signature: args.signature.clone(),
@@ -167,8 +174,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             // The target runs the engine linked into it; numfuzz waits and summarises.
             // SAFETY: ignoring SIGINT in this process only (the target handles Ctrl-C itself).
             unsafe { libc::signal(libc::SIGINT, libc::SIG_IGN) };
-            let status = Command::new(&target_path)
-                .env(numfuzz_abi::env::ENGINE, &config_path)
+            let mut target_cmd = Command::new(&target_path);
+            target_cmd.env(numfuzz_abi::env::ENGINE, &config_path);
+            if let Some(mb) = cfg.memory_limit_mb {
+                target_cmd.env(numfuzz_abi::env::MEM_LIMIT_MB, mb.to_string());
+            }
+            let status = target_cmd
                 .status()
                 .with_context(|| format!("starting {}", target_path.display()))?;
             if !status.success() {

@@ -35,6 +35,7 @@ pub fn run(args: TriageArgs) -> anyhow::Result<()> {
         target: args.target.clone(),
         jobs,
         timeout: Duration::from_millis(args.timeout_ms),
+        memory_limit_mb: args.memory_limit_mb.map(|m| m.0),
         minimize_into,
         minimize_bugs_only: args.minimize == Some(MinimizeWhich::Bugs),
         taint_target: args.taint_target.clone(),

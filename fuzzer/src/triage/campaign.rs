@@ -15,6 +15,8 @@ pub enum Expectation {
     Crash,
     /// In `hangs/`: exceeds the time limit.
     Hang,
+    /// `oom`: stopped by the campaign's memory limit (`-m`).
+    OutOfMemory,
     /// In `crashes/` without a recognisable tag, or AFL++'s `sig:06` (a numfuzz-cc target
     /// under afl-fuzz aborts on its first exception): an exception or a crash.
     Anything,
@@ -33,6 +35,7 @@ impl Expectation {
             Tag::Signal(s) if *s == libc::SIGABRT => Expectation::Anything,
             Tag::Crash | Tag::Signal(_) => Expectation::Crash,
             Tag::Hang => Expectation::Hang,
+            Tag::OutOfMemory => Expectation::OutOfMemory,
             Tag::None => Expectation::Anything,
         }
     }
@@ -79,6 +82,14 @@ impl Campaign {
 
     pub fn root(&self) -> &Path {
         &self.out.root
+    }
+
+    /// The campaign's `-m` (MiB), from any instance's `fuzzer_stats`.
+    pub fn memory_limit_mb(&self) -> Option<u64> {
+        self.out
+            .instances
+            .iter()
+            .find_map(|i| i.stats().and_then(|s| s.memory_limit_mb()))
     }
 
     /// The earliest `exceptions.jsonl` record of every finding, over all instances.
@@ -129,6 +140,10 @@ mod tests {
             Expectation::Anything
         );
         assert_eq!(f("id:000001,hang,time:5", InputDir::Hangs), Expectation::Hang);
+        assert_eq!(
+            f("id:000003,oom,src:000001", InputDir::Crashes),
+            Expectation::OutOfMemory
+        );
         assert_eq!(f("id:000002", InputDir::Crashes), Expectation::Anything);
     }
 }

@@ -328,6 +328,7 @@ fn expected_text(e: &Expectation, timeout_ms: u64) -> String {
         Expectation::Exception { kind, site } => format!("{kind} at {site}"),
         Expectation::Crash => "a crash".into(),
         Expectation::Hang => format!("a hang (no end within {timeout_ms} ms)"),
+        Expectation::OutOfMemory => "an out-of-memory stop (the campaign's -m)".into(),
         Expectation::Anything => "an exception, a crash or a hang".into(),
     }
 }
@@ -362,6 +363,7 @@ fn reproduces(e: &Expectation, replay: &Replay) -> bool {
         Expectation::Exception { kind, site } => replay.raises(*kind, |r| site_label(&r.site) == *site),
         Expectation::Crash => matches!(replay.ending, Ending::Crashed { .. }),
         Expectation::Hang => matches!(replay.ending, Ending::TimedOut { .. }),
+        Expectation::OutOfMemory => replay.out_of_memory(),
         Expectation::Anything => {
             !replay.exceptions.is_empty() || matches!(replay.ending, Ending::Crashed { .. } | Ending::TimedOut { .. })
         }

@@ -54,6 +54,8 @@ pub struct Options {
     pub jobs: usize,
     /// Time limit per replay.
     pub timeout: Duration,
+    /// Memory limit per replay in MiB: `None` takes the campaign's `-m`, `Some(None)` none.
+    pub memory_limit_mb: Option<Option<u64>>,
     /// Minimise each finding's input and write it into this directory.
     pub minimize_into: Option<PathBuf>,
     /// Only the bugs' inputs.
@@ -130,16 +132,20 @@ pub fn triage(opts: &Options, progress: impl Fn(usize, usize) + Sync) -> Result<
     let campaign = Campaign::open(&opts.out)?;
     let (target, args) = resolve_target(&campaign, opts.target.as_deref())?;
     let taint_target = resolve_taint(opts.taint_target.as_deref(), &target)?;
+    let memory_limit_mb = opts.memory_limit_mb.unwrap_or_else(|| campaign.memory_limit_mb());
     let replayer = Replayer {
         target: target.path.clone(),
         args: args.clone(),
         timeout: opts.timeout,
+        memory_limit_mb,
     };
     let taint_replayer = taint_target.as_ref().map(|t| Replayer {
         target: t.clone(),
         args,
         // DataFlowSanitizer costs time; a replay that completed on the target gets room.
         timeout: opts.timeout * 4,
+        // Its shadow memory and labels are its own; only the target build is held to -m.
+        memory_limit_mb: None,
     });
     let signature = target.signature.clone();
     let total = campaign.inputs.len();

@@ -35,6 +35,11 @@ pub const CC_VERBOSE: &str = "NUMFUZZ_CC_VERBOSE";
 /// Overrides where `numfuzz-cc` looks for `libnumfuzz_runtime.a`.
 pub const CC_RUNTIME_DIR: &str = "NUMFUZZ_RUNTIME_DIR";
 
+/// `numfuzz run -m MB`: the most resident memory (MiB) one input may add to what the target
+/// process held when the input started. An input that needs more is ended with SIGABRT and
+/// reported as out-of-memory. Unset: no limit.
+pub const MEM_LIMIT_MB: &str = "NUMFUZZ_MEM_LIMIT_MB";
+
 /// AFL++'s coverage map id (SysV shared memory).
 pub const AFL_SHM_ID: &str = "__AFL_SHM_ID";
 /// AFL++'s shared-memory test case id.

@@ -36,9 +36,32 @@ pub struct CrashReport {
     /// stack ran out (often a checker), not the bug.
     #[serde(default)]
     pub stack_overflow: bool,
+    /// The runtime ended the input because it exceeded the memory limit (the signal is then
+    /// the runtime's SIGABRT, and the frames are where the input was at that moment).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub out_of_memory: Option<MemoryExceeded>,
     /// Symbolized frames, innermost first, down to the harness entry (inlined calls are
     /// frames of their own).
     pub frames: Vec<Frame>,
+}
+
+/// How far an input went past the memory limit (`numfuzz run -m`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemoryExceeded {
+    /// Resident memory the input had added when it was stopped, in MiB.
+    pub grown_mb: u64,
+    /// The limit, in MiB.
+    pub limit_mb: u64,
+}
+
+impl MemoryExceeded {
+    /// `out of memory: +612 MiB resident, limit 500 MiB`.
+    pub fn describe(&self) -> String {
+        format!(
+            "out of memory: +{} MiB resident, limit {} MiB",
+            self.grown_mb, self.limit_mb
+        )
+    }
 }
 
 /// One symbolized frame of a crash stack.

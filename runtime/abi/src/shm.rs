@@ -25,7 +25,7 @@ pub struct ShmHeader {
     /// Sites in the target (set by the target at attach time).
     pub site_count: u32,
     /// Per-run flags set by the target: [`RUN_HANDLED`], [`RUN_TRUNCATED`], [`RUN_RESULTS`],
-    /// [`RUN_RESULT_NONFINITE`].
+    /// [`RUN_RESULT_NONFINITE`], [`RUN_OUT_OF_MEMORY`].
     pub run_flags: u32,
     pub errbits_offset: u32,
     pub exceptions_offset: u32,
@@ -62,6 +62,9 @@ pub const RUN_TRUNCATED: u32 = 2;
 pub const RUN_RESULTS: u32 = 4;
 /// A primary declared result (`NUMFUZZ_RESULT`, not `NUMFUZZ_RESULT_NAMED`) was Inf or NaN.
 pub const RUN_RESULT_NONFINITE: u32 = 8;
+/// The run exceeded the memory limit ([`crate::env::MEM_LIMIT_MB`]); the runtime then ends it
+/// with SIGABRT, so the fuzzer sees a crash and names it out-of-memory.
+pub const RUN_OUT_OF_MEMORY: u32 = 16;
 
 impl ShmHeader {
     /// The header for a region of `slots` (site, kind) slots and no comparison areas.

@@ -68,7 +68,8 @@ pub fn corpus_feedback(
     )
 }
 
-/// A real crash or a time-out on a new edge path, saved to `crashes/` or `hangs/`.
+/// A real crash or a time-out on a new edge path, saved to `crashes/` or `hangs/` (a crash
+/// the memory limit caused is named `oom`).
 /// (Floating-point exceptions are corpus feedback, not objectives: see `feedbacks`.)
 pub fn objective(observers: &Observers, handles: &ObserverHandles, instance: &Arc<Instance>) -> Objective {
     Recorder::new(
@@ -79,4 +80,5 @@ pub fn objective(observers: &Observers, handles: &ObserverHandles, instance: &Ar
         instance.clone(),
         Record::Findings,
     )
+    .with_run_flags(observer!(observers, handles.run_flags))
 }

@@ -221,7 +221,8 @@ where
         target.maps.edges_len,
         cfg.command_line.clone(),
         banner,
-    );
+    )
+    .with_memory_limit(cfg.memory_limit_mb);
     install_stop_handler();
     let signature = target.signature.map(Arc::new);
     let parts = Parts {
