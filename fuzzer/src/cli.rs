@@ -327,4 +327,14 @@ mod tests {
             assert!(err.contains("at least 1 (e.g. `-t 1000`)"), "{bad}: {err}");
         }
     }
+
+    #[test]
+    fn a_memory_limit_is_mib_or_none() {
+        assert_eq!(memory_limit("512"), Ok(MemoryLimit(Some(512))));
+        assert_eq!(memory_limit("none"), Ok(MemoryLimit(None)));
+        for bad in ["0", "-1", "1.5", "lots"] {
+            let err = memory_limit(bad).unwrap_err();
+            assert!(err.contains("e.g. `-m 512`"), "{bad}: {err}");
+        }
+    }
 }

@@ -457,3 +457,107 @@ fn an_in_process_memory_hog_is_stopped_and_saved_as_oom() {
 fn a_forkserver_memory_hog_is_stopped_and_saved_as_oom() {
     a_memory_hog_is_stopped_and_saved_as_oom(&["--executor", "forkserver"]);
 }
+
+/// A tmpfs of `mib` MiB mounted at `dir` for the life of the value (None when this process may
+/// not mount: not root).
+struct SmallDisk(PathBuf);
+
+impl SmallDisk {
+    fn mount(dir: &Path, mib: u32) -> Option<SmallDisk> {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            return None;
+        }
+        std::fs::create_dir_all(dir).unwrap();
+        let o = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={mib}m"), "numfuzz-test"])
+            .arg(dir)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "root could not mount a tmpfs: {}", both(&o));
+        Some(SmallDisk(dir.to_path_buf()))
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
+
+/// The disk holding `-o` fills up: the campaign ends with an error that says to free space and
+/// run again, no half-written input is left, and the same command resumes once there is room,
+/// with every finding kept. (Needs root for the tmpfs; as another user it says so and passes.)
+#[test]
+fn a_full_disk_ends_the_campaign_with_an_error_and_a_resume_goes_on() {
+    let _turn = one_at_a_time();
+    let built = steep();
+    let disk = built.path("disk");
+    let Some(_mounted) = SmallDisk::mount(&disk, 8) else {
+        eprintln!("skipped: mounting a small tmpfs needs root");
+        return;
+    };
+    let out = disk.join("out");
+    // Room for the campaign to start and save its first findings, then none.
+    let filler = disk.join("filler");
+    let o = Command::new("dd")
+        .args(["if=/dev/zero", "bs=4096"])
+        .arg(format!("of={}", filler.display()))
+        .arg(format!("count={}", (8 << 20) / 4096 - 48))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", both(&o));
+    let o = testkit::campaign::run(&built.exe, &out, 30, &[]);
+    let text = both(&o);
+    assert!(!o.status.success(), "a campaign on a full disk exited 0:\n{text}");
+    assert!(
+        text.contains("is full") && text.contains("run the same command again"),
+        "the error does not say what to do:\n{text}"
+    );
+    let inst = out.join("default");
+    for dir in [InputDir::Queue, InputDir::Crashes] {
+        let leftovers: Vec<String> = std::fs::read_dir(InstanceDir::at(&inst).path(dir))
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with('.'))
+            .collect();
+        assert!(leftovers.is_empty(), "half-written inputs left: {leftovers:?}");
+    }
+    let before = InstanceDir::at(&inst).exceptions();
+
+    // Free the space and run the same command: it resumes and keeps everything.
+    std::fs::remove_file(&filler).unwrap();
+    let o = testkit::campaign::run(&built.exe, &out, 5, &[]);
+    assert!(o.status.success(), "the resume failed:\n{}", both(&o));
+    assert!(both(&o).contains("resuming"), "{}", both(&o));
+    let after = InstanceDir::at(&inst).exceptions();
+    for r in &before {
+        assert!(
+            after.iter().any(|a| a.input == r.input),
+            "finding {} lost by the resume",
+            r.input
+        );
+    }
+    assert_no_finding_lost(&inst);
+}
+
+/// An `-o` that cannot be created gets a one-line error naming it.
+#[test]
+fn an_output_directory_that_cannot_be_created_is_refused() {
+    let built = steep();
+    for out in ["/proc/version/out", "/sys/numfuzz-out"] {
+        let o = testkit::campaign::run(&built.exe, Path::new(out), 5, &[]);
+        assert!(!o.status.success(), "{}", both(&o));
+        let err = String::from_utf8_lossy(&o.stderr);
+        let last = err.lines().last().unwrap_or_default();
+        assert!(last.contains(out), "the error does not name {out}:\n{err}");
+        assert_eq!(
+            err.lines()
+                .filter(|l| l.starts_with("Error") || l.starts_with("numfuzz: error"))
+                .count(),
+            1,
+            "{err}"
+        );
+    }
+}
