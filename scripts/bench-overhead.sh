@@ -4,9 +4,29 @@
 # varied inputs and prints the time per call and the ratio checked / edges-only per kernel and
 # overall (geometric mean).
 #
-#   scripts/bench-overhead.sh [CALLS]        (default 2000000 calls per kernel)
+#   scripts/bench-overhead.sh [CALLS]        (default 2000000)
 #
-# Needs the release tools (scripts/build.sh). Uses -O2, as a campaign's target would.
+# The kernels, each a `double f(double)` run on 1024 arguments in [0.25, 2.25):
+#   horner          degree-10 polynomial by Horner's rule (straight-line double + and *)
+#   softplus_gauss  exp, log1p and a division (libm calls next to arithmetic)
+#   dot             a 32-term dot product of values built from the argument (a strict
+#                   reduction: not vectorised even edges-only, but unrolled by 2)
+#   newton          Newton iterations for 1/sqrt, then a rational correction (divisions)
+#   kahan_ld        compensated (Kahan) sum of 24 terms 1/(x+i) in long double (x86_fp80)
+#   saxpy           y = a*x + y over 256 floats in static arrays filled from the argument;
+#                   the edges-only build vectorises both loops (width 4, interleaved 2)
+#   libm_mix        8 terms pow(x, k+1/4) * exp(-k x) / log(k+1+x) (libm-heavy)
+#   hyperg_1f1      Kummer's 1F1(a; b; x) power series with GSL's convergence test
+#                   `if (fabs(term) < eps * fabs(sum)) break;` (branchy, data-dependent trip count)
+#   bessel_j1       J_1(x) by Miller's backward recurrence from n = 30, normalised by
+#                   J_0 + 2 sum J_2k = 1 (a three-term recurrence as in GSL's Bessel functions)
+# None of them raises an exception on these arguments (the script checks that the checked build
+# reports nothing), so the figures are the cost of the checks on the path a campaign's inputs
+# mostly take. The light kernels run CALLS calls, the heavier ones CALLS/DIV (DIV listed with
+# each kernel below), so that a run stays within a few seconds; the time is per call.
+#
+# Needs the release tools (scripts/build.sh), or NUMFUZZ_BIN_DIR naming a directory with
+# numfuzz-cc and libnumfuzz_runtime.a. Uses -O2, as a campaign's target would.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin="${NUMFUZZ_BIN_DIR:-${CARGO_TARGET_DIR:-target}/release}"
@@ -17,7 +37,7 @@ if [ ! -x "$cc" ]; then
 fi
 calls="${1:-2000000}"
 case "$calls" in
-  '' | *[!0-9]*)
+  '' | *[!0-9]* | 0*)
     echo "bench-overhead.sh: CALLS must be a positive integer, got \`$calls\`" >&2
     exit 2
     ;;
@@ -63,6 +83,72 @@ double newton(double x) {
     y = y * (1.5 - 0.5 * x * y * y);
   return (y * x + 1.0) / (y + 2.0);
 }
+
+/* Compensated (Kahan) sum of 1/(x+i), i < 24, in long double (x87, x86_fp80). */
+double kahan_ld(double x) {
+  long double s = 0.0L, c = 0.0L, lx = x;
+  for (int i = 0; i < 24; i++) {
+    long double y = 1.0L / (lx + i) - c;
+    long double t = s + y;
+    c = (t - s) - y;
+    s = t;
+  }
+  return (double)s;
+}
+
+/* saxpy over 256 floats in static arrays filled from the argument: clang -O2 vectorises both
+   loops edges-only (-Rpass=loop-vectorize: width 4, interleaved 2). The checked build of
+   11eca21 does not: the inlined check's branch and its slow-path call are control flow and a
+   call in the loop body ("control flow cannot be substituted for a select", "call
+   instruction cannot be vectorized"), so it runs 256 scalar iterations per loop. */
+static float sx[256], sy[256];
+double saxpy(double x) {
+  float a = (float)x;
+  for (int i = 0; i < 256; i++) {
+    sx[i] = a + (float)i * 0.0078125f;
+    sy[i] = a - (float)i * 0.00390625f;
+  }
+  for (int i = 0; i < 256; i++)
+    sy[i] = a * sx[i] + sy[i];
+  return (double)sy[17] + (double)sy[255];
+}
+
+/* libm-heavy: pow, exp and log in every term (exponents the optimizer cannot turn into
+   sqrt or products). */
+double libm_mix(double x) {
+  double s = 0.0;
+  for (int k = 1; k <= 8; k++)
+    s += pow(x, k + 0.25) * exp(-k * x) / log(k + 1.0 + x);
+  return s;
+}
+
+/* Kummer's 1F1(a; b; x) by its power series, stopping on GSL's test (hyperg_1F1_series). */
+double hyperg_1f1(double x) {
+  double a = 0.75, b = 1.5 + 0.5 * x, sum = 1.0, term = 1.0;
+  for (int n = 0; n < 500; n++) {
+    term *= (a + n) / (b + n) * x / (n + 1.0);
+    sum += term;
+    if (fabs(term) < 1e-16 * fabs(sum))
+      break;
+  }
+  return sum;
+}
+
+/* J_1(x) by Miller's backward recurrence J_{n-1} = (2n/x) J_n - J_{n+1} from n = 30,
+   normalised by J_0 + 2 (J_2 + J_4 + ...) = 1. */
+double bessel_j1(double x) {
+  double jp = 0.0, j = 1.0, norm = 0.0, j1 = 0.0;
+  for (int n = 30; n > 0; n--) {
+    double jm = 2.0 * n / x * j - jp;
+    jp = j;
+    j = jm;
+    if (n - 1 == 1)
+      j1 = j;
+    if (((n - 1) & 1) == 0)
+      norm += (n - 1 == 0 ? 1.0 : 2.0) * j;
+  }
+  return j1 / norm;
+}
 EOF
 
 cat >"$work/bench.c" <<'EOF'
@@ -71,9 +157,12 @@ cat >"$work/bench.c" <<'EOF'
 #include <string.h>
 #include <time.h>
 
-double horner(double), softplus_gauss(double), dot(double), newton(double);
+double horner(double), softplus_gauss(double), dot(double), newton(double), kahan_ld(double), saxpy(double),
+    libm_mix(double), hyperg_1f1(double), bessel_j1(double);
 static const struct { const char *name; double (*fn)(double); } kernels[] = {
-    {"horner", horner}, {"softplus_gauss", softplus_gauss}, {"dot", dot}, {"newton", newton}};
+    {"horner", horner},       {"softplus_gauss", softplus_gauss}, {"dot", dot},
+    {"newton", newton},       {"kahan_ld", kahan_ld},             {"saxpy", saxpy},
+    {"libm_mix", libm_mix},   {"hyperg_1f1", hyperg_1f1},         {"bessel_j1", bessel_j1}};
 
 volatile double sink;
 
@@ -127,16 +216,34 @@ best() {
   echo "$min"
 }
 
+# Each kernel with the divisor of CALLS it runs (the slow ones fewer calls).
+kernels=(horner:1 softplus_gauss:1 dot:1 newton:1 kahan_ld:8 saxpy:8 libm_mix:4 hyperg_1f1:2 bessel_j1:2)
+
+# The checked build must report nothing on the benchmark's inputs (1024 calls see them all):
+# an exception takes the runtime's slow path and would be measured instead of the checks.
+for kd in "${kernels[@]}"; do
+  k="${kd%%:*}"
+  NUMFUZZ_ABORT=0 "$work/checked" "$k" 1024 >/dev/null 2>"$work/reports"
+  if [ -s "$work/reports" ]; then
+    echo "bench-overhead.sh: kernel $k raises floating-point exceptions on the benchmark's inputs:" >&2
+    cat "$work/reports" >&2
+    exit 1
+  fi
+done
+
 printf '%-16s %14s %14s %8s\n' kernel "edges ns/call" "checked ns/call" ratio
 logsum=0
 n=0
-for k in horner softplus_gauss dot newton; do
-  e=$(best "$work/edges" "$k" "$calls")
-  c=$(NUMFUZZ_ABORT=0 best "$work/checked" "$k" "$calls")
+for kd in "${kernels[@]}"; do
+  k="${kd%%:*}"
+  kcalls=$((calls / ${kd#*:}))
+  [ "$kcalls" -gt 0 ] || kcalls=1
+  e=$(best "$work/edges" "$k" "$kcalls")
+  c=$(NUMFUZZ_ABORT=0 best "$work/checked" "$k" "$kcalls")
   ratio=$(awk -v c="$c" -v e="$e" 'BEGIN { printf "%.2f", c / e }')
   printf '%-16s %14s %14s %7sx\n' "$k" "$e" "$c" "$ratio"
   logsum=$(awk -v s="$logsum" -v r="$ratio" 'BEGIN { printf "%.6f", s + log(r) }')
   n=$((n + 1))
 done
 overall=$(awk -v s="$logsum" -v n="$n" 'BEGIN { printf "%.2f", exp(s / n) }')
-echo "overall (geometric mean): ${overall}x checked / edges-only  ($calls calls per kernel, -O2)"
+echo "overall (geometric mean of $n kernels): ${overall}x checked / edges-only  (CALLS=$calls, -O2)"
