@@ -152,11 +152,13 @@ fn killing_one_client_of_two_leaves_the_other_running() {
     let child = start(&built.exe, &out, 14, &["--cores", "0-1"]);
     let (core0, core1) = (out.join("core0"), out.join("core1"));
     let victim = client_pid(&core0);
-    let other = client_pid(&core1);
+    client_pid(&core1);
     std::thread::sleep(Duration::from_secs(3));
     kill(victim, libc::SIGKILL);
     std::thread::sleep(Duration::from_secs(1));
-    assert!(alive(other), "core1's client died with core0's");
+    // core1's current client (under load it may have restarted with its saved state after a
+    // target time-out, with a new pid: see below) is still there.
+    assert!(alive(client_pid(&core1)), "core1's client died with core0's");
     let o = finish(child);
     assert!(o.status.success(), "{}", both(&o));
     let (h0, h1) = (history(&core0), history(&core1));
