@@ -563,3 +563,65 @@ fn an_output_directory_that_cannot_be_created_is_refused() {
         );
     }
 }
+
+/// A program with its own `main` (fuzzed through the forkserver, one input per child): the
+/// whole run is the input, and the limit holds there and in triage's replays too.
+#[test]
+fn a_memory_hog_with_its_own_main_is_stopped_and_saved_as_oom() {
+    let _turn = one_at_a_time();
+    let built = compile(
+        "hog_main",
+        &[(
+            "hog_main.c",
+            r#"#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+int main(int argc, char **argv) {
+  FILE *f = argc > 1 ? fopen(argv[1], "rb") : NULL;
+  int c = f ? fgetc(f) : EOF;
+  if (c >= 'M') {
+    size_t n = (size_t)256 << 20;
+    char *p = malloc(n);
+    if (p) { memset(p, 1, n); printf("%d\n", p[n - 1]); free(p); }
+  }
+  return 0;
+}
+"#,
+        )],
+        &["-O1"],
+        &[],
+    );
+    let out = built.path("out");
+    let o = testkit::numfuzz(&[
+        "run",
+        "-o",
+        out.to_str().unwrap(),
+        "-V",
+        "8",
+        "--no-tui",
+        "-m",
+        "64",
+        "-t",
+        "5000",
+        "--",
+        built.exe.to_str().unwrap(),
+        "@@",
+    ]);
+    assert!(o.status.success(), "{}", both(&o));
+    let instance = InstanceDir::at(&out.join("default"));
+    let saved: Vec<PathBuf> = std::fs::read_dir(instance.path(InputDir::Crashes))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    let oom = saved
+        .iter()
+        .find(|p| p.to_string_lossy().contains(",oom"))
+        .unwrap_or_else(|| panic!("no oom input among {saved:?}\n{}", both(&o)));
+    assert!(std::fs::read(oom).unwrap()[0] >= b'M');
+    let t = testkit::numfuzz(&["triage", out.to_str().unwrap()]);
+    let text = both(&t);
+    assert!(t.status.success(), "{text}");
+    assert!(text.contains("out of memory: more than 64 MiB"), "{text}");
+    assert!(text.contains(", 0 not reproduced"), "{text}");
+}

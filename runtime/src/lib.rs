@@ -354,6 +354,13 @@ pub extern "C" fn numfuzz_handled() {
 #[unsafe(no_mangle)]
 pub extern "C" fn numfuzz_rt_early_init(argc: c_int, libfuzzer_harness: c_int) {
     fpu::check_layout();
+    // A program with its own main never reaches the runtime's: the site table is written
+    // here, before the program starts (the runtime's main does it for harnesses).
+    if libfuzzer_harness == 0 {
+        if let Ok(path) = std::env::var(env::SITES) {
+            std::process::exit(write_sites(&path));
+        }
+    }
     report::configure_from_env();
     if let Err(e) = taint::configure_from_env() {
         startup_error(&e);
@@ -371,6 +378,11 @@ pub extern "C" fn numfuzz_rt_early_init(argc: c_int, libfuzzer_harness: c_int) {
         startup_error(&e);
     }
     forkserver::start(libfuzzer_harness != 0, argc > 1);
+    // A program with its own main, run standalone (a replay): its whole run is the input, as in
+    // a forkserver child (where `start` armed it already).
+    if libfuzzer_harness == 0 && !forkserver::in_child() {
+        memlimit::arm_whole_process();
+    }
 }
 
 fn startup_error(msg: &str) -> ! {

@@ -23,7 +23,7 @@
 use crate::region::Region;
 use crate::report;
 use numfuzz_abi::env;
-use numfuzz_abi::report::MemoryExceeded;
+use numfuzz_abi::report::{CrashReport, MemoryExceeded, ReportEvent};
 use numfuzz_abi::shm::RUN_OUT_OF_MEMORY;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -127,9 +127,17 @@ fn stop_the_input(grown: u64) -> ! {
         region.set_run_flag(RUN_OUT_OF_MEMORY);
     }
     if let Some(exceeded) = exceeded() {
-        // A JSON replay gets it in the crash event; a plain standalone run may have no handler
-        // that prints the SIGABRT, so say it here.
-        if report::printing() && !report::json() {
+        // A harness's JSON replay gets it in the crash handler's event. A program with its own
+        // main has no crash handler: its event (without a stack: this is another thread) is
+        // printed here. A plain standalone run may have no handler that prints the SIGABRT.
+        if report::json() && WHOLE_PROCESS.load(Ordering::Relaxed) {
+            report::event(&ReportEvent::Crash(CrashReport {
+                signal: "SIGABRT".into(),
+                stack_overflow: false,
+                out_of_memory: Some(exceeded),
+                frames: Vec::new(),
+            }));
+        } else if report::printing() && !report::json() {
             eprintln!("numfuzz: {} (-m); ending the input with SIGABRT", exceeded.describe());
         }
     }
