@@ -28,6 +28,7 @@
 #include "llvm/IR/Function.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/Module.h"
@@ -39,6 +40,7 @@
 #include "llvm/Passes/PassPlugin.h"
 #endif
 #include "llvm/Support/ModRef.h"
+#include "llvm/TargetParser/Triple.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
@@ -121,6 +123,7 @@ public:
           if (auto *C = dyn_cast<CmpInst>(&I); C && cmpOperandCode(C) >= 0 && !Taint)
             Cmps.push_back(C);
       F80Slots = nullptr;
+      FnErrBitsMap = FnErrBitsSlots = nullptr;
       for (CheckPlan &P : Plans) {
         if (Taint)
           emitTaint(F, P);
@@ -150,7 +153,9 @@ private:
   SmallVector<GlobalValue *, 64> Sites;
   SmallVector<GlobalValue *, 64> CmpSites;
   GlobalVariable *CmpMode = nullptr;
-  GlobalVariable *ErrBitsMap = nullptr, *ErrBitsSlots = nullptr;
+  GlobalVariable *ErrBitsMap = nullptr, *ErrBitsSlots = nullptr, *ErrBitsSink = nullptr;
+  // The current function's loads of the two (see errBitsMapOf).
+  Value *FnErrBitsMap = nullptr, *FnErrBitsSlots = nullptr;
   AllocaInst *F80CmpSlots = nullptr;
   Function *F80CmpSlotsOwner = nullptr;
   PointerType *PtrTy;
@@ -479,7 +484,7 @@ private:
           B.CreateStore(Vals[J], f80Slot(B, J));
         B.CreateCall(Check, {Site, F80Slots, Int});
       } else if (Lanes == 1 && !F.hasFnAttribute(Attribute::StrictFP) && inlinable(P.Op)) {
-        emitInlineArith(B, P, Site, Check, Ops, Int, R);
+        emitInlineArith(F, B, P, Site, Check, Ops, Int, R);
       } else {
         B.CreateCall(Check, {Site, Ops[0], Ops[1], Ops[2], Int, R});
       }
@@ -594,52 +599,106 @@ private:
   // largest finite value, where no flag can be raised (the runtime's own fast path). There
   // the ErrBits update is done inline — the same integer arithmetic on the result's bits as
   // the runtime — and the runtime is called for everything else.
-  void emitInlineArith(IRBuilder<> &B, const CheckPlan &P, GlobalVariable *Site, FunctionCallee Check, Value *Ops[3],
-                       Value *Int, Value *R) {
+  //
+  // The inline update has no branch: it is computed for every result and made harmless with
+  // selects where it does not apply (a non-normal result stores 0xFF under umin, a site
+  // without a slot in the map stores into a private sink). On x86-64 the runtime is called
+  // from an inline asm that tests the verdict itself and calls a register-preserving thunk
+  // (see runtime/src/preserving.rs), so the check adds no block: SanitizerCoverage, which runs
+  // after this pass and instruments every new edge (it splits critical edges), adds no guard
+  // call on the hot path, and no FP register is spilled around a call. Elsewhere the call sits
+  // in a cold block of its own.
+  void emitInlineArith(Function &F, IRBuilder<> &B, const CheckPlan &P, GlobalVariable *Site, FunctionCallee Check,
+                       Value *Ops[3], Value *Int, Value *R) {
     bool Double = P.FloatTy->isDoubleTy();
     unsigned W = Double ? 64 : 32;
     IntegerType *IntTy = IntegerType::get(Ctx, W);
     uint64_t MinNormal = Double ? 0x0010000000000000ULL : 0x00800000ULL;
     uint64_t MaxFinite = Double ? 0x7FEFFFFFFFFFFFFFULL : 0x7F7FFFFFULL;
     uint64_t AbsMask = Double ? 0x7FFFFFFFFFFFFFFFULL : 0x7FFFFFFFULL;
-    if (!ErrBitsMap) {
-      ErrBitsMap = new GlobalVariable(M, PtrTy, false, GlobalValue::ExternalLinkage, nullptr, NUMFUZZ_SYM_ERRBITS_MAP);
-      ErrBitsSlots = new GlobalVariable(M, I64, false, GlobalValue::ExternalLinkage, nullptr, NUMFUZZ_SYM_ERRBITS_SLOTS);
-    }
+    errBitsMapOf(F);
     auto Abs = [&](Value *V) { return B.CreateAnd(B.CreateBitCast(V, IntTy), ConstantInt::get(IntTy, AbsMask)); };
     Value *AbsR = Abs(R);
     // MinNormal < |r| < MaxFinite, as one unsigned comparison.
     Value *Normal = B.CreateICmpULT(B.CreateSub(AbsR, ConstantInt::get(IntTy, MinNormal + 1)),
                                     ConstantInt::get(IntTy, MaxFinite - MinNormal - 1));
-    Value *Slot = B.CreateMul(B.CreateZExt(B.CreateLoad(I32, Site), I64), ConstantInt::get(I64, 4));
-    // An unnumbered site (u32::MAX) or a map without room falls to the runtime.
-    Value *Fits = B.CreateICmpULT(B.CreateAdd(Slot, ConstantInt::get(I64, 3)), B.CreateLoad(I64, ErrBitsSlots));
-    Instruction *FastTerm, *SlowTerm;
-    MDNode *Likely = MDBuilder(Ctx).createBranchWeights(1000, 1);
-    SplitBlockAndInsertIfThenElse(B.CreateAnd(Normal, Fits), &*B.GetInsertPoint(), &FastTerm, &SlowTerm, Likely);
-
-    IRBuilder<> Fast(FastTerm);
-    Fast.SetCurrentDebugLocation(B.getCurrentDebugLocation());
-    Value *Map = Fast.CreateLoad(PtrTy, ErrBitsMap);
-    // ErrBits = bit length of a (positive) distance in ordered-float positions.
+    // A site's slot is numbered once, by the runtime's constructor, before the program runs.
+    LoadInst *SlotNo = B.CreateLoad(I32, Site);
+    SlotNo->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(Ctx, {}));
+    Value *Slot = B.CreateMul(B.CreateZExt(SlotNo, I64), ConstantInt::get(I64, 4));
+    // An unnumbered site (u32::MAX) or a map without room (none, or a probing run) falls to
+    // the runtime.
+    Value *Fits = B.CreateICmpULT(B.CreateAdd(Slot, ConstantInt::get(I64, 3)), FnErrBitsSlots);
+    Value *Base = B.CreateSelect(Fits, B.CreateGEP(I8, FnErrBitsMap, Slot), ErrBitsSink);
+    Constant *Unmeasured = ConstantInt::get(I8, 0xFF);
+    // ErrBits = bit length of a (positive) distance in ordered-float positions. Where the
+    // result is normal the distance is at least 1, so ctlz may treat 0 as poison (a poison
+    // operand in select's other arm does not reach its result).
     auto Lower = [&](unsigned Kind, Value *Distance) {
-      Value *Len = Fast.CreateSub(ConstantInt::get(IntTy, W),
-                                  Fast.CreateBinaryIntrinsic(Intrinsic::ctlz, Distance, Fast.getFalse()));
-      Value *EB = Fast.CreateTrunc(Len, I8);
-      Value *Ptr = Fast.CreateGEP(I8, Map, Fast.CreateAdd(Slot, ConstantInt::get(I64, Kind)));
-      Value *Old = Fast.CreateLoad(I8, Ptr);
-      Fast.CreateStore(Fast.CreateBinaryIntrinsic(Intrinsic::umin, Old, EB), Ptr);
+      Value *Len =
+          B.CreateSub(ConstantInt::get(IntTy, W), B.CreateBinaryIntrinsic(Intrinsic::ctlz, Distance, B.getTrue()));
+      Value *EB = B.CreateSelect(Normal, B.CreateTrunc(Len, I8), Unmeasured);
+      Value *Ptr = B.CreateConstGEP1_64(I8, Base, Kind);
+      // umin on 32 bits: x86 has a cmov for those, not for bytes.
+      Value *Old = B.CreateZExt(B.CreateLoad(I8, Ptr), I32);
+      B.CreateStore(B.CreateTrunc(B.CreateBinaryIntrinsic(Intrinsic::umin, Old, B.CreateZExt(EB, I32)), I8), Ptr);
     };
-    Lower(NUMFUZZ_KIND_OVERFLOW, Fast.CreateSub(ConstantInt::get(IntTy, MaxFinite), AbsR));
-    Lower(NUMFUZZ_KIND_UNDERFLOW, Fast.CreateSub(AbsR, ConstantInt::get(IntTy, MinNormal)));
+    Lower(NUMFUZZ_KIND_OVERFLOW, B.CreateSub(ConstantInt::get(IntTy, MaxFinite), AbsR));
+    Lower(NUMFUZZ_KIND_UNDERFLOW, B.CreateSub(AbsR, ConstantInt::get(IntTy, MinNormal)));
     // A normal quotient means a finite non-zero divisor: its distance to zero.
     if (P.Op == NUMFUZZ_OP_FDIV)
-      Lower(NUMFUZZ_KIND_DIVBYZERO,
-            Fast.CreateAnd(Fast.CreateBitCast(Ops[1], IntTy), ConstantInt::get(IntTy, AbsMask)));
+      Lower(NUMFUZZ_KIND_DIVBYZERO, Abs(Ops[1]));
 
-    IRBuilder<> Slow(SlowTerm);
-    Slow.SetCurrentDebugLocation(B.getCurrentDebugLocation());
-    Slow.CreateCall(Check, {Site, Ops[0], Ops[1], Ops[2], Int, R});
+    Value *Slow = B.CreateNot(B.CreateAnd(Normal, Fits));
+    if (preservingCallsWork(F)) {
+      // testl/jz around the call; the red zone below rsp may hold the function's locals.
+      std::string Asm = std::string("testl $1, $1\n\tjz 1f\n\tleaq -128(%rsp), %rsp\n\tcall ") +
+                        (Double ? NUMFUZZ_SYM_CHECK_F64_PRESERVING : NUMFUZZ_SYM_CHECK_F32_PRESERVING) +
+                        "@PLT\n\tleaq 128(%rsp), %rsp\n1:";
+      // Operand 0: the site's four ErrBits slots, which the runtime may lower (so that no
+      // load of them is moved across the call). Then the verdict and the checker's arguments
+      // in their SysV registers.
+      std::string Constraints =
+          "=*m,r,{rdi},{xmm0},{xmm1},{xmm2},{rsi},{xmm3},~{dirflag},~{fpsr},~{flags}";
+      Type *VoidTy = Type::getVoidTy(Ctx);
+      FunctionType *AsmTy =
+          FunctionType::get(VoidTy, {PtrTy, I32, PtrTy, P.FloatTy, P.FloatTy, P.FloatTy, I64, P.FloatTy}, false);
+      InlineAsm *IA = InlineAsm::get(AsmTy, Asm, Constraints, /*hasSideEffects=*/true);
+      CallInst *Call = B.CreateCall(IA, {Base, B.CreateZExt(Slow, I32), Site, Ops[0], Ops[1], Ops[2], Int, R});
+      Call->addParamAttr(0, Attribute::get(Ctx, Attribute::ElementType, ArrayType::get(I8, 4)));
+      return;
+    }
+    MDNode *Unlikely = MDBuilder(Ctx).createBranchWeights(1, 1000);
+    Instruction *SlowTerm = SplitBlockAndInsertIfThen(Slow, &*B.GetInsertPoint(), false, Unlikely);
+    IRBuilder<> SlowB(SlowTerm);
+    SlowB.SetCurrentDebugLocation(B.getCurrentDebugLocation());
+    SlowB.CreateCall(Check, {Site, Ops[0], Ops[1], Ops[2], Int, R});
+  }
+
+  // The register-preserving thunks exist on x86-64 and keep xmm registers whole only where
+  // the function does not use AVX (see runtime/src/preserving.rs).
+  bool preservingCallsWork(Function &F) {
+    if (Triple(M.getTargetTriple()).getArch() != Triple::x86_64)
+      return false;
+    StringRef Features = F.getFnAttribute("target-features").getValueAsString();
+    return !Features.contains("+avx");
+  }
+
+  // The ErrBits map and its slot count, loaded once at the function's entry (they change only
+  // between runs), and the module's sink for updates that have no slot.
+  void errBitsMapOf(Function &F) {
+    if (!ErrBitsMap) {
+      ErrBitsMap = new GlobalVariable(M, PtrTy, false, GlobalValue::ExternalLinkage, nullptr, NUMFUZZ_SYM_ERRBITS_MAP);
+      ErrBitsSlots = new GlobalVariable(M, I64, false, GlobalValue::ExternalLinkage, nullptr, NUMFUZZ_SYM_ERRBITS_SLOTS);
+      Type *SinkTy = ArrayType::get(I8, 4);
+      ErrBitsSink = new GlobalVariable(M, SinkTy, false, GlobalValue::PrivateLinkage, ConstantAggregateZero::get(SinkTy),
+                                       ".numfuzz.errbits_sink");
+    }
+    if (!FnErrBitsMap) {
+      IRBuilder<> EntryB(&*F.getEntryBlock().getFirstInsertionPt());
+      FnErrBitsMap = EntryB.CreateLoad(PtrTy, ErrBitsMap, "numfuzz.errbits_map");
+      FnErrBitsSlots = EntryB.CreateLoad(I64, ErrBitsSlots, "numfuzz.errbits_slots");
+    }
   }
 
   // numfuzz.h's own input readers: their comparisons and arithmetic are the harness API's,
@@ -722,6 +781,8 @@ private:
     IRBuilder<> Head(C);
     Head.SetCurrentDebugLocation(C->getDebugLoc());
     Value *Mode = Head.CreateLoad(I8, CmpMode, "numfuzz.cmp_mode");
+    if (emitPreservingCmp(F, C, Rec, Head, Mode))
+      return;
     Instruction *Then = SplitBlockAndInsertIfThen(Head.CreateICmpNE(Mode, ConstantInt::get(I8, 0)), C, false);
     IRBuilder<> B(Then);
     B.SetCurrentDebugLocation(C->getDebugLoc());
@@ -760,6 +821,43 @@ private:
     }
     if (F.hasFnAttribute(Attribute::StrictFP))
       Call->addFnAttr(Attribute::StrictFP);
+  }
+
+  // As the checks' slow path (emitInlineArith): on x86-64 the hook is called from an inline
+  // asm that tests the mode itself and calls a register-preserving thunk, so the comparison
+  // gets no block (and no coverage guard) of its own. Integer and f32/f64 comparisons outside
+  // strictfp functions; false when the caller must emit the branch.
+  bool emitPreservingCmp(Function &F, CmpInst *C, GlobalVariable *Rec, IRBuilder<> &B, Value *Mode) {
+    if (!preservingCallsWork(F) || F.hasFnAttribute(Attribute::StrictFP))
+      return false;
+    Value *A = C->getOperand(0), *Bv = C->getOperand(1);
+    Type *T = A->getType();
+    const char *Thunk;
+    std::string Constraints = "r,{rdi},";
+    if (T->isIntegerTy()) {
+      if (auto [High, Low] = orOfWords(C); High) {
+        Value *Wide = B.CreateSExt(High, I64);
+        Value *Abs = B.CreateSelect(B.CreateICmpSLT(Wide, ConstantInt::get(I64, 0)), B.CreateNeg(Wide), Wide);
+        A = B.CreateOr(B.CreateShl(Abs, 32), B.CreateZExt(Low, I64));
+        Bv = ConstantInt::get(I64, 0);
+      }
+      A = B.CreateZExt(A, I64);
+      Bv = B.CreateZExt(Bv, I64);
+      T = I64;
+      Thunk = NUMFUZZ_SYM_CMP_INT_PRESERVING;
+      Constraints += "{rsi},{rdx}";
+    } else if (T->isFloatTy() || T->isDoubleTy()) {
+      Thunk = T->isFloatTy() ? NUMFUZZ_SYM_CMP_F32_PRESERVING : NUMFUZZ_SYM_CMP_F64_PRESERVING;
+      Constraints += "{xmm0},{xmm1}";
+    } else {
+      return false;
+    }
+    Constraints += ",~{dirflag},~{fpsr},~{flags}";
+    std::string Asm = std::string("testl $0, $0\n\tjz 1f\n\tleaq -128(%rsp), %rsp\n\tcall ") + Thunk +
+                      "@PLT\n\tleaq 128(%rsp), %rsp\n1:";
+    FunctionType *AsmTy = FunctionType::get(Type::getVoidTy(Ctx), {I32, PtrTy, T, T}, false);
+    B.CreateCall(InlineAsm::get(AsmTy, Asm, Constraints, /*hasSideEffects=*/true), {B.CreateZExt(Mode, I32), Rec, A, Bv});
+    return true;
   }
 
   void registerSection(IRBuilder<> &B, const char *Section, const char *Registrar) {

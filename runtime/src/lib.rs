@@ -13,6 +13,7 @@ mod engine;
 mod forkserver;
 mod fpu;
 mod memlimit;
+mod preserving;
 mod probe;
 mod region;
 mod report;

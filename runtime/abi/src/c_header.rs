@@ -12,6 +12,13 @@ pub mod symbols {
     pub const CHECK_F32: &str = "__numfuzz_check_f32";
     /// `void (const numfuzz_site_t *, double a, double b, double c, int64_t i, double r)`
     pub const CHECK_F64: &str = "__numfuzz_check_f64";
+    /// x86-64: [`CHECK_F32`] behind a thunk that preserves every register it may clobber
+    /// (rax, rcx, rdx, rsi, rdi, r8-r11, xmm0-15), so inlined code can call it from an inline
+    /// `asm` without a branch of its own and without spilling the program's values. Arguments
+    /// as for [`CHECK_F32`]; the stack may be misaligned.
+    pub const CHECK_F32_PRESERVING: &str = "__numfuzz_check_f32_preserving";
+    /// x86-64: [`CHECK_F64`] behind the same kind of thunk.
+    pub const CHECK_F64_PRESERVING: &str = "__numfuzz_check_f64_preserving";
     /// `void (const numfuzz_site_t *, const long double abcr[4], int64_t i)`: x86_fp80
     /// operands a, b, c and result r in 16-byte slots.
     pub const CHECK_F80: &str = "__numfuzz_check_f80";
@@ -30,6 +37,11 @@ pub mod symbols {
     pub const CMP_F32: &str = "__numfuzz_cmp_f32";
     /// `void (const numfuzz_cmp_t *, double a, double b)`
     pub const CMP_F64: &str = "__numfuzz_cmp_f64";
+    /// x86-64: [`CMP_INT`], [`CMP_F32`] and [`CMP_F64`] behind register-preserving thunks
+    /// (see [`CHECK_F64_PRESERVING`]).
+    pub const CMP_INT_PRESERVING: &str = "__numfuzz_cmp_int_preserving";
+    pub const CMP_F32_PRESERVING: &str = "__numfuzz_cmp_f32_preserving";
+    pub const CMP_F64_PRESERVING: &str = "__numfuzz_cmp_f64_preserving";
     /// `void (const numfuzz_cmp_t *, const long double ab[2])`
     pub const CMP_F80: &str = "__numfuzz_cmp_f80";
     /// `void (numfuzz_cmp_t *start, numfuzz_cmp_t *stop)`
@@ -265,6 +277,11 @@ pub fn generate() -> String {
         ("ERRBITS_SLOTS", symbols::ERRBITS_SLOTS),
         ("CHECK_F32", symbols::CHECK_F32),
         ("CHECK_F64", symbols::CHECK_F64),
+        ("CHECK_F32_PRESERVING", symbols::CHECK_F32_PRESERVING),
+        ("CMP_INT_PRESERVING", symbols::CMP_INT_PRESERVING),
+        ("CMP_F32_PRESERVING", symbols::CMP_F32_PRESERVING),
+        ("CMP_F64_PRESERVING", symbols::CMP_F64_PRESERVING),
+        ("CHECK_F64_PRESERVING", symbols::CHECK_F64_PRESERVING),
         ("CHECK_F80", symbols::CHECK_F80),
         ("REGISTER_SITES", symbols::REGISTER_SITES),
         ("FIELD_OFFSET", symbols::FIELD_OFFSET),
