@@ -592,3 +592,39 @@ fn fast_path_agrees_with_the_full_classification() {
     }
     assert!(fast_hits > 100_000, "the fast path took only {fast_hits} cases");
 }
+
+#[test]
+fn the_f80_fast_path_agrees_with_the_full_classification() {
+    let mut rng = Rng(0xf80);
+    let mut fast_hits = 0;
+    // Valid x86_fp80 encodings: exponents spread over the whole range and near both ends.
+    let f80 = |rng: &mut Rng| {
+        let exp = match rng.next() % 4 {
+            0 => rng.next() % 0x8000,
+            1 => rng.next() % 40,
+            2 => 0x7ffe - rng.next() % 40,
+            _ => 0x3fff - 20 + rng.next() % 40,
+        } as u128;
+        let integer_bit = u128::from(exp != 0) << 63;
+        let fraction = u128::from(rng.next() >> 1);
+        let sign = u128::from(rng.next() & 1) << 79;
+        Float {
+            ty: FloatType::F80,
+            bits: sign | exp << 64 | integer_bit | fraction,
+        }
+    };
+    for k in 0..200_000usize {
+        let op = [Op::FAdd, Op::FSub, Op::FMul, Op::FDiv][k % 4];
+        let (a, b, r) = (f80(&mut rng), f80(&mut rng), f80(&mut rng));
+        let o = ops(a, b, Float::zero(FloatType::F80, false), 0, r);
+        if let Some(fast) = arith::fast(op, FloatType::F80, &o) {
+            fast_hits += 1;
+            assert_eq!(
+                fast,
+                classify_fully(op, FloatType::F80, 0, &o),
+                "{op} {a:?} {b:?} = {r:?}"
+            );
+        }
+    }
+    assert!(fast_hits > 50_000, "the fast path took only {fast_hits} cases");
+}
