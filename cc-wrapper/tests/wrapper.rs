@@ -183,6 +183,35 @@ fn assembly_output_calls_the_checker() {
         .contains("__numfuzz_check_f64"));
 }
 
+/// On x86-64 the checks of `+ - * /` and the comparison hooks add no block to the function, so
+/// edge coverage (which instruments every new edge) puts no guard call on their hot path: a
+/// straight-line function has as many guard calls checked as edges-only.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn checks_add_no_coverage_guard_to_the_hot_path() {
+    let dir = TempDir::new().unwrap();
+    write(
+        dir.path(),
+        "k.c",
+        "double k(double x, double y, long n) {\n  double r = x * y + x / y - y;\n  return n > 3 ? r : -r;\n}\n",
+    );
+    let guards = |env: &[(&str, &str)], out: &str| {
+        ok(cc(dir.path(), &["-O2", "-S", "k.c", "-o", out], env));
+        let asm = std::fs::read_to_string(dir.path().join(out)).unwrap();
+        (
+            asm.matches("call\t__sanitizer_cov_trace_pc_guard").count()
+                + asm.matches("callq\t__sanitizer_cov_trace_pc_guard").count(),
+            asm,
+        )
+    };
+    let (edges, _) = guards(&[("NUMFUZZ_CC_NO_CHECKS", "1")], "edges.s");
+    let (checked, asm) = guards(&[], "checked.s");
+    assert!(edges >= 1);
+    assert_eq!(checked, edges, "checked build:\n{asm}");
+    assert!(asm.contains("__numfuzz_check_f64_preserving"), "{asm}");
+    assert!(asm.contains("__numfuzz_cmp_int_preserving"), "{asm}");
+}
+
 /// Symbols `nm` lists for a file: (type letter, name).
 fn symbols(file: &Path, dynamic: bool) -> Vec<(String, String)> {
     let mut cmd = Command::new("nm");
