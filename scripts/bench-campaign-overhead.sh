@@ -10,7 +10,11 @@
 # Both builds are targets/gsl/build.sh --specfunc-only builds: the checked one in the usual
 # directory, the edges-only one in results/bench-campaign-overhead/gsl-edges (NUMFUZZ_GSL_BUILD),
 # so neither replaces the other. exec/s is the campaign's whole-run average (fuzzer_stats:
-# execs_done / run_time); the slowdown is edges-only exec/s / checked exec/s.
+# execs_done / run_time); the slowdown is edges-only exec/s / checked exec/s. The two campaigns
+# do not run the same inputs: the checked one is guided by exceptions and ErrBits too, and a
+# special function's cost depends on its arguments by orders of magnitude (legendre_Pl's
+# recurrence runs l steps), so the edges column (edges found) is printed beside each to show
+# how far the paths differ. Read the per-call cost of the checks from bench-overhead.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -35,16 +39,16 @@ NUMFUZZ_CC_NO_CHECKS=1 NUMFUZZ_GSL_BUILD="$work/gsl-edges" \
 checked_dir="${NUMFUZZ_GSL_BUILD:-$root/targets/gsl/build}/bin/specfunc"
 edges_dir="$work/gsl-edges/bin/specfunc"
 
-# exec/s of one campaign on $1.
-execs_per_sec() {
+# "EXECS_PER_SEC EDGES_FOUND" of one campaign on $1.
+campaign() {
   local out="$work/out"
   rm -rf "$out"
   "$numfuzz" run -o "$out" -V "$seconds" --no-tui -- "$1" >"$work/last-run.log" 2>&1
-  awk -F' *: *' '$1 == "execs_done" { e = $2 } $1 == "run_time" { t = $2 }
-    END { if (t > 0) printf "%.0f", e / t; else print 0 }' "$out/default/fuzzer_stats"
+  awk -F' *: *' '$1 == "execs_done" { e = $2 } $1 == "run_time" { t = $2 } $1 == "edges_found" { g = $2 }
+    END { printf "%.0f %d", (t > 0) ? e / t : 0, g }' "$out/default/fuzzer_stats"
 }
 
-printf '%-26s %14s %14s %9s\n' function "edges exec/s" "checked exec/s" slowdown
+printf '%-26s %20s %20s %9s\n' function "edges-only exec/s" "checked exec/s" slowdown
 logsum=0
 n=0
 for f in ${functions//,/ }; do
@@ -54,10 +58,10 @@ for f in ${functions//,/ }; do
       exit 1
     fi
   done
-  e=$(execs_per_sec "$edges_dir/$f")
-  c=$(execs_per_sec "$checked_dir/$f")
+  read -r e eg <<<"$(campaign "$edges_dir/$f")"
+  read -r c cg <<<"$(campaign "$checked_dir/$f")"
   ratio=$(awk -v c="$c" -v e="$e" 'BEGIN { printf "%.2f", (c > 0) ? e / c : 0 }')
-  printf '%-26s %14s %14s %8sx\n' "$f" "$e" "$c" "$ratio"
+  printf '%-26s %20s %20s %8sx\n' "$f" "$e ($eg edges)" "$c ($cg edges)" "$ratio"
   logsum=$(awk -v s="$logsum" -v r="$ratio" 'BEGIN { printf "%.6f", s + log(r) }')
   n=$((n + 1))
 done
