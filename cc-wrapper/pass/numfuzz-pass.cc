@@ -651,15 +651,16 @@ private:
 
     Value *Slow = B.CreateNot(B.CreateAnd(Normal, Fits));
     if (preservingCallsWork(F)) {
-      // testl/jz around the call; the red zone below rsp may hold the function's locals.
-      std::string Asm = std::string("testl $1, $1\n\tjz 1f\n\tleaq -128(%rsp), %rsp\n\tcall ") +
-                        (Double ? NUMFUZZ_SYM_CHECK_F64_PRESERVING : NUMFUZZ_SYM_CHECK_F32_PRESERVING) +
-                        "@PLT\n\tleaq 128(%rsp), %rsp\n1:";
+      std::string Asm = std::string("testl $1, $1\n\tjz 1f\n\tcall ") +
+                        (Double ? NUMFUZZ_SYM_CHECK_F64_PRESERVING : NUMFUZZ_SYM_CHECK_F32_PRESERVING) + "@PLT\n1:";
+      noRedZone(F);
       // Operand 0: the site's four ErrBits slots, which the runtime may lower (so that no
       // load of them is moved across the call). Then the verdict and the checker's arguments
       // in their SysV registers.
+      // r10 and r11 are clobbered: a call through the PLT from a shared object may go through
+      // the dynamic linker's lazy resolver, which uses them.
       std::string Constraints =
-          "=*m,r,{rdi},{xmm0},{xmm1},{xmm2},{rsi},{xmm3},~{dirflag},~{fpsr},~{flags}";
+          "=*m,r,{rdi},{xmm0},{xmm1},{xmm2},{rsi},{xmm3},~{r10},~{r11},~{dirflag},~{fpsr},~{flags}";
       Type *VoidTy = Type::getVoidTy(Ctx);
       FunctionType *AsmTy =
           FunctionType::get(VoidTy, {PtrTy, I32, PtrTy, P.FloatTy, P.FloatTy, P.FloatTy, I64, P.FloatTy}, false);
@@ -674,6 +675,12 @@ private:
     SlowB.SetCurrentDebugLocation(B.getCurrentDebugLocation());
     SlowB.CreateCall(Check, {Site, Ops[0], Ops[1], Ops[2], Int, R});
   }
+
+  // A call from inline asm pushes its return address below rsp, where the red zone may hold
+  // the function's locals. Without a red zone nothing below rsp is live, and rsp stays where
+  // the function's unwind information says it is, so a backtrace through the thunk (a crash
+  // handler's, when the stack runs out inside a check) stays right.
+  static void noRedZone(Function &F) { F.addFnAttr(Attribute::NoRedZone); }
 
   // The register-preserving thunks exist on x86-64 and keep xmm registers whole only where
   // the function does not use AVX (see runtime/src/preserving.rs).
@@ -852,9 +859,9 @@ private:
     } else {
       return false;
     }
-    Constraints += ",~{dirflag},~{fpsr},~{flags}";
-    std::string Asm = std::string("testl $0, $0\n\tjz 1f\n\tleaq -128(%rsp), %rsp\n\tcall ") + Thunk +
-                      "@PLT\n\tleaq 128(%rsp), %rsp\n1:";
+    Constraints += ",~{r10},~{r11},~{dirflag},~{fpsr},~{flags}";
+    std::string Asm = std::string("testl $0, $0\n\tjz 1f\n\tcall ") + Thunk + "@PLT\n1:";
+    noRedZone(F);
     FunctionType *AsmTy = FunctionType::get(Type::getVoidTy(Ctx), {I32, PtrTy, T, T}, false);
     B.CreateCall(InlineAsm::get(AsmTy, Asm, Constraints, /*hasSideEffects=*/true), {B.CreateZExt(Mode, I32), Rec, A, Bv});
     return true;

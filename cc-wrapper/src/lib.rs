@@ -228,6 +228,20 @@ pub fn link_flags(mode: Mode, tc: &Toolchain) -> Vec<String> {
         // has its own main and references nothing else of the runtime.
         format!("-Wl,-u,{}", symbols::ANCHOR),
     ];
+    // The register-preserving entry points live in their own object of the runtime archive,
+    // which nothing in the executable may reference when only a shared library it links has
+    // checks (see runtime/src/preserving.rs).
+    if cfg!(target_arch = "x86_64") {
+        for sym in [
+            symbols::CHECK_F32_PRESERVING,
+            symbols::CHECK_F64_PRESERVING,
+            symbols::CMP_INT_PRESERVING,
+            symbols::CMP_F32_PRESERVING,
+            symbols::CMP_F64_PRESERVING,
+        ] {
+            flags.push(format!("-Wl,-u,{sym}"));
+        }
+    }
     match mode {
         // DataFlowSanitizer's runtime (there is no sancov to pull in UBSan's).
         Mode::Taint => flags.push("-fsanitize=dataflow".into()),

@@ -245,7 +245,11 @@ fn shared_libraries_get_checks_but_not_the_runtime() {
         &[],
     ));
     let syms = symbols(&d.join("lib/libscale.so"), true);
-    assert!(syms.contains(&("U".into(), "__numfuzz_check_f64".into())), "{syms:?}");
+    assert!(
+        syms.iter()
+            .any(|(k, n)| k == "U" && n.starts_with("__numfuzz_check_f64")),
+        "{syms:?}"
+    );
     assert!(
         !syms
             .iter()

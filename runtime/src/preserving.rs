@@ -6,8 +6,9 @@
 //! when the result was not strictly normal. That keeps the slow path out of the function's
 //! control flow: SanitizerCoverage, which runs after the pass, then puts no guard on the hot
 //! path (it splits and instruments every new critical edge), and the program's values stay in
-//! their registers because the call clobbers none (the asm declares only rflags and the ErrBits
-//! slots it may lower). The thunk saves what the SysV ABI lets a callee clobber (rax, rcx, rdx,
+//! their registers because the call clobbers almost none (the asm declares rflags, the ErrBits
+//! slots it may lower, and r10/r11, which a call through the PLT may lose to the dynamic
+//! linker's lazy resolver). The thunk saves what the SysV ABI lets a callee clobber (rax, rcx, rdx,
 //! rsi, rdi, r8-r11 and xmm0-15), aligns the stack, which an inline asm cannot promise, and
 //! calls the checker with the arguments the asm put in their ABI registers. The upper halves of
 //! ymm registers are not saved: the pass uses this path only in functions without AVX.
