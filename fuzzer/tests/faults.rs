@@ -348,12 +348,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     );
     let out = built.path("out");
     let instance = fuzz(&built.exe, &out, 8, &[]);
-    let crash = std::fs::read_dir(instance.path(InputDir::Crashes))
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.to_string_lossy().contains(",crash"))
-        .expect("the exit() input was not saved");
+    // The exit() input is saved as a crash.
+    let crash = named(&crash_files(&instance), ",crash").clone();
     let x = f64::from_le_bytes(std::fs::read(&crash).unwrap()[..8].try_into().unwrap());
     assert!(x > 1000.0 && x < 1e6, "{x} does not take the exit() branch");
     assert!(
@@ -395,6 +391,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 }
 "#;
 
+/// The files of the instance's `crashes/`.
+fn crash_files(instance: &InstanceDir) -> Vec<PathBuf> {
+    std::fs::read_dir(instance.path(InputDir::Crashes))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect()
+}
+
+/// The first of `files` whose name has `tag` (`,oom`, `,crash`).
+fn named<'a>(files: &'a [PathBuf], tag: &str) -> &'a PathBuf {
+    files
+        .iter()
+        .find(|p| p.to_string_lossy().contains(tag))
+        .unwrap_or_else(|| panic!("no {tag} input among {files:?}"))
+}
+
 /// `-m 64`: the hog's input is saved as `oom`, the campaign goes on to its end, and triage
 /// replays it under the campaign's limit and names it.
 fn a_memory_hog_is_stopped_and_saved_as_oom(extra: &[&str]) {
@@ -406,15 +419,8 @@ fn a_memory_hog_is_stopped_and_saved_as_oom(extra: &[&str]) {
     let mut args = vec!["-m", "64", "-t", "5000"];
     args.extend_from_slice(extra);
     let instance = fuzz(&built.exe, &out, 10, &args);
-    let saved: Vec<PathBuf> = std::fs::read_dir(instance.path(InputDir::Crashes))
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .collect();
-    let oom = saved
-        .iter()
-        .find(|p| p.to_string_lossy().contains(",oom"))
-        .unwrap_or_else(|| panic!("no oom input among {saved:?}"));
+    let saved = crash_files(&instance);
+    let oom = named(&saved, ",oom");
     let x = f64::from_le_bytes(std::fs::read(oom).unwrap()[..8].try_into().unwrap());
     assert!(x > 1000.0 && x < 1e6, "{x} does not take the 256 MiB branch");
     assert!(
@@ -609,16 +615,8 @@ int main(int argc, char **argv) {
     ]);
     assert!(o.status.success(), "{}", both(&o));
     let instance = InstanceDir::at(&out.join("default"));
-    let saved: Vec<PathBuf> = std::fs::read_dir(instance.path(InputDir::Crashes))
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .collect();
-    let oom = saved
-        .iter()
-        .find(|p| p.to_string_lossy().contains(",oom"))
-        .unwrap_or_else(|| panic!("no oom input among {saved:?}\n{}", both(&o)));
-    assert!(std::fs::read(oom).unwrap()[0] >= b'M');
+    let oom = named(&crash_files(&instance), ",oom").clone();
+    assert!(std::fs::read(&oom).unwrap()[0] >= b'M');
     let t = testkit::numfuzz(&["triage", out.to_str().unwrap()]);
     let text = both(&t);
     assert!(t.status.success(), "{text}");
