@@ -5,6 +5,7 @@ use crate::fpu;
 use numfuzz_abi::errbits::{gap, NOT_MEASURED};
 use numfuzz_abi::kind::ExceptionKind::{DivByZero, Invalid};
 use numfuzz_abi::op::{FloatType, Op};
+use numfuzz_abi::value::Float;
 
 /// Bit-level constants of a binary interchange format, for the fast path.
 struct Binary {
@@ -80,21 +81,56 @@ pub fn fast(op: Op, ty: FloatType, ops: &Operands) -> Option<Outcome> {
     })
 }
 
-/// x86_fp80 (which has no inline path, so every operation reaches the runtime): strictly
-/// normal results of `+ - * /` and fused multiply-adds, where no flag is possible, decided on
-/// the ordered positions `ord` gives, the same numbers the full classification measures.
+/// The magnitude of an x86_fp80 zero, subnormal or normal as its ordered position (what
+/// [`Float::ord`](numfuzz_abi::value::Float::ord) gives for a non-negative value), read off
+/// the bits; `None` for infinities, NaNs, pseudo-denormals and unnormals, which the full
+/// classification handles.
+#[inline]
+fn f80_magnitude(x: Float) -> Option<u128> {
+    const FRACTION: u64 = (1 << 63) - 1;
+    let exp = (x.bits >> 64) as u32 & 0x7fff;
+    let mant = x.bits as u64;
+    let integer_bit = mant >> 63 == 1;
+    match exp {
+        0 if !integer_bit => Some(u128::from(mant)),
+        0 | 0x7fff => None,
+        _ if integer_bit => Some((u128::from(exp) << 63) | u128::from(mant & FRACTION)),
+        _ => None,
+    }
+}
+
+/// x86_fp80 (which has no inline path, so every operation reaches the runtime): the same
+/// cases as [`fast`], decided on the bits. Ordered positions: the smallest normal is 2^63, the
+/// largest finite 0x7ffe·2^63 + 2^63 − 1.
 #[inline]
 fn fast_f80(op: Op, ops: &Operands) -> Option<Outcome> {
+    const MIN_NORMAL: u128 = 1 << 63;
+    const MAX: u128 = (0x7ffe << 63) | ((1 << 63) - 1);
+    const INF_BITS: u128 = 0x7fff_8000_0000_0000_0000;
     if !matches!(op, Op::FAdd | Op::FSub | Op::FMul | Op::FDiv | Op::FMulAdd | Op::Fma) {
         return None;
     }
-    let lim = Limits::of(FloatType::F80);
-    if !lim.strictly_normal(ops.r) {
+    let r = f80_magnitude(ops.r)?;
+    if r >= MAX {
         return None;
     }
-    let r = ops.r.abs().ord().unsigned_abs();
-    let (max, min_normal) = (lim.max.ord().unsigned_abs(), lim.min_normal.ord().unsigned_abs());
-    let mut errbits = [NOT_MEASURED, NOT_MEASURED, bits128(max - r), bits128(r - min_normal)];
+    let abs_bits = |x: Float| x.bits & !(1u128 << 79);
+    let is_zero = |x: Float| abs_bits(x) == 0;
+    let flagless = r > MIN_NORMAL
+        || match op {
+            Op::FAdd | Op::FSub => true,
+            Op::FMul => r == 0 && (is_zero(ops.a) || is_zero(ops.b)),
+            Op::FDiv => r == 0 && (is_zero(ops.a) || abs_bits(ops.b) == INF_BITS),
+            _ => false,
+        };
+    if !flagless {
+        return None;
+    }
+    let underflow = match r {
+        0 => NOT_MEASURED,
+        r => bits128(r.abs_diff(MIN_NORMAL).max(1)),
+    };
+    let mut errbits = [NOT_MEASURED, NOT_MEASURED, bits128(MAX - r), underflow];
     if op == Op::FDiv && ops.b.is_finite() {
         errbits[DivByZero as usize] = bits128(ops.b.abs().ord().unsigned_abs().max(1));
     }
