@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # Overhead of numfuzz's checkers: builds a few floating-point kernels twice with numfuzz-cc,
 # edges only (NUMFUZZ_CC_NO_CHECKS=1) and fully instrumented, times each kernel over the same
-# varied inputs and prints the time per call and the ratio checked / edges-only per kernel and
-# overall (geometric mean).
+# varied inputs and prints the time per call and the ratio to edges-only per kernel and overall
+# (geometric mean), for the two kinds of run (runtime/src/precise.rs):
+#   fast     the fast copies, as most runs of a campaign execute (no checks: the FPU's sticky
+#            flags are read once per run, and only a run that raised one is re-run precisely);
+#            the flag read is a fixed cost per run, printed on its own line
+#   precise  every check and ErrBits measure, as the runs whose distances a campaign wants and
+#            every re-run execute
 #
 #   scripts/bench-overhead.sh [CALLS]        (default 2000000)
 #
@@ -165,12 +170,20 @@ static const struct { const char *name; double (*fn)(double); } kernels[] = {
     {"libm_mix", libm_mix},   {"hyperg_1f1", hyperg_1f1},         {"bessel_j1", bessel_j1}};
 
 volatile double sink;
+/* The runtime's fast-run switch and flag watch (runtime/src/precise.rs, shim.c); they exist in
+   both builds, and the edges-only one has no split functions to switch. */
+extern unsigned char __numfuzz_precise;
+void numfuzz_clear_watched_flags(void);
+int numfuzz_watched_flags_raised(void);
 
 int main(int argc, char **argv) {
-  if (argc != 3) {
-    fprintf(stderr, "usage: bench KERNEL CALLS\n");
+  if (argc != 4) {
+    fprintf(stderr, "usage: bench KERNEL CALLS fast|precise|flags\n");
     return 2;
   }
+  int fast = strcmp(argv[3], "fast") == 0, flags = strcmp(argv[3], "flags") == 0;
+  if (fast)
+    __numfuzz_precise = 0;
   double (*fn)(double) = 0;
   for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++)
     if (strcmp(argv[1], kernels[k].name) == 0)
@@ -189,10 +202,23 @@ int main(int argc, char **argv) {
   }
   struct timespec t0, t1;
   double acc = 0;
+  numfuzz_clear_watched_flags();
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  for (long i = 0; i < calls; i++)
-    acc += fn(in[i & 1023]);
+  if (flags) {
+    /* What a fast run adds once per run: clear the watched flags before, read them after. */
+    for (long i = 0; i < calls; i++) {
+      numfuzz_clear_watched_flags();
+      acc += numfuzz_watched_flags_raised();
+    }
+  } else {
+    for (long i = 0; i < calls; i++)
+      acc += fn(in[i & 1023]);
+  }
   clock_gettime(CLOCK_MONOTONIC, &t1);
+  if (fast && numfuzz_watched_flags_raised()) {
+    fprintf(stderr, "bench: %s raised an exception flag in a fast run\n", argv[1]);
+    return 3;
+  }
   sink = acc;
   double ns = ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / calls;
   printf("%.3f\n", ns);
@@ -223,7 +249,7 @@ kernels=(horner:1 softplus_gauss:1 dot:1 newton:1 kahan_ld:8 saxpy:8 libm_mix:4 
 # an exception takes the runtime's slow path and would be measured instead of the checks.
 for kd in "${kernels[@]}"; do
   k="${kd%%:*}"
-  NUMFUZZ_ABORT=0 "$work/checked" "$k" 1024 >/dev/null 2>"$work/reports"
+  NUMFUZZ_ABORT=0 "$work/checked" "$k" 1024 precise >/dev/null 2>"$work/reports"
   if [ -s "$work/reports" ]; then
     echo "bench-overhead.sh: kernel $k raises floating-point exceptions on the benchmark's inputs:" >&2
     cat "$work/reports" >&2
@@ -231,19 +257,25 @@ for kd in "${kernels[@]}"; do
   fi
 done
 
-printf '%-16s %14s %14s %8s\n' kernel "edges ns/call" "checked ns/call" ratio
-logsum=0
+ratio() { awk -v c="$1" -v e="$2" 'BEGIN { printf "%.2f", c / e }'; }
+printf '%-16s %12s %12s %8s %12s %8s\n' kernel "edges ns" "fast ns" ratio "precise ns" ratio
+fast_logsum=0
+precise_logsum=0
 n=0
 for kd in "${kernels[@]}"; do
   k="${kd%%:*}"
   kcalls=$((calls / ${kd#*:}))
   [ "$kcalls" -gt 0 ] || kcalls=1
-  e=$(best "$work/edges" "$k" "$kcalls")
-  c=$(NUMFUZZ_ABORT=0 best "$work/checked" "$k" "$kcalls")
-  ratio=$(awk -v c="$c" -v e="$e" 'BEGIN { printf "%.2f", c / e }')
-  printf '%-16s %14s %14s %7sx\n' "$k" "$e" "$c" "$ratio"
-  logsum=$(awk -v s="$logsum" -v r="$ratio" 'BEGIN { printf "%.6f", s + log(r) }')
+  e=$(best "$work/edges" "$k" "$kcalls" precise)
+  f=$(best "$work/checked" "$k" "$kcalls" fast)
+  p=$(NUMFUZZ_ABORT=0 best "$work/checked" "$k" "$((kcalls / 4 + 1))" precise)
+  fr=$(ratio "$f" "$e")
+  pr=$(ratio "$p" "$e")
+  printf '%-16s %12s %12s %7sx %12s %7sx\n' "$k" "$e" "$f" "$fr" "$p" "$pr"
+  fast_logsum=$(awk -v s="$fast_logsum" -v r="$fr" 'BEGIN { printf "%.6f", s + log(r) }')
+  precise_logsum=$(awk -v s="$precise_logsum" -v r="$pr" 'BEGIN { printf "%.6f", s + log(r) }')
   n=$((n + 1))
 done
-overall=$(awk -v s="$logsum" -v n="$n" 'BEGIN { printf "%.2f", exp(s / n) }')
-echo "overall (geometric mean of $n kernels): ${overall}x checked / edges-only  (CALLS=$calls, -O2)"
+geomean() { awk -v s="$1" -v n="$n" 'BEGIN { printf "%.2f", exp(s / n) }'; }
+echo "overall (geometric mean of $n kernels, CALLS=$calls, -O2): fast runs $(geomean "$fast_logsum")x, precise runs $(geomean "$precise_logsum")x edges-only"
+echo "per run, fast runs also clear and read the FPU's flags: $(best "$work/checked" horner "$calls" flags) ns (once per execution, not per operation)"

@@ -42,6 +42,7 @@
 #include "llvm/Support/ModRef.h"
 #include "llvm/TargetParser/Triple.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
 #include "numfuzz_abi.h"
@@ -106,30 +107,28 @@ public:
   bool run() {
     const char *TaintEnv = std::getenv(NUMFUZZ_ENV_CC_TAINT);
     Taint = TaintEnv && *TaintEnv && std::string(TaintEnv) != "0";
-    for (Function &F : M) {
-      if (F.isDeclaration() || F.hasAvailableExternallyLinkage() || F.getName().starts_with("__numfuzz") ||
-          isHarnessApi(F))
+    SmallVector<Function *, 64> Work;
+    for (Function &F : M)
+      if (!(F.isDeclaration() || F.hasAvailableExternallyLinkage() || F.getName().starts_with("__numfuzz") ||
+            isHarnessApi(F)))
+        Work.push_back(&F);
+    for (Function *Fn : Work) {
+      Function &F = *Fn;
+      SmallVector<CheckPlan, 16> Plans = plans(F);
+      if (!Taint && !Plans.empty() && splittable(F)) {
+        Function *P = preciseCopy(F);
+        Origin = &F;
+        // The program's comparisons, before the checks add their own.
+        SmallVector<CmpInst *, 16> PreciseCmps = cmps(*P);
+        checkAll(*P, plans(*P));
+        for (CmpInst *C : PreciseCmps)
+          emitCmp(*P, C);
+        Origin = nullptr;
+        dispatch(F, *P);
         continue;
-      SmallVector<CheckPlan, 16> Plans;
-      for (BasicBlock &BB : F)
-        for (Instruction &I : BB) {
-          CheckPlan P;
-          if (plan(I, P))
-            Plans.push_back(P);
-        }
-      SmallVector<CmpInst *, 16> Cmps;
-      for (BasicBlock &BB : F)
-        for (Instruction &I : BB)
-          if (auto *C = dyn_cast<CmpInst>(&I); C && cmpOperandCode(C) >= 0 && !Taint)
-            Cmps.push_back(C);
-      F80Slots = nullptr;
-      FnErrBitsMap = FnErrBitsSlots = nullptr;
-      for (CheckPlan &P : Plans) {
-        if (Taint)
-          emitTaint(F, P);
-        else
-          emit(F, P);
       }
+      SmallVector<CmpInst *, 16> Cmps = cmps(F);
+      checkAll(F, Plans);
       for (CmpInst *C : Cmps)
         emitCmp(F, C);
     }
@@ -145,6 +144,125 @@ public:
     return true;
   }
 
+  // Every checked operation of F and how it is checked.
+  SmallVector<CheckPlan, 16> plans(Function &F) {
+    SmallVector<CheckPlan, 16> Plans;
+    for (BasicBlock &BB : F)
+      for (Instruction &I : BB) {
+        CheckPlan P;
+        if (plan(I, P))
+          Plans.push_back(P);
+      }
+    return Plans;
+  }
+
+  // The comparisons of F worth a hook (none in taint builds).
+  SmallVector<CmpInst *, 16> cmps(Function &F) {
+    SmallVector<CmpInst *, 16> Cmps;
+    for (BasicBlock &BB : F)
+      for (Instruction &I : BB)
+        if (auto *C = dyn_cast<CmpInst>(&I); C && cmpOperandCode(C) >= 0 && !Taint)
+          Cmps.push_back(C);
+    return Cmps;
+  }
+
+  void checkAll(Function &F, ArrayRef<CheckPlan> Plans) {
+    F80Slots = nullptr;
+    FnErrBitsMap = FnErrBitsSlots = nullptr;
+    for (const CheckPlan &P : Plans) {
+      if (Taint)
+        emitTaint(F, P);
+      else
+        emit(F, P);
+    }
+  }
+
+  // Split builds. A function with checked operations becomes two: F itself, the fast copy,
+  // keeps the program's code; `F.numfuzz.precise` gets every check and the comparison hooks
+  // (a hook in a loop would keep the fast copy from being vectorised or unrolled as the
+  // program is; distances and operand logs are recorded in precise runs).
+  // F's entry reads the runtime's __numfuzz_precise and calls the precise copy when it is set
+  // (see runtime/src/precise.rs for when). The precise copy:
+  // - is internal and never inlined, so each function has one precise body and the checks
+  //   do not grow the fast callers it would be inlined into;
+  // - has no coverage guards: the coverage of an input is its fast run's, and guards there
+  //   would only be counted into the scratch map of a re-run and double the edge map;
+  // - calls F (not F's precise copy) for what it calls: F's entry goes on to the precise copy.
+  //
+  // Not split (checked in place, as before): variadic and naked functions, musttail calls,
+  // blocks whose address is taken, inalloca/preallocated/swifterror arguments, coroutines.
+  bool splittable(Function &F) {
+    if (F.isVarArg() || F.hasFnAttribute(Attribute::Naked) || F.isPresplitCoroutine())
+      return false;
+    for (Argument &A : F.args())
+      if (A.hasInAllocaAttr() || A.hasPreallocatedAttr() || A.hasSwiftErrorAttr())
+        return false;
+    for (BasicBlock &BB : F) {
+      if (BB.hasAddressTaken())
+        return false;
+      for (Instruction &I : BB)
+        if (auto *CI = dyn_cast<CallInst>(&I); CI && CI->isMustTailCall())
+          return false;
+    }
+    return true;
+  }
+
+  Function *preciseCopy(Function &F) {
+    ValueToValueMapTy VMap;
+    Function *P = CloneFunction(&F, VMap);
+    P->setName(F.getName() + ".numfuzz.precise");
+    P->setLinkage(GlobalValue::InternalLinkage);
+    P->setVisibility(GlobalValue::DefaultVisibility);
+    P->setDLLStorageClass(GlobalValue::DefaultStorageClass);
+    // Dropped with the copy of an inline function the linker discards.
+    P->setComdat(F.getComdat());
+    P->removeFnAttr(Attribute::AlwaysInline);
+    P->removeFnAttr(Attribute::InlineHint);
+    P->addFnAttr(Attribute::NoInline);
+    P->addFnAttr(Attribute::NoSanitizeCoverage);
+    if (!SplitMarker) {
+      SplitMarker = new GlobalVariable(M, I8, true, GlobalValue::WeakAnyLinkage, ConstantInt::get(I8, 1),
+                                       NUMFUZZ_SYM_SPLIT_BUILD);
+      appendToCompilerUsed(M, {SplitMarker});
+    }
+    return P;
+  }
+
+  // F's new entry: its static allocas, then `if (__numfuzz_precise) return P(args...);`.
+  void dispatch(Function &F, Function &P) {
+    if (!PreciseFlag) // (the program may declare it too: a benchmark's main does)
+      PreciseFlag = M.getOrInsertGlobal(NUMFUZZ_SYM_PRECISE, I8);
+    BasicBlock &Entry = F.getEntryBlock();
+    BasicBlock::iterator Split = Entry.begin();
+    while (isa<AllocaInst>(&*Split))
+      ++Split;
+    BasicBlock *Fast = Entry.splitBasicBlock(Split, "numfuzz.fast");
+    Entry.getTerminator()->eraseFromParent();
+    BasicBlock *ToPrecise = BasicBlock::Create(Ctx, "numfuzz.to_precise", &F, Fast);
+    IRBuilder<> B(&Entry);
+    Value *Precise = B.CreateICmpNE(B.CreateLoad(I8, PreciseFlag, "numfuzz.precise"), ConstantInt::get(I8, 0));
+    B.CreateCondBr(Precise, ToPrecise, Fast, MDBuilder(Ctx).createBranchWeights(1, 1000));
+    IRBuilder<> PB(ToPrecise);
+    if (DISubprogram *SP = F.getSubprogram())
+      PB.SetCurrentDebugLocation(DILocation::get(Ctx, SP->getScopeLine(), 0, SP));
+    SmallVector<Value *, 8> Args;
+    for (Argument &A : F.args())
+      Args.push_back(&A);
+    CallInst *Call = PB.CreateCall(&P, Args);
+    Call->setCallingConv(F.getCallingConv());
+    // The ABI-relevant argument and return attributes (byval, sret, zeroext, ...), which a
+    // call must repeat; not the function's own.
+    AttributeList FA = F.getAttributes();
+    SmallVector<AttributeSet, 8> ParamAttrs;
+    for (unsigned K = 0; K < F.arg_size(); ++K)
+      ParamAttrs.push_back(FA.getParamAttrs(K));
+    Call->setAttributes(AttributeList::get(Ctx, AttributeSet(), FA.getRetAttrs(), ParamAttrs));
+    if (F.getReturnType()->isVoidTy())
+      PB.CreateRetVoid();
+    else
+      PB.CreateRet(Call);
+  }
+
 private:
   Module &M;
   LLVMContext &Ctx;
@@ -153,6 +271,10 @@ private:
   SmallVector<GlobalValue *, 64> Sites;
   SmallVector<GlobalValue *, 64> CmpSites;
   GlobalVariable *CmpMode = nullptr;
+  Constant *PreciseFlag = nullptr;
+  GlobalVariable *SplitMarker = nullptr;
+  // While a precise copy is checked: the function it copies, whose name its sites carry.
+  Function *Origin = nullptr;
   GlobalVariable *ErrBitsMap = nullptr, *ErrBitsSlots = nullptr, *ErrBitsSink = nullptr;
   // The current function's loads of the two (see errBitsMapOf).
   Value *FnErrBitsMap = nullptr, *FnErrBitsSlots = nullptr;
@@ -402,7 +524,7 @@ private:
         ConstantInt::get(I32, L.Col),
         str(L.File),
         str(L.Dir),
-        str(demangle(F.getName().str())),
+        str(demangle((Origin ? Origin : &F)->getName().str())),
     };
     return record(F, SiteTy, Fields, ".numfuzz.site", NUMFUZZ_SITES_SECTION, Sites);
   }
@@ -772,7 +894,7 @@ private:
         ConstantInt::get(I32, L.Col),
         str(L.File),
         str(L.Dir),
-        str(demangle(F.getName().str())),
+        str(demangle((Origin ? Origin : &F)->getName().str())),
     };
     return record(F, CmpTy, Fields, ".numfuzz.cmp", NUMFUZZ_CMPS_SECTION, CmpSites);
   }

@@ -183,33 +183,47 @@ fn assembly_output_calls_the_checker() {
         .contains("__numfuzz_check_f64"));
 }
 
-/// On x86-64 the checks of `+ - * /` and the comparison hooks add no block to the function, so
-/// edge coverage (which instruments every new edge) puts no guard call on their hot path: a
-/// straight-line function has as many guard calls checked as edges-only.
-#[cfg(target_arch = "x86_64")]
+/// A split function (x86-64): the fast copy is the program's code with nothing added but the
+/// coverage guards of the edges-only build and the dispatch to the precise copy (one guard on
+/// its hot path, one on the cold call); the precise copy holds every check and comparison
+/// hook and no guard (its coverage would only go to a re-run's scratch map).
 #[test]
-fn checks_add_no_coverage_guard_to_the_hot_path() {
+#[cfg(target_arch = "x86_64")]
+fn a_split_function_keeps_checks_and_hooks_out_of_its_fast_copy() {
     let dir = TempDir::new().unwrap();
     write(
         dir.path(),
         "k.c",
         "double k(double x, double y, long n) {\n  double r = x * y + x / y - y;\n  return n > 3 ? r : -r;\n}\n",
     );
-    let guards = |env: &[(&str, &str)], out: &str| {
+    let body = |env: &[(&str, &str)], out: &str, function: &str| {
         ok(cc(dir.path(), &["-O2", "-S", "k.c", "-o", out], env));
         let asm = std::fs::read_to_string(dir.path().join(out)).unwrap();
-        (
-            asm.matches("call\t__sanitizer_cov_trace_pc_guard").count()
-                + asm.matches("callq\t__sanitizer_cov_trace_pc_guard").count(),
-            asm,
-        )
+        let start = asm
+            .find(&format!("\n{function}:"))
+            .unwrap_or_else(|| panic!("no {function} in\n{asm}"));
+        let end = asm[start..].find(".Lfunc_end").map_or(asm.len(), |e| start + e);
+        asm[start..end].to_string()
     };
-    let (edges, _) = guards(&[("NUMFUZZ_CC_NO_CHECKS", "1")], "edges.s");
-    let (checked, asm) = guards(&[], "checked.s");
-    assert!(edges >= 1);
-    assert_eq!(checked, edges, "checked build:\n{asm}");
-    assert!(asm.contains("__numfuzz_check_f64_preserving"), "{asm}");
-    assert!(asm.contains("__numfuzz_cmp_int_preserving"), "{asm}");
+    let guards = |asm: &str| asm.matches("__sanitizer_cov_trace_pc_guard").count();
+    let edges = body(&[("NUMFUZZ_CC_NO_CHECKS", "1")], "edges.s", "k");
+    let fast = body(&[], "checked.s", "k");
+    let precise = body(&[], "checked.s", "k.numfuzz.precise");
+    assert!(guards(&edges) >= 1, "{edges}");
+    assert_eq!(guards(&fast), guards(&edges) + 2, "fast copy:\n{fast}");
+    assert!(fast.contains("__numfuzz_precise"), "{fast}");
+    assert!(
+        !fast.contains("__numfuzz_check") && !fast.contains("__numfuzz_cmp"),
+        "{fast}"
+    );
+    assert_eq!(guards(&precise), 0, "precise copy:\n{precise}");
+    assert_eq!(
+        precise.matches("__numfuzz_check_f64_preserving").count(),
+        4,
+        "{precise}"
+    );
+    // The program's one comparison (n > 3), not the checks' own integer tests.
+    assert_eq!(precise.matches("__numfuzz_cmp_int_preserving").count(), 1, "{precise}");
 }
 
 /// Symbols `nm` lists for a file: (type letter, name).

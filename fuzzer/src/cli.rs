@@ -112,6 +112,11 @@ pub struct RunArgs {
     /// Switch off comparison solving: branch-distance feedback and input-to-state (ablation).
     #[arg(long)]
     pub no_cmp: bool,
+    /// Run every input precisely (every check, every distance) instead of fast runs that the
+    /// FPU's flags watch. For targets that raise exceptions in threads of their own, whose
+    /// flags a fast run does not see; and for measurements.
+    #[arg(long)]
+    pub precise: bool,
     /// Do not save an input because a known exception first reaches a declared result (the
     /// escape objective; for ablations).
     #[arg(long)]

@@ -18,6 +18,7 @@ use numfuzz_engine::client::{run_client, TargetInfo, TargetMaps};
 use numfuzz_engine::config::CampaignConfig;
 use numfuzz_engine::i2s::CmpTrace;
 use numfuzz_engine::local_search::ProbeWords;
+use numfuzz_engine::run_mode::RunModeWord;
 use std::time::Duration;
 
 /// AFL++'s default coverage map size.
@@ -106,6 +107,8 @@ pub fn run_campaign(cfg: &CampaignConfig, target: &Target) -> anyhow::Result<()>
             // SAFETY: the header is at the start of the region, which lives as long as the
             // campaign.
             probe: region.as_mut().map(|(r, _)| unsafe { ProbeWords::new(r.as_mut_ptr()) }),
+            // SAFETY: as above.
+            run_mode: region.as_mut().map(|(r, _)| unsafe { RunModeWord::new(r.as_mut_ptr()) }),
         };
         let info = TargetInfo {
             sites: sites.clone(),

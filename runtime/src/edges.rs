@@ -57,6 +57,24 @@ pub fn attach_afl_map() -> Result<bool, String> {
     Ok(true)
 }
 
+/// Runs `f` with edges counted into a scratch map that is then forgotten: the current map
+/// keeps exactly what it held (a precise re-run of an input must not count its edges twice).
+pub fn discarding(f: impl FnOnce()) {
+    static SCRATCH: AtomicPtr<u8> = AtomicPtr::new(std::ptr::null_mut());
+    static SCRATCH_LEN: AtomicUsize = AtomicUsize::new(0);
+    let (ptr, cap) = map();
+    if SCRATCH_LEN.load(Ordering::Relaxed) < cap {
+        // Allocated when first needed (again if the map grew), its pages zeroed lazily by the
+        // kernel; a smaller one it replaces is leaked (once, a few MiB at most).
+        let scratch: &'static mut [u8] = Box::leak(vec![0u8; cap].into_boxed_slice());
+        SCRATCH.store(scratch.as_mut_ptr(), Ordering::Relaxed);
+        SCRATCH_LEN.store(cap, Ordering::Relaxed);
+    }
+    use_map(SCRATCH.load(Ordering::Relaxed), cap);
+    f();
+    use_map(ptr, cap);
+}
+
 /// Zeroes the entries in use.
 pub fn reset() {
     let (ptr, cap) = map();

@@ -32,6 +32,8 @@ pub fn run_campaign(config: &Path, harness: &Harness) -> i32 {
         run_flags: region.run_flags_ptr(),
         // SAFETY: the region (and so its header) is leaked (static).
         probe: Some(unsafe { numfuzz_engine::local_search::ProbeWords::new(region.header_ptr()) }),
+        // SAFETY: as above.
+        run_mode: Some(unsafe { numfuzz_engine::run_mode::RunModeWord::new(region.header_ptr()) }),
     };
     let spec = signature::specs().into_iter().next();
     let table = sites::table(spec, edges::len() as u32);

@@ -13,6 +13,7 @@ mod engine;
 mod forkserver;
 mod fpu;
 mod memlimit;
+mod precise;
 mod preserving;
 mod probe;
 mod region;
@@ -78,8 +79,11 @@ impl Harness {
         };
         memlimit::arm();
         IN_HARNESS.store(true, Ordering::Relaxed);
-        // SAFETY: the harness contract: read `len` bytes at `ptr`.
-        unsafe { (self.test_one)(ptr, data.len()) };
+        let len = data.len();
+        precise::run(|| {
+            // SAFETY: the harness contract: read `len` bytes at `ptr`.
+            unsafe { (self.test_one)(ptr, len) };
+        });
         IN_HARNESS.store(false, Ordering::Relaxed);
     }
 }

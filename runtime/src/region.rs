@@ -10,7 +10,9 @@ use numfuzz_abi::env;
 use numfuzz_abi::errbits::NOT_MEASURED;
 use numfuzz_abi::kind::{EXC_ORIGIN, EXC_RAISED, KINDS_PER_SITE};
 use numfuzz_abi::probe::{self, Probe};
-use numfuzz_abi::shm::{ShmHeader, HEADER_SIZE, RUN_HANDLED, RUN_RESULTS, RUN_RESULT_NONFINITE, RUN_TRUNCATED};
+use numfuzz_abi::shm::{
+    ShmHeader, HEADER_SIZE, MODE_FAST, RUN_HANDLED, RUN_RESULTS, RUN_RESULT_NONFINITE, RUN_TRUNCATED,
+};
 use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU8, Ordering};
 
 /// What one check added to the exception map (bit per kind).
@@ -99,7 +101,9 @@ impl Region {
         // Headroom for records registered late (dlopen).
         let slots = (sites as usize * KINDS_PER_SITE as usize).max(1) * 2 + 1024;
         let cmp_slots = (cmps as usize * 2).max(1) * 2 + 1024;
-        let header = ShmHeader::layout(slots as u32, cmp_slots as u32, CMP_LOG_CAPACITY);
+        let mut header = ShmHeader::layout(slots as u32, cmp_slots as u32, CMP_LOG_CAPACITY);
+        // Without a fuzzer nobody reads distances: runs are fast (replays, afl-fuzz).
+        header.cmp_mode = MODE_FAST;
         let mem: &'static mut [u64] = Box::leak(vec![0u64; header.region_size().div_ceil(8)].into_boxed_slice());
         // SAFETY: the allocation holds the whole region and is 8-aligned.
         unsafe { Region::at(mem.as_mut_ptr().cast(), header, sites, cmps) }
@@ -255,10 +259,13 @@ impl Region {
     /// Start of one run: take up what the fuzzer asks to record for comparisons, and empty the
     /// operand log when it is to be filled.
     pub fn begin_run(&self) {
-        let mode = self.cmp_mode().load(Ordering::Acquire) as u8;
+        let word = self.cmp_mode().load(Ordering::Acquire);
+        let mode = word as u8;
         crate::cmp::set_mode(mode);
         let probe = Probe::decode(self.probe().load(Ordering::Acquire));
         crate::probe::set(probe);
+        // Probes measure in the precise copies (checks and comparison hooks are there).
+        crate::precise::ask_fast(word & MODE_FAST != 0 && probe.is_none());
         if probe.is_some() {
             self.store_probe_gap(probe::GAP_NOT_MEASURED);
         }

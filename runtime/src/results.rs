@@ -10,6 +10,7 @@ use numfuzz_abi::taint::label_list;
 use numfuzz_abi::value::Float;
 use std::ffi::{c_char, CStr};
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Mutex;
 
 /// Number of the next primary result in this run.
 static NEXT_PRIMARY: AtomicU32 = AtomicU32::new(0);
@@ -40,14 +41,39 @@ pub unsafe fn declare(name: *const c_char, v: Float, labels: Option<u8>) {
             Some(unsafe { CStr::from_ptr(name) }.to_string_lossy().into_owned()),
         )
     };
-    report::event(&ReportEvent::Result(ResultReport {
+    let event = ReportEvent::Result(ResultReport {
         index,
         name,
         ty: v.ty,
         value: v.to_string(),
         hex: v.to_hex(),
         labels: labels.map(label_list),
-    }));
+    });
+    if crate::precise::in_fast_run() {
+        deferred().push(event);
+    } else {
+        report::event(&event);
+    }
+}
+
+/// Results a fast run declared: printed when the run stands, dropped when a precise re-run
+/// declares them again.
+fn deferred() -> std::sync::MutexGuard<'static, Vec<ReportEvent>> {
+    static DEFERRED: Mutex<Vec<ReportEvent>> = Mutex::new(Vec::new());
+    DEFERRED.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The fast run is over: print its results, or (`rerun`) drop them and number the re-run's
+/// from 0 again.
+pub fn settle_fast_run(rerun: bool) {
+    let events = std::mem::take(&mut *deferred());
+    if rerun {
+        reset();
+    } else {
+        for event in &events {
+            report::event(event);
+        }
+    }
 }
 
 /// # Safety

@@ -152,3 +152,45 @@ unsigned numfuzz_reexec_narrow(int from, int op, const void *value) {
 void numfuzz_fenv_save(fenv_t *env) { fegetenv(env); }
 void numfuzz_fenv_restore(const fenv_t *env) { fesetenv(env); }
 size_t numfuzz_fenv_size(void) { return sizeof(fenv_t); }
+
+/* Fast runs (precise.rs). Every module with split functions defines this weak marker; the
+ * weak reference is null in programs without one. */
+extern const uint8_t __numfuzz_split_build __attribute__((weak));
+int numfuzz_split_build(void) { return &__numfuzz_split_build != NULL; }
+
+/* A fast run starts with Invalid, DivByZero, Overflow and Underflow clear and afterwards asks
+ * whether one of them went up (inexact and the denormal-operand flag are not exceptions
+ * numfuzz reports, and stay as the program left them). The flags are sticky in MXCSR (SSE)
+ * and the x87 status word; on x86-64 both are read directly and written only when one of the
+ * four is up (ldmxcsr and fnclex cost tens of cycles, the reads a few), where glibc's
+ * feclearexcept would save and reload the whole x87 environment every time. */
+#if defined(__x86_64__)
+#define NUMFUZZ_WATCHED_BITS 0x1Du /* IE | ZE | OE | UE, the same bits in both registers */
+static unsigned numfuzz_mxcsr(void) {
+  unsigned mxcsr;
+  __asm__ volatile("stmxcsr %0" : "=m"(mxcsr));
+  return mxcsr;
+}
+static unsigned numfuzz_x87_status(void) {
+  unsigned short status;
+  __asm__ volatile("fnstsw %0" : "=am"(status));
+  return status;
+}
+void numfuzz_clear_watched_flags(void) {
+  unsigned mxcsr = numfuzz_mxcsr();
+  if (mxcsr & NUMFUZZ_WATCHED_BITS) {
+    mxcsr &= ~NUMFUZZ_WATCHED_BITS;
+    __asm__ volatile("ldmxcsr %0" : : "m"(mxcsr));
+  }
+  if (numfuzz_x87_status() & NUMFUZZ_WATCHED_BITS)
+    feclearexcept(FE_INVALID | FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW);
+}
+int numfuzz_watched_flags_raised(void) {
+  return ((numfuzz_mxcsr() | numfuzz_x87_status()) & NUMFUZZ_WATCHED_BITS) != 0;
+}
+#else
+void numfuzz_clear_watched_flags(void) { feclearexcept(FE_INVALID | FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW); }
+int numfuzz_watched_flags_raised(void) {
+  return fetestexcept(FE_INVALID | FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW) != 0;
+}
+#endif

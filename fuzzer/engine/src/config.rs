@@ -63,6 +63,10 @@ pub struct CampaignConfig {
     /// inputs); `--no-escape-objective` turns it off.
     #[serde(default = "enabled")]
     pub escapes: bool,
+    /// Every run precise (`--precise`): for targets that raise exceptions in threads of their
+    /// own, which a fast run does not see (see `run_mode`).
+    #[serde(default)]
+    pub precise: bool,
     /// How operators are scheduled (`--schedule`, for measurements).
     #[serde(default)]
     pub schedule: MutatorSchedule,

@@ -14,6 +14,7 @@ pub mod meta;
 pub mod monitor;
 pub mod mutators;
 pub mod run_flags;
+pub mod run_mode;
 pub mod scheduler;
 pub mod stats;
 pub mod summary;

@@ -8,6 +8,7 @@ use crate::client::observers::{CMP_MAP, ERRBITS_MAP};
 use crate::context::Instance;
 use crate::local_search::LocalSearchRecord;
 use crate::meta::{AflCounters, DistanceHistory, ExceptionsSeen};
+use crate::run_mode::RunModeRecord;
 use libafl::corpus::Corpus;
 use libafl::events::{std_report_progress, EventFirer};
 use libafl::feedbacks::MapFeedbackMetadata;
@@ -134,6 +135,7 @@ impl StatsStage {
         };
         let (errbits, cmps) = (history(ERRBITS_MAP), history(CMP_MAP));
         let search = state.metadata::<LocalSearchRecord>().cloned().unwrap_or_default();
+        let modes = state.metadata::<RunModeRecord>().cloned().unwrap_or_default();
         let start_unix = self
             .instance
             .start
@@ -201,6 +203,10 @@ impl StatsStage {
             .set("search_execs", search.execs)
             .set("search_descents", search.descents)
             .set("search_reached", search.reached)
+            // Mutational turns whose runs were fast (watched by the FPU's flags) or precise
+            // (distances measured): see run_mode.
+            .set("fast_turns", modes.fast_turns)
+            .set("precise_turns", modes.precise_turns)
             // Clients of this instance that died silently and were replaced (`clients.jsonl`).
             .set("client_restarts", self.instance.client_restarts)
             .set("afl_banner", &self.banner)

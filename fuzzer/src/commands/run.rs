@@ -122,6 +122,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         fp_mutators: !args.no_fp_mutators,
         cmp: !args.no_cmp,
         local_search: !args.no_local_search,
+        precise: args.precise,
         escapes: !args.no_escape_objective,
         schedule: match args.schedule {
             ScheduleChoice::Mopt => MutatorSchedule::Mopt,

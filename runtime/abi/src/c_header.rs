@@ -53,6 +53,13 @@ pub mod symbols {
     pub const ERRBITS_MAP: &str = "__numfuzz_errbits_map";
     /// `uint64_t`: slots in that map.
     pub const ERRBITS_SLOTS: &str = "__numfuzz_errbits_slots";
+    /// `uint8_t`, 1 unless the runtime is in a fast run: a function the pass split into a fast
+    /// copy (no checks) and a precise one (`<name>.numfuzz.precise`, every check) reads it at
+    /// entry and goes to the precise copy when it is non-zero (see the runtime's `precise.rs`).
+    pub const PRECISE: &str = "__numfuzz_precise";
+    /// `uint8_t`, defined (weak, 1) by every module that has split functions: the runtime makes
+    /// fast runs only in programs that have fast copies.
+    pub const SPLIT_BUILD: &str = "__numfuzz_split_build";
     /// A symbol that `numfuzz-cc` forces into every link so the runtime's constructor (AFL++
     /// forkserver) and marker are present even in programs with their own `main`.
     pub const ANCHOR: &str = "__numfuzz_anchor";
@@ -275,6 +282,8 @@ pub fn generate() -> String {
         ("CMP_MODE", symbols::CMP_MODE),
         ("ERRBITS_MAP", symbols::ERRBITS_MAP),
         ("ERRBITS_SLOTS", symbols::ERRBITS_SLOTS),
+        ("PRECISE", symbols::PRECISE),
+        ("SPLIT_BUILD", symbols::SPLIT_BUILD),
         ("CHECK_F32", symbols::CHECK_F32),
         ("CHECK_F64", symbols::CHECK_F64),
         ("CHECK_F32_PRESERVING", symbols::CHECK_F32_PRESERVING),

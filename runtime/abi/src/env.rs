@@ -40,6 +40,11 @@ pub const CC_RUNTIME_DIR: &str = "NUMFUZZ_RUNTIME_DIR";
 /// reported as out-of-memory. Unset: no limit.
 pub const MEM_LIMIT_MB: &str = "NUMFUZZ_MEM_LIMIT_MB";
 
+/// Set to 1: every run of this process is precise (every check on every operation), never a
+/// fast run watched by the FPU's flags. For targets that raise exceptions in threads of their
+/// own, whose flags a fast run does not see (`numfuzz run --precise` sets it).
+pub const PRECISE: &str = "NUMFUZZ_PRECISE";
+
 /// AFL++'s coverage map id (SysV shared memory).
 pub const AFL_SHM_ID: &str = "__AFL_SHM_ID";
 /// AFL++'s shared-memory test case id.

@@ -31,8 +31,9 @@ pub use value::Value;
 /// runtime refuses a shared-memory region of another version and the fuzzer refuses a target
 /// whose runtime marker names another version. (4: a crash is reported as a JSON `crash`
 /// event in `NUMFUZZ_REPORT=json` mode instead of text lines. 5: the header's probe words,
-/// through which the local-search stage reads one slot's exact gap.)
-pub const ABI_VERSION: u32 = 5;
+/// through which the local-search stage reads one slot's exact gap. 6: fast runs, asked for with
+/// `shm::MODE_FAST`.)
+pub const ABI_VERSION: u32 = 6;
 
 /// Name of the ELF section holding the harness's `NUMFUZZ_SIGNATURE` string.
 pub const SIGNATURE_SECTION: &str = "__numfuzz_sig";

@@ -39,8 +39,8 @@ pub struct ShmHeader {
     pub cmp_log_offset: u32,
     /// Entries the operand log holds.
     pub cmp_log_capacity: u32,
-    /// What the target records in the next run: `cmp::CMP_DISTANCES | cmp::CMP_LOG` (set by
-    /// the fuzzer before each run).
+    /// What the target records in the next run (set by the fuzzer before each run): in the
+    /// low byte `cmp::CMP_DISTANCES | cmp::CMP_LOG`; [`MODE_FAST`] asks for a fast run.
     pub cmp_mode: u32,
     /// The one (map, slot) whose exact gap the next run measures ([`crate::probe::Probe`]
     /// encoded; 0 = none). Set by the fuzzer's local-search stage before its runs.
@@ -65,6 +65,13 @@ pub const RUN_RESULT_NONFINITE: u32 = 8;
 /// The run exceeded the memory limit ([`crate::env::MEM_LIMIT_MB`]); the runtime then ends it
 /// with SIGABRT, so the fuzzer sees a crash and names it out-of-memory.
 pub const RUN_OUT_OF_MEMORY: u32 = 16;
+
+/// Bit of the header's `cmp_mode` word: run the fast copies of split functions (no checks,
+/// no ErrBits) and re-run the input precisely only when the FPU's sticky flags show an
+/// exception (or the program has no fast copies). Clear: every check and every ErrBits
+/// measure, as in a run before this bit existed. The fuzzer sets it on the runs whose
+/// distances it does not need.
+pub const MODE_FAST: u32 = 1 << 8;
 
 impl ShmHeader {
     /// The header for a region of `slots` (site, kind) slots and no comparison areas.

@@ -193,6 +193,10 @@ where
     if let Some(trace) = target.maps.cmp_trace {
         trace.set_mode(if cfg.cmp { numfuzz_abi::cmp::CMP_DISTANCES } else { 0 });
     }
+    // Seeds run precisely, so their distances are known; the run-mode stage decides later turns.
+    if let Some(word) = target.maps.run_mode {
+        word.set_fast(false);
+    }
     if !state.has_metadata::<Tokens>() && !cfg.dictionaries.is_empty() {
         let tokens = Tokens::new().add_from_files(&cfg.dictionaries)?;
         state.add_metadata(tokens);
@@ -231,7 +235,12 @@ where
         state: &mut state,
         mgr: &mut *mgr,
     };
-    stages::fuzz(cfg, signature, cmp_trace, target.maps.probe, exact, stats, parts)
+    let words = stages::RegionWords {
+        cmp_trace,
+        probe: target.maps.probe,
+        run_mode: target.maps.run_mode,
+    };
+    stages::fuzz(cfg, signature, words, exact, stats, parts)
 }
 
 /// The per-execution time limit: `-t`, or calibrated from the seeds' run times like AFL++.

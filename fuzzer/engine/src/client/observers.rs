@@ -4,6 +4,7 @@ use crate::feedbacks::ByteMapObserver;
 use crate::i2s::CmpTrace;
 use crate::local_search::ProbeWords;
 use crate::run_flags::RunFlagsObserver;
+use crate::run_mode::RunModeWord;
 use libafl::observers::{CanTrack, ExplicitTracking, HitcountsMapObserver, StdMapObserver, TimeObserver};
 use libafl_bolts::tuples::{tuple_list, tuple_list_type, Handle, Handled};
 
@@ -58,6 +59,8 @@ pub struct TargetMaps {
     pub run_flags: *mut u32,
     /// The region header's probe words (absent without a numfuzz region).
     pub probe: Option<ProbeWords>,
+    /// The region header's fast-run bit (absent without a numfuzz region).
+    pub run_mode: Option<RunModeWord>,
 }
 
 /// A map observer over `len` bytes at `ptr`, or an empty owned one when there is no map.
@@ -130,6 +133,7 @@ mod tests {
             cmp_trace: None,
             run_flags: &mut flags,
             probe: None,
+            run_mode: None,
         };
         // SAFETY: the vectors outlive the observers.
         let (observers, h) = unsafe { maps.observers() };
@@ -162,6 +166,7 @@ mod tests {
             cmp_trace: None,
             run_flags: std::ptr::null_mut(),
             probe: None,
+            run_mode: None,
         };
         // SAFETY: the edge vector outlives the observers; the others are not dereferenced.
         let (observers, h) = unsafe { maps.observers() };

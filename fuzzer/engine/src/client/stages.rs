@@ -1,6 +1,6 @@
-//! The stages of a client's fuzzing loop: input-to-state on a testcase's first turn, one
-//! mutational stage, local search on its share of executions, then the stats stage (which
-//! also ends the campaign when it is due).
+//! The stages of a client's fuzzing loop: input-to-state on a testcase's first turn, the
+//! choice of fast or precise runs for the turn, one mutational stage, local search on its share
+//! of executions, then the stats stage (which also ends the campaign when it is due).
 //! A new stage is one module and one entry in [`fuzz_with`].
 
 use super::{Fuzzer, Mgr, Observers, Parts, State};
@@ -8,6 +8,7 @@ use crate::config::{CampaignConfig, MutatorSchedule};
 use crate::i2s::{CmpTrace, I2SStage};
 use crate::local_search::{ExactSlots, LocalSearchStage, ProbeWords};
 use crate::mutators::fp_mutations;
+use crate::run_mode::{RunModeStage, RunModeWord};
 use crate::stats::StatsStage;
 use libafl::executors::{Executor, HasObservers};
 use libafl::fuzzer::Fuzzer as _;
@@ -32,8 +33,7 @@ const MOPT_SWARMS: usize = 5;
 pub fn fuzz<E>(
     cfg: &CampaignConfig,
     signature: Option<Arc<Signature>>,
-    cmp_trace: Option<CmpTrace>,
-    probe: Option<ProbeWords>,
+    words: RegionWords,
     exact: ExactSlots,
     stats: StatsStage,
     parts: Parts<'_, E>,
@@ -41,19 +41,34 @@ pub fn fuzz<E>(
 where
     E: Executor<Mgr, BytesInput, State, Fuzzer> + HasObservers<Observers = Observers>,
 {
-    let i2s = I2SStage::new(cmp_trace, signature.clone());
-    let search = LocalSearchStage::new(probe, exact, signature.clone(), cfg.local_search);
+    let i2s = I2SStage::new(words.cmp_trace, signature.clone());
+    let search = LocalSearchStage::new(words.probe, exact, signature.clone(), cfg.local_search);
     let byte_level = havoc_mutations().merge(tokens_mutations());
-    let stages = Stages { i2s, search, stats };
+    let run_mode = RunModeStage::new(words.run_mode, cfg.precise);
+    let stages = Stages {
+        i2s,
+        run_mode,
+        search,
+        stats,
+    };
     match signature.filter(|_| cfg.fp_mutators) {
         Some(sig) => scheduled(cfg.schedule, fp_mutations(&sig).merge(byte_level), stages, parts),
         None => scheduled(cfg.schedule, byte_level, stages, parts),
     }
 }
 
+/// The words of the target's region header that stages set before their runs.
+pub struct RegionWords {
+    /// What comparisons record (absent with `--no-cmp` or without a comparison log).
+    pub cmp_trace: Option<CmpTrace>,
+    pub probe: Option<ProbeWords>,
+    pub run_mode: Option<RunModeWord>,
+}
+
 /// The stages around the mutational one.
 struct Stages {
     i2s: I2SStage,
+    run_mode: RunModeStage,
     search: LocalSearchStage,
     stats: StatsStage,
 }
@@ -78,8 +93,13 @@ where
     E: Executor<Mgr, BytesInput, State, Fuzzer> + HasObservers<Observers = Observers>,
     M: Mutator<BytesInput, State>,
 {
-    let Stages { i2s, search, stats } = stages;
-    let mut stages = tuple_list!(i2s, StdMutationalStage::new(mutator), search, stats);
+    let Stages {
+        i2s,
+        run_mode,
+        search,
+        stats,
+    } = stages;
+    let mut stages = tuple_list!(i2s, run_mode, StdMutationalStage::new(mutator), search, stats);
     parts
         .fuzzer
         .fuzz_loop(&mut stages, parts.executor, parts.state, parts.mgr)
