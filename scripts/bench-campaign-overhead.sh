@@ -9,12 +9,17 @@
 #
 # Both builds are targets/gsl/build.sh --specfunc-only builds: the checked one in the usual
 # directory, the edges-only one in results/bench-campaign-overhead/gsl-edges (NUMFUZZ_GSL_BUILD),
-# so neither replaces the other. exec/s is the campaign's whole-run average (fuzzer_stats:
-# execs_done / run_time); the slowdown is edges-only exec/s / checked exec/s. The two campaigns
-# do not run the same inputs: the checked one is guided by exceptions and ErrBits too, and a
-# special function's cost depends on its arguments by orders of magnitude (legendre_Pl's
-# recurrence runs l steps), so the edges column (edges found) is printed beside each to show
-# how far the paths differ. Read the per-call cost of the checks from bench-overhead.sh.
+# so neither replaces the other. Two figures per harness:
+#   campaign     exec/s of the two campaigns (fuzzer_stats: execs_done / run_time), and their
+#                ratio. They do not run the same inputs: the checked one is guided by exceptions
+#                and distances too, and a special function's cost depends on its arguments by
+#                orders of magnitude (legendre_Pl's recurrence runs l steps), so the edges each
+#                found are printed beside, and the share of the checked campaign's mutational
+#                turns that ran precisely.
+#   same inputs  the checked campaign's queue replayed (in one process per build, repeated to
+#                last about a second) on the edges-only build, on the checked build as a
+#                fuzzer's fast run does (NUMFUZZ_PRECISE=0: fast, precise again only when an
+#                exception shows) and precisely (every check): time per input, like for like.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -48,8 +53,39 @@ campaign() {
     END { printf "%.0f %d", (t > 0) ? e / t : 0, g }' "$out/default/fuzzer_stats"
 }
 
-printf '%-26s %20s %20s %9s\n' function "edges-only exec/s" "checked exec/s" slowdown
-logsum=0
+# Nanoseconds per input of replaying the files listed in $2 with $1, in one process, under the
+# environment given after them; the list is repeated so the replay lasts about a second.
+replay_ns() {
+  local exe=$1 list=$2
+  shift 2
+  local files
+  mapfile -t files <"$list"
+  local n=${#files[@]} reps=1
+  ((n > 0)) || {
+    echo 0
+    return
+  }
+  # A first pass, to size the repetition.
+  local t0 t1
+  t0=$(date +%s%N)
+  env "$@" NUMFUZZ_ABORT=0 NUMFUZZ_REPORT=json "$exe" "${files[@]}" >/dev/null 2>&1 || true
+  t1=$(date +%s%N)
+  local per=$(((t1 - t0) / n + 1))
+  reps=$((1000000000 / (per * n) + 1))
+  ((reps * n > 20000)) && reps=$((20000 / n + 1))
+  local args=()
+  for ((k = 0; k < reps; k++)); do args+=("${files[@]}"); done
+  t0=$(date +%s%N)
+  env "$@" NUMFUZZ_ABORT=0 NUMFUZZ_REPORT=json "$exe" "${args[@]}" >/dev/null 2>&1 || true
+  t1=$(date +%s%N)
+  echo $(((t1 - t0) / (reps * n)))
+}
+
+printf '%-26s | %22s %22s %6s %8s | %10s %8s %8s\n' function "campaign: edges exec/s" "checked exec/s" ratio precise \
+  "inputs: ns" fast precise
+campaign_log=0
+fast_log=0
+precise_log=0
 n=0
 for f in ${functions//,/ }; do
   for d in "$checked_dir" "$edges_dir"; do
@@ -60,10 +96,23 @@ for f in ${functions//,/ }; do
   done
   read -r e eg <<<"$(campaign "$edges_dir/$f")"
   read -r c cg <<<"$(campaign "$checked_dir/$f")"
+  stats="$work/out/default/fuzzer_stats"
+  share=$(awk -F' *: *' '$1 == "fast_turns" { fa = $2 } $1 == "precise_turns" { p = $2 }
+    END { printf "%.0f%%", (fa + p > 0) ? 100 * p / (fa + p) : 0 }' "$stats")
+  find "$work/out/default/queue" -type f -name 'id:*' | sort >"$work/inputs.txt"
+  edges_ns=$(replay_ns "$edges_dir/$f" "$work/inputs.txt")
+  fast_ns=$(replay_ns "$checked_dir/$f" "$work/inputs.txt" NUMFUZZ_PRECISE=0)
+  precise_ns=$(replay_ns "$checked_dir/$f" "$work/inputs.txt")
   ratio=$(awk -v c="$c" -v e="$e" 'BEGIN { printf "%.2f", (c > 0) ? e / c : 0 }')
-  printf '%-26s %20s %20s %8sx\n' "$f" "$e ($eg edges)" "$c ($cg edges)" "$ratio"
-  logsum=$(awk -v s="$logsum" -v r="$ratio" 'BEGIN { printf "%.6f", s + log(r) }')
+  fast=$(awk -v a="$fast_ns" -v b="$edges_ns" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }')
+  precise=$(awk -v a="$precise_ns" -v b="$edges_ns" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }')
+  printf '%-26s | %22s %22s %5sx %8s | %10s %7sx %7sx\n' "$f" "$e ($eg edges)" "$c ($cg edges)" "$ratio" "$share" \
+    "$edges_ns" "$fast" "$precise"
+  campaign_log=$(awk -v s="$campaign_log" -v r="$ratio" 'BEGIN { printf "%.6f", s + log(r) }')
+  fast_log=$(awk -v s="$fast_log" -v r="$fast" 'BEGIN { printf "%.6f", s + log(r) }')
+  precise_log=$(awk -v s="$precise_log" -v r="$precise" 'BEGIN { printf "%.6f", s + log(r) }')
   n=$((n + 1))
 done
-overall=$(awk -v s="$logsum" -v n="$n" 'BEGIN { printf "%.2f", exp(s / n) }')
-echo "overall (geometric mean of $n harnesses): ${overall}x slower checked than edges-only  ($seconds s per campaign, 1 core)"
+gm() { awk -v s="$1" -v n="$n" 'BEGIN { printf "%.2f", exp(s / n) }'; }
+echo "geometric means of $n harnesses ($seconds s per campaign, 1 core): campaign exec/s $(gm "$campaign_log")x slower checked than edges-only;"
+echo "  the same inputs: fast runs $(gm "$fast_log")x, precise runs $(gm "$precise_log")x the edges-only time"

@@ -108,10 +108,15 @@ public:
     const char *TaintEnv = std::getenv(NUMFUZZ_ENV_CC_TAINT);
     Taint = TaintEnv && *TaintEnv && std::string(TaintEnv) != "0";
     SmallVector<Function *, 64> Work;
-    for (Function &F : M)
-      if (!(F.isDeclaration() || F.hasAvailableExternallyLinkage() || F.getName().starts_with("__numfuzz") ||
-            isHarnessApi(F)))
+    for (Function &F : M) {
+      if (F.isDeclaration() || F.hasAvailableExternallyLinkage() || F.getName().starts_with("__numfuzz"))
+        continue;
+      // Every function, the harness's too: a fast run must not lose a flag the program clears.
+      if (!Taint)
+        guardFenvCalls(F);
+      if (!isHarnessApi(F))
         Work.push_back(&F);
+    }
     for (Function *Fn : Work) {
       Function &F = *Fn;
       SmallVector<CheckPlan, 16> Plans = plans(F);
@@ -125,6 +130,7 @@ public:
           emitCmp(*P, C);
         Origin = nullptr;
         dispatch(F, *P);
+        sentinels(F, Plans);
         continue;
       }
       SmallVector<CmpInst *, 16> Cmps = cmps(F);
@@ -185,8 +191,9 @@ public:
   // (see runtime/src/precise.rs for when). The precise copy:
   // - is internal and never inlined, so each function has one precise body and the checks
   //   do not grow the fast callers it would be inlined into;
-  // - has no coverage guards: the coverage of an input is its fast run's, and guards there
-  //   would only be counted into the scratch map of a re-run and double the edge map;
+  // - keeps its coverage guards, with numbers of its own: a fuzzed input's coverage is its fast
+  //   run's (a re-run counts into a scratch map), but a program with its own main runs only
+  //   the precise copies, and its coverage is theirs;
   // - calls F (not F's precise copy) for what it calls: F's entry goes on to the precise copy.
   //
   // Not split (checked in place, as before): variadic and naked functions, musttail calls,
@@ -219,7 +226,6 @@ public:
     P->removeFnAttr(Attribute::AlwaysInline);
     P->removeFnAttr(Attribute::InlineHint);
     P->addFnAttr(Attribute::NoInline);
-    P->addFnAttr(Attribute::NoSanitizeCoverage);
     if (!SplitMarker) {
       SplitMarker = new GlobalVariable(M, I8, true, GlobalValue::WeakAnyLinkage, ConstantInt::get(I8, 1),
                                        NUMFUZZ_SYM_SPLIT_BUILD);
@@ -261,6 +267,106 @@ public:
       PB.CreateRetVoid();
     else
       PB.CreateRet(Call);
+  }
+
+  // The fast copy's sentinels (runtime/src/precise.rs): operations whose exception the FPU's
+  // flags may not show set a function-local bit, and each return ORs it into the runtime's
+  // __numfuzz_fast_recheck, which makes the runtime re-run the input precisely. Branch-free,
+  // so the fast copy keeps its blocks (no coverage guard is added) and stays vectorisable (the
+  // local bit is an OR reduction once promoted to a register).
+  // - A conversion to an integer outside its range: x86-64 converts to a narrow or unsigned
+  //   integer through a wider signed one and raises nothing.
+  // - A libm call whose result is NaN, infinite, subnormal, or zero from a non-zero argument:
+  //   a libm that leaves a flag down that Annex F asks for must not hide the exception. (A
+  //   spurious flag only costs a re-run, whose explicit classification decides.)
+  void sentinels(Function &F, ArrayRef<CheckPlan> Plans) {
+    Type *I1 = Type::getInt1Ty(Ctx);
+    AllocaInst *Acc = nullptr;
+    for (const CheckPlan &P : Plans) {
+      if (!P.FloatTy || P.Inst->getFunction() != &F)
+        continue;
+      bool ToInt = P.Op == NUMFUZZ_OP_FPTOSI || P.Op == NUMFUZZ_OP_FPTOUI;
+      // libm operations have the codes from NUMFUZZ_OP_SQRT up (numfuzz-abi's Op::is_libm);
+      // sqrt itself is an instruction whose flags are exact.
+      bool Libm = P.Op > NUMFUZZ_OP_SQRT && P.Result && isa<CallInst>(P.Inst);
+      if (!ToInt && !Libm)
+        continue;
+      if (!Acc) {
+        IRBuilder<> EB(&*F.getEntryBlock().getFirstInsertionPt());
+        Acc = EB.CreateAlloca(I1, nullptr, "numfuzz.recheck");
+        EB.CreateStore(ConstantInt::getFalse(Ctx), Acc);
+      }
+      IRBuilder<> B(P.Inst->getNextNode());
+      B.setIsFPConstrained(F.hasFnAttribute(Attribute::StrictFP));
+      if (B.getIsFPConstrained())
+        B.setDefaultConstrainedExcept(fp::ebIgnore);
+      Value *Bad = ToInt ? outOfIntRange(B, P) : libmResultSuspect(B, P);
+      if (isa<VectorType>(Bad->getType()))
+        Bad = B.CreateOrReduce(Bad);
+      B.CreateStore(B.CreateOr(B.CreateLoad(I1, Acc), Bad), Acc);
+    }
+    if (!Acc)
+      return;
+    auto *Flag = M.getOrInsertGlobal(NUMFUZZ_SYM_FAST_RECHECK, I8);
+    for (BasicBlock &BB : F)
+      if (auto *Ret = dyn_cast<ReturnInst>(BB.getTerminator())) {
+        IRBuilder<> B(Ret);
+        Value *Seen = B.CreateZExt(B.CreateLoad(I1, Acc), I8);
+        B.CreateStore(B.CreateOr(B.CreateLoad(I8, Flag), Seen), Flag);
+      }
+  }
+
+  // fptosi/fptoui: the argument is NaN or its truncation is outside the N-bit integer range,
+  // exactly the checker's Invalid (runtime/src/check/conv.rs).
+  Value *outOfIntRange(IRBuilder<> &B, const CheckPlan &P) {
+    Value *X = P.Floats[0];
+    const fltSemantics &Sem = P.FloatTy->getFltSemantics();
+    bool Signed = P.Op == NUMFUZZ_OP_FPTOSI;
+    unsigned N = P.Aux, W = N + 2;
+    // Valid: X > Lo (exclusive) and X < Hi, with Lo = -2^(N-1) - 1 or -1, Hi = 2^(N-1) or 2^N.
+    APInt Lo = Signed ? -APInt::getOneBitSet(W, N - 1) - 1 : -APInt(W, 1);
+    APInt Hi = APInt::getOneBitSet(W, Signed ? N - 1 : N);
+    APFloat LoF(Sem), HiF(Sem);
+    // Rounded up: when Lo is not representable, X > Lo is X >= the next float above it.
+    bool LoExact = LoF.convertFromAPInt(Lo, true, APFloat::rmTowardPositive) == APFloat::opOK;
+    HiF.convertFromAPInt(Hi, false, APFloat::rmTowardPositive); // a power of two, or +inf
+    Value *LoC = ConstantFP::get(X->getType(), LoF), *HiC = ConstantFP::get(X->getType(), HiF);
+    Value *AboveLo = LoExact ? B.CreateFCmpOGT(X, LoC) : B.CreateFCmpOGE(X, LoC);
+    return B.CreateNot(B.CreateAnd(AboveLo, B.CreateFCmpOLT(X, HiC)), "numfuzz.sentinel");
+  }
+
+  // A libm result that is NaN, infinite, subnormal, or zero from a non-zero first argument.
+  Value *libmResultSuspect(IRBuilder<> &B, const CheckPlan &P) {
+    Value *R = P.Result, *X = P.Floats[0];
+    Type *T = R->getType();
+    const fltSemantics &Sem = P.FloatTy->getFltSemantics();
+    Value *Abs = B.CreateUnaryIntrinsic(Intrinsic::fabs, R);
+    Value *NotFinite = B.CreateFCmpUGT(Abs, ConstantFP::get(T, APFloat::getLargest(Sem)));
+    Value *Tiny = B.CreateFCmpOLT(Abs, ConstantFP::get(T, APFloat::getSmallestNormalized(Sem)));
+    Value *Zero = ConstantFP::get(T, 0.0);
+    Value *ZeroFromZero = B.CreateAnd(B.CreateFCmpOEQ(R, Zero), B.CreateFCmpOEQ(X, Zero));
+    return B.CreateOr(NotFinite, B.CreateAnd(Tiny, B.CreateNot(ZeroFromZero)), "numfuzz.sentinel");
+  }
+
+  // Before each call that lowers or replaces the FP flags, a call of the runtime's barrier,
+  // which keeps what the program is about to erase (only fast runs read the flags).
+  void guardFenvCalls(Function &F) {
+    static const char *const Lowering[] = {"feclearexcept", "fesetenv", "feholdexcept", "feupdateenv",
+                                           "fesetexceptflag"};
+    SmallVector<CallBase *, 4> Calls;
+    for (BasicBlock &BB : F)
+      for (Instruction &I : BB)
+        if (auto *CB = dyn_cast<CallBase>(&I))
+          if (Function *Callee = CB->getCalledFunction())
+            for (const char *Name : Lowering)
+              if (Callee->getName() == Name)
+                Calls.push_back(CB);
+    if (Calls.empty())
+      return;
+    FunctionCallee Barrier =
+        M.getOrInsertFunction(NUMFUZZ_SYM_FENV_BARRIER, FunctionType::get(Type::getVoidTy(Ctx), false));
+    for (CallBase *CB : Calls)
+      IRBuilder<>(CB).CreateCall(Barrier);
   }
 
 private:

@@ -275,6 +275,11 @@ fn afl_fuzz_drives_a_program_with_its_own_main() {
     assert_overflow_at_marker(&built.exe, &campaign.crash, "own_main.c", OWN_MAIN);
     let execs = stat(&campaign.stats, "execs_done").unwrap_or(0.0);
     assert!(execs > 0.0, "fuzzer_stats: {}", campaign.stats);
+    // Its main has checked operations, so the pass split it; a program with its own main runs
+    // the precise copy (one run per process cannot be repeated), whose branches must show.
+    let small = showmap_single(&built, &f64_file(built.dir.path(), "small", 1.0));
+    let large = showmap_single(&built, &f64_file(built.dir.path(), "large", 1e7));
+    assert_ne!(small, large, "x = 1 and x = 1e7 take different branches of main");
 }
 
 /// afl-showmap's edges for one input file (no forkserver: afl-showmap runs the target once).

@@ -252,32 +252,24 @@ fn harness() -> &'static Path {
 
 fn build() -> testkit::Built {
     let objects = testkit::TempDir::new().unwrap();
-    let ops = objects.path().join("fenv_ops.c");
-    std::fs::write(&ops, OPS_C).unwrap();
-    let cc = testkit::Tools::get().cc();
     // (variant, extra flag, environment)
     let variants = [
         ("plain", None, None),
         ("strict", Some("-DSTRICT"), None),
         ("ref", None, Some(("NUMFUZZ_CC_NO_CHECKS", "1"))),
     ];
-    let mut objs = Vec::new();
-    for (name, flag, env) in variants {
-        let obj = objects.path().join(format!("{name}.o"));
-        let out = Command::new(&cc)
-            .current_dir(objects.path())
-            .arg("-c")
-            .arg(format!("-DVARIANT={name}"))
-            .args(flag)
-            .arg(&ops)
-            .arg("-o")
-            .arg(&obj)
-            .envs(env)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        objs.push(obj.display().to_string());
-    }
+    let objs: Vec<String> = variants
+        .into_iter()
+        .map(|(name, flag, env)| {
+            let variant = format!("-DVARIANT={name}");
+            let mut flags = vec![variant.as_str()];
+            flags.extend(flag);
+            let env: Vec<(&str, &str)> = env.into_iter().collect();
+            testkit::compile_object(objects.path(), "fenv_ops.c", OPS_C, &flags, &env)
+                .display()
+                .to_string()
+        })
+        .collect();
     let flags: Vec<&str> = objs.iter().map(String::as_str).collect();
     let built = testkit::compile("fenv", &[("fenv_harness.c", HARNESS_C)], &flags, &[]);
     drop(objects);

@@ -1,29 +1,45 @@
 //! Fast runs, and precise re-runs when the FPU saw an exception.
 //!
 //! The pass splits every function that has checked operations into a fast copy (the
-//! program's own code, nothing added but the coverage guards) and a precise copy
-//! (`<name>.numfuzz.precise`: every check, every ErrBits measure, the comparison hooks). Each
-//! split function reads `__numfuzz_precise` at its entry and goes to the precise copy when it
-//! is set.
+//! program's own code, with its coverage guards and a few cheap sentinels, below) and a precise
+//! copy (`<name>.numfuzz.precise`: every check, every ErrBits measure, the comparison hooks).
+//! Each split function reads `__numfuzz_precise` at its entry and goes to the precise copy
+//! when it is set.
 //!
-//! A fast run clears the FPU's sticky Invalid, DivByZero, Overflow and Underflow flags, runs the
-//! input on the fast copies and reads the flags back. When none is up, no check could have
-//! reported anything (the checkers' kinds are the FPU's flags: the exactness property), so the
-//! input ran at the program's own speed and the run is done. When one is up, the input runs
-//! again on the precise copies, which find the sites and operands. That run's edges go to a
-//! scratch map: the coverage is the fast run's, counted once.
+//! Under a fuzzer (the in-process engine, or a forkserver child) every input first runs on the
+//! fast copies with the FPU's sticky Invalid, DivByZero, Overflow and Underflow flags cleared,
+//! and those flags are read back afterwards. That run's edges are the input's coverage. The
+//! input runs again on the precise copies, with its edges counted into a scratch map, when:
+//! - one of the four flags went up (the checkers' kinds are the FPU's flags: the exactness
+//!   property; the precise run finds the sites and operands), or a sentinel fired:
+//!   - a conversion to an integer outside its range (x86-64 converts to a narrower integer
+//!     through a wider one and raises nothing),
+//!   - a libm call whose result is not a normal number (in case a libm leaves a flag down
+//!     that Annex F asks for),
+//!   - the program itself cleared or replaced the flags (`feclearexcept`, `fesetenv`,
+//!     `feholdexcept`, `feupdateenv`, `fesetexceptflag`) while one of the four was up: the
+//!     pass calls `__numfuzz_fenv_barrier` before those, which keeps what they would erase;
+//! - or the fuzzer wants this run's distances or comparison operands (the region header's
+//!   `MODE_FAST` is clear), or probes a slot.
 //!
-//! A run is precise from the start (as every run was before split builds):
-//! - when the fuzzer asks for distances or comparison operands (the region header's
-//!   `MODE_FAST` is clear), or probes a slot;
-//! - in programs with their own `main`, whose one run per process cannot be repeated (they never
-//!   come here, and `__numfuzz_precise` keeps its initial 1);
-//! - in programs without split functions (taint builds), and under `NUMFUZZ_PRECISE=1`.
+//! So coverage always comes from the fast copies, and a precise run is what it was before
+//! split builds: every check on every operation.
+//!
+//! Without a fuzzer (replays by triage or by hand) every run is precise and runs once: a
+//! harness's own output appears once per input, and nothing depends on the flags.
+//! Programs with their own `main` never come here; their one run per process cannot be
+//! repeated, so `__numfuzz_precise` keeps its initial 1 and they run the precise copies, whose
+//! coverage guards are their own. Programs without split functions (taint builds) have
+//! nothing to choose.
+//!
+//! `NUMFUZZ_PRECISE=1` makes every fuzzed run re-run precisely (`numfuzz run --precise` does
+//! the same through the header); `NUMFUZZ_PRECISE=0` makes replays fast-first too, so what a
+//! fast run would have caught can be checked input by input.
 //!
 //! What a fast run cannot see: flags raised only in a thread other than the harness's (an
-//! OpenMP worker's), and a check whose operation the compiler folded at build time. Campaigns
-//! still run a share of their inputs precisely (see the engine's `run_mode`), and
-//! `numfuzz run --precise` makes every run precise.
+//! OpenMP worker's), an operation the compiler folded at build time or removed because its
+//! result was unused, and flags a program cleared with inline assembly. Campaigns still run a
+//! share of their inputs precisely (the engine's `run_mode`).
 
 use numfuzz_abi::env;
 use std::ffi::c_int;
@@ -42,20 +58,44 @@ unsafe extern "C" {
 
 /// Whether the current run may be fast (set at the start of every run from the region).
 static FAST_ASKED: AtomicBool = AtomicBool::new(false);
+/// A fuzzer drives this process: runs are fast first, for their coverage.
+static FUZZED: AtomicBool = AtomicBool::new(false);
+
+/// What `NUMFUZZ_PRECISE` asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Choice {
+    /// Unset: fuzzed runs fast first, replays precise.
+    Default,
+    /// `1`: every run precise (after the fast run that gives a fuzzed run its coverage).
+    Always,
+    /// `0`: replays fast first too.
+    FastReplays,
+}
+
+fn choice() -> Choice {
+    static CHOICE: OnceLock<Choice> = OnceLock::new();
+    *CHOICE.get_or_init(|| match std::env::var(env::PRECISE).as_deref().map(str::trim) {
+        Ok("1") => Choice::Always,
+        Ok("0") => Choice::FastReplays,
+        _ => Choice::Default,
+    })
+}
 
 fn set_precise(precise: bool) {
     // SAFETY: written between runs of the harness thread, which is the one that reads it.
     unsafe { __numfuzz_precise = u8::from(precise) };
 }
 
-/// The program has fast copies and the user did not ask for precise runs only.
-fn fast_possible() -> bool {
-    static POSSIBLE: OnceLock<bool> = OnceLock::new();
-    *POSSIBLE.get_or_init(|| {
-        // SAFETY: plain query of a weak symbol's address.
-        let split = unsafe { numfuzz_split_build() } != 0;
-        split && std::env::var(env::PRECISE).map_or(true, |v| v.trim() != "1")
-    })
+/// The program has fast copies.
+fn split_build() -> bool {
+    static SPLIT: OnceLock<bool> = OnceLock::new();
+    // SAFETY: plain query of a weak symbol's address.
+    *SPLIT.get_or_init(|| unsafe { numfuzz_split_build() } != 0)
+}
+
+/// A fuzzer drives the runs from now on (the in-process engine, a forkserver child).
+pub fn fuzzed() {
+    FUZZED.store(true, Ordering::Relaxed);
 }
 
 /// A fast run is under way (what it reports may be superseded by a re-run).
@@ -69,22 +109,50 @@ pub fn ask_fast(fast: bool) {
     FAST_ASKED.store(fast, Ordering::Relaxed);
 }
 
-/// Runs one input through `input`: fast, then precisely again if the FPU saw an exception;
-/// or precisely when a fast run is not possible or not asked for.
+/// How one input runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Plan {
+    /// Once, precisely.
+    Precise,
+    /// Fast; precisely again only when the FPU or a sentinel saw an exception.
+    FastWatched,
+    /// Fast (for its coverage), then precisely in any case.
+    FastThenPrecise,
+}
+
+fn plan(split: bool, fuzzed: bool, fast_asked: bool, choice: Choice) -> Plan {
+    match (split, fuzzed, choice) {
+        (false, _, _) => Plan::Precise,
+        (true, false, Choice::FastReplays) => Plan::FastWatched,
+        (true, false, _) => Plan::Precise,
+        (true, true, Choice::Always) => Plan::FastThenPrecise,
+        (true, true, _) if fast_asked => Plan::FastWatched,
+        (true, true, _) => Plan::FastThenPrecise,
+    }
+}
+
+/// Runs one input through `input` as its [`Plan`] says.
 pub fn run(input: impl Fn()) {
-    if !(FAST_ASKED.load(Ordering::Relaxed) && fast_possible()) {
+    let plan = plan(
+        split_build(),
+        FUZZED.load(Ordering::Relaxed),
+        FAST_ASKED.load(Ordering::Relaxed),
+        choice(),
+    );
+    if plan == Plan::Precise {
         input();
         return;
     }
     set_precise(false);
-    // SAFETY: plain C calls on the FP environment.
+    // SAFETY: plain C calls on the FP environment and the sentinel byte.
     unsafe { numfuzz_clear_watched_flags() };
     input();
     // SAFETY: as above.
     let raised = unsafe { numfuzz_watched_flags_raised() } != 0;
     set_precise(true);
-    crate::results::settle_fast_run(raised);
-    if !raised {
+    let rerun = raised || plan == Plan::FastThenPrecise;
+    crate::results::settle_fast_run(rerun);
+    if !rerun {
         return;
     }
     crate::edges::discarding(|| {
@@ -92,4 +160,34 @@ pub fn run(input: impl Fn()) {
         unsafe { numfuzz_clear_watched_flags() };
         input();
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replays_run_once_and_precisely_unless_asked() {
+        for fast_asked in [false, true] {
+            assert_eq!(plan(true, false, fast_asked, Choice::Default), Plan::Precise);
+            assert_eq!(plan(true, false, fast_asked, Choice::Always), Plan::Precise);
+            assert_eq!(plan(true, false, fast_asked, Choice::FastReplays), Plan::FastWatched);
+        }
+    }
+
+    #[test]
+    fn fuzzed_runs_are_fast_first_and_precise_when_distances_are_wanted() {
+        assert_eq!(plan(true, true, true, Choice::Default), Plan::FastWatched);
+        assert_eq!(plan(true, true, false, Choice::Default), Plan::FastThenPrecise);
+        assert_eq!(plan(true, true, true, Choice::Always), Plan::FastThenPrecise);
+    }
+
+    #[test]
+    fn programs_without_fast_copies_always_run_once() {
+        for (fuzzed, fast_asked) in [(false, false), (true, true), (true, false)] {
+            for choice in [Choice::Default, Choice::Always, Choice::FastReplays] {
+                assert_eq!(plan(false, fuzzed, fast_asked, choice), Plan::Precise);
+            }
+        }
+    }
 }

@@ -158,6 +158,11 @@ size_t numfuzz_fenv_size(void) { return sizeof(fenv_t); }
 extern const uint8_t __numfuzz_split_build __attribute__((weak));
 int numfuzz_split_build(void) { return &__numfuzz_split_build != NULL; }
 
+/* Set by the fast copies' sentinels (a conversion out of range, a libm result that is not a
+ * normal number) and by __numfuzz_fenv_barrier: the run must be re-run precisely although the
+ * flags may be down (precise.rs). */
+uint8_t __numfuzz_fast_recheck; /* numfuzz-abi symbols::FAST_RECHECK */
+
 /* A fast run starts with Invalid, DivByZero, Overflow and Underflow clear and afterwards asks
  * whether one of them went up (inexact and the denormal-operand flag are not exceptions
  * numfuzz reports, and stay as the program left them). The flags are sticky in MXCSR (SSE)
@@ -176,6 +181,7 @@ static unsigned numfuzz_x87_status(void) {
   __asm__ volatile("fnstsw %0" : "=am"(status));
   return status;
 }
+static int numfuzz_flags_up(void) { return ((numfuzz_mxcsr() | numfuzz_x87_status()) & NUMFUZZ_WATCHED_BITS) != 0; }
 void numfuzz_clear_watched_flags(void) {
   unsigned mxcsr = numfuzz_mxcsr();
   if (mxcsr & NUMFUZZ_WATCHED_BITS) {
@@ -184,13 +190,20 @@ void numfuzz_clear_watched_flags(void) {
   }
   if (numfuzz_x87_status() & NUMFUZZ_WATCHED_BITS)
     feclearexcept(FE_INVALID | FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW);
-}
-int numfuzz_watched_flags_raised(void) {
-  return ((numfuzz_mxcsr() | numfuzz_x87_status()) & NUMFUZZ_WATCHED_BITS) != 0;
+  __numfuzz_fast_recheck = 0;
 }
 #else
-void numfuzz_clear_watched_flags(void) { feclearexcept(FE_INVALID | FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW); }
-int numfuzz_watched_flags_raised(void) {
-  return fetestexcept(FE_INVALID | FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW) != 0;
+static int numfuzz_flags_up(void) { return fetestexcept(FE_INVALID | FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW) != 0; }
+void numfuzz_clear_watched_flags(void) {
+  feclearexcept(FE_INVALID | FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW);
+  __numfuzz_fast_recheck = 0;
 }
 #endif
+int numfuzz_watched_flags_raised(void) { return __numfuzz_fast_recheck || numfuzz_flags_up(); }
+
+/* Called by fast copies just before the program clears or replaces the flags itself: what it
+ * is about to erase is kept in the sentinel byte. Reads the flags only. */
+void __numfuzz_fenv_barrier(void) { /* numfuzz-abi symbols::FENV_BARRIER */
+  if (numfuzz_flags_up())
+    __numfuzz_fast_recheck = 1;
+}

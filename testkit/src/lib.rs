@@ -113,6 +113,33 @@ pub fn compile(exe_name: &str, sources: &[(&str, &str)], flags: &[&str], env: &[
     Built { dir, exe }
 }
 
+/// Compiles one C source `name` (text `source`) to an object in `dir` with `numfuzz-cc -c`,
+/// extra flags and environment (e.g. `NUMFUZZ_CC_NO_CHECKS=1` for an edges-only reference);
+/// returns the object's path. Panics with clang's output on failure.
+pub fn compile_object(dir: &Path, name: &str, source: &str, flags: &[&str], env: &[(&str, &str)]) -> PathBuf {
+    let src = dir.join(name);
+    std::fs::write(&src, source).expect("write source");
+    static OBJECTS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = OBJECTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let obj = dir.join(format!("{}-{n}.o", Path::new(name).with_extension("").display()));
+    let out = Command::new(Tools::get().cc())
+        .current_dir(dir)
+        .arg("-c")
+        .args(flags)
+        .arg(&src)
+        .arg("-o")
+        .arg(&obj)
+        .envs(env.iter().copied())
+        .output()
+        .expect("run numfuzz-cc");
+    assert!(
+        out.status.success(),
+        "numfuzz-cc -c {name} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    obj
+}
+
 /// [`compile`], plus the taint build of the same sources as `<exe_name>.taint` beside it (where
 /// `numfuzz triage` looks for it).
 pub fn compile_with_taint(exe_name: &str, sources: &[(&str, &str)], flags: &[&str]) -> Built {
@@ -189,7 +216,15 @@ pub fn run(exe: &Path, args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Out
 /// Runs `exe` on one input through stdin and returns its JSON reports: every (site, kind) it
 /// raised once, in order, `origin` when any of its exceptions was one (no abort).
 pub fn reports(exe: &Path, input: &[u8]) -> Vec<ExceptionReport> {
-    let out = run(exe, &[], input, &[("NUMFUZZ_ABORT", "0"), ("NUMFUZZ_REPORT", "json")]);
+    reports_with(exe, input, &[])
+}
+
+/// [`reports`] with extra environment (e.g. `NUMFUZZ_PRECISE=0`: a fast run first, re-run
+/// precisely only when the FPU's flags or a sentinel show an exception, as under a fuzzer).
+pub fn reports_with(exe: &Path, input: &[u8], env: &[(&str, &str)]) -> Vec<ExceptionReport> {
+    let mut vars = vec![("NUMFUZZ_ABORT", "0"), ("NUMFUZZ_REPORT", "json")];
+    vars.extend_from_slice(env);
+    let out = run(exe, &[], input, &vars);
     assert!(
         out.status.success(),
         "target failed: {}",

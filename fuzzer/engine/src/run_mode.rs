@@ -1,18 +1,20 @@
 //! Which executions are precise: the fuzzer's side of fast runs (see the runtime's
 //! `precise.rs`).
 //!
-//! A fast run costs about what the program costs and still finds every exception: the target
-//! re-runs the input precisely when the FPU's sticky flags show one. What a fast run does not
-//! give is distances (ErrBits and comparison distances), which only precise runs measure. So
-//! the mutants of a testcase are run precisely when distances are what it is worth:
+//! Every execution first runs the input on the target's fast copies, which give its coverage
+//! and cost about what the program costs; the target re-runs it precisely when the FPU's flags
+//! or a sentinel show an exception, so a fast run misses no finding. What it does not give is
+//! distances (ErrBits and comparison distances), which only precise runs measure. So the
+//! mutants of a testcase are also run precisely (the region header's `MODE_FAST` clear) when
+//! distances are what it is worth:
 //! - a testcase kept for a smaller distance (it holds progress toward an exception or a branch
 //!   outcome, and its neighbourhood is where the distance guides), always;
 //! - any other testcase with probability [`PRECISE_SHARE`], so that new distances are measured
 //!   wherever coverage leads.
 //!
-//! The input-to-state stage's tracing and candidate runs are precise (it sets the word's
-//! comparison bits, which clears the fast bit), and so are the local-search stage's probes (the
-//! target makes every probing run precise). `--precise` makes every run precise.
+//! The seeds, the input-to-state stage's tracing and candidate runs (it sets the word's
+//! comparison bits, which clears the fast bit) and the local-search stage's probes (the target
+//! makes every probing run precise) are precise too. `--precise` makes every run precise.
 
 use crate::meta::DistanceProgress;
 use libafl::corpus::HasCurrentCorpusId;

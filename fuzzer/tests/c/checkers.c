@@ -12,6 +12,8 @@ volatile double sink;
 volatile float sink_f;
 volatile long double sink_l;
 volatile int sink_i;
+volatile short sink_s;
+volatile unsigned sink_u;
 volatile v2d sink_v;
 
 /* Code that asks for IEEE semantics: clang emits constrained intrinsics here. */
@@ -83,6 +85,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     break;
   case 18:
     sink = strict_mul(a, b);
+    break;
+  case 19:
+    sink_s = (short)a; /* @fptosi_i16 */
+    break;
+  case 20:
+    sink_u = (unsigned)a; /* @fptoui_u32 */
     break;
   }
   return 0;

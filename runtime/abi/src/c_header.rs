@@ -60,6 +60,12 @@ pub mod symbols {
     /// `uint8_t`, defined (weak, 1) by every module that has split functions: the runtime makes
     /// fast runs only in programs that have fast copies.
     pub const SPLIT_BUILD: &str = "__numfuzz_split_build";
+    /// `uint8_t`: a fast copy sets it to 1 when a sentinel fired (a conversion to an integer
+    /// out of range, a libm result that is not a normal number): the run is re-run precisely.
+    pub const FAST_RECHECK: &str = "__numfuzz_fast_recheck";
+    /// `void (void)`: a fast copy calls it just before the program clears or replaces the FP
+    /// flags itself (`feclearexcept`, `fesetenv`, ...); the runtime keeps what they would erase.
+    pub const FENV_BARRIER: &str = "__numfuzz_fenv_barrier";
     /// A symbol that `numfuzz-cc` forces into every link so the runtime's constructor (AFL++
     /// forkserver) and marker are present even in programs with their own `main`.
     pub const ANCHOR: &str = "__numfuzz_anchor";
@@ -284,6 +290,8 @@ pub fn generate() -> String {
         ("ERRBITS_SLOTS", symbols::ERRBITS_SLOTS),
         ("PRECISE", symbols::PRECISE),
         ("SPLIT_BUILD", symbols::SPLIT_BUILD),
+        ("FAST_RECHECK", symbols::FAST_RECHECK),
+        ("FENV_BARRIER", symbols::FENV_BARRIER),
         ("CHECK_F32", symbols::CHECK_F32),
         ("CHECK_F64", symbols::CHECK_F64),
         ("CHECK_F32_PRESERVING", symbols::CHECK_F32_PRESERVING),

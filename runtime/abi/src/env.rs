@@ -40,9 +40,13 @@ pub const CC_RUNTIME_DIR: &str = "NUMFUZZ_RUNTIME_DIR";
 /// reported as out-of-memory. Unset: no limit.
 pub const MEM_LIMIT_MB: &str = "NUMFUZZ_MEM_LIMIT_MB";
 
-/// Set to 1: every run of this process is precise (every check on every operation), never a
-/// fast run watched by the FPU's flags. For targets that raise exceptions in threads of their
-/// own, whose flags a fast run does not see (`numfuzz run --precise` sets it).
+/// How a split build's runs go (the runtime's `precise.rs`). Unset: under a fuzzer an input
+/// runs on the fast copies first (its coverage) and again precisely when the FPU's flags or a
+/// sentinel show an exception or the fuzzer wants distances; a replay runs once, precisely.
+/// `1`: every fuzzed input is re-run precisely (for targets that raise exceptions in threads
+/// of their own, whose flags a fast run does not see; `numfuzz run --precise` asks the same
+/// through the region header). `0`: replays run as a fuzzer's runs do (to check, input by
+/// input, what fast runs catch).
 pub const PRECISE: &str = "NUMFUZZ_PRECISE";
 
 /// AFL++'s coverage map id (SysV shared memory).
