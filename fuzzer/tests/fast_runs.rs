@@ -45,9 +45,12 @@ fn line_of(marker: &str) -> u32 {
     1 + OPS_C.lines().position(|l| l.contains(&tag)).expect("marker") as u32
 }
 
+/// An exception reported: its kind and line.
+type Found = (ExceptionKind, u32);
+
 /// One replay of `input`: how many times the harness ran, and the (kind, line) of every
 /// exception reported, in order.
-fn replay(input: &[f64; 3], fast: bool) -> (usize, Vec<(ExceptionKind, u32)>) {
+fn replay(input: &[f64; 3], fast: bool) -> (usize, Vec<Found>) {
     let mut env = vec![("NUMFUZZ_ABORT", "0"), ("NUMFUZZ_REPORT", "json")];
     if fast {
         env.push(("NUMFUZZ_PRECISE", "0"));
@@ -77,7 +80,7 @@ fn replay(input: &[f64; 3], fast: bool) -> (usize, Vec<(ExceptionKind, u32)>) {
 fn the_program_sees_its_own_flags_and_a_fast_run_keeps_what_it_clears() {
     let (product, quotient) = (line_of("product"), line_of("quotient"));
     // (a, b, c) → what a * b and c / b raise
-    let cases: [([f64; 3], Vec<(ExceptionKind, u32)>); 5] = [
+    let cases: [([f64; 3], Vec<Found>); 5] = [
         ([1.5, 2.0, 3.0], vec![]),
         // The product overflows and the program clears the flag before the quotient: the fast
         // run's flags end clear, and only the barrier before feclearexcept keeps the overflow.
