@@ -269,27 +269,20 @@ public:
       PB.CreateRet(Call);
   }
 
-  // The fast copy's sentinels (runtime/src/precise.rs): operations whose exception the FPU's
-  // flags may not show set a function-local bit, and each return ORs it into the runtime's
-  // __numfuzz_fast_recheck, which makes the runtime re-run the input precisely. Branch-free,
-  // so the fast copy keeps its blocks (no coverage guard is added) and stays vectorisable (the
-  // local bit is an OR reduction once promoted to a register).
-  // - A conversion to an integer outside its range: x86-64 converts to a narrow or unsigned
-  //   integer through a wider signed one and raises nothing.
-  // - A libm call whose result is NaN, infinite, subnormal, or zero from a non-zero argument:
-  //   a libm that leaves a flag down that Annex F asks for must not hide the exception. (A
-  //   spurious flag only costs a re-run, whose explicit classification decides.)
+  // The fast copy's sentinel (runtime/src/precise.rs): a conversion to an integer outside its
+  // range, whose Invalid x86-64 does not always raise (it converts to a narrow or unsigned
+  // integer through a wider signed one), sets a function-local bit, and each return ORs it into
+  // the runtime's __numfuzz_fast_recheck, which makes the runtime re-run the input precisely.
+  // Branch-free, so the fast copy keeps its blocks (no coverage guard is added) and stays
+  // vectorisable (the local bit is an OR reduction once promoted to a register).
+  // libm calls get none: the fast path trusts the libm to raise what Annex F asks for, which
+  // fast_runs.rs checks against the precise classification (a test after each call of an
+  // unrollable libm loop kept clang from unrolling it); a spurious flag only costs a re-run.
   void sentinels(Function &F, ArrayRef<CheckPlan> Plans) {
     Type *I1 = Type::getInt1Ty(Ctx);
     AllocaInst *Acc = nullptr;
     for (const CheckPlan &P : Plans) {
-      if (!P.FloatTy || P.Inst->getFunction() != &F)
-        continue;
-      bool ToInt = P.Op == NUMFUZZ_OP_FPTOSI || P.Op == NUMFUZZ_OP_FPTOUI;
-      // libm operations have the codes from NUMFUZZ_OP_SQRT up (numfuzz-abi's Op::is_libm);
-      // sqrt itself is an instruction whose flags are exact.
-      bool Libm = P.Op > NUMFUZZ_OP_SQRT && P.Result && isa<CallInst>(P.Inst);
-      if (!ToInt && !Libm)
+      if (!P.FloatTy || P.Inst->getFunction() != &F || (P.Op != NUMFUZZ_OP_FPTOSI && P.Op != NUMFUZZ_OP_FPTOUI))
         continue;
       if (!Acc) {
         IRBuilder<> EB(&*F.getEntryBlock().getFirstInsertionPt());
@@ -300,7 +293,7 @@ public:
       B.setIsFPConstrained(F.hasFnAttribute(Attribute::StrictFP));
       if (B.getIsFPConstrained())
         B.setDefaultConstrainedExcept(fp::ebIgnore);
-      Value *Bad = ToInt ? outOfIntRange(B, P) : libmResultSuspect(B, P);
+      Value *Bad = outOfIntRange(B, P);
       if (isa<VectorType>(Bad->getType()))
         Bad = B.CreateOrReduce(Bad);
       B.CreateStore(B.CreateOr(B.CreateLoad(I1, Acc), Bad), Acc);
@@ -333,19 +326,6 @@ public:
     Value *LoC = ConstantFP::get(X->getType(), LoF), *HiC = ConstantFP::get(X->getType(), HiF);
     Value *AboveLo = LoExact ? B.CreateFCmpOGT(X, LoC) : B.CreateFCmpOGE(X, LoC);
     return B.CreateNot(B.CreateAnd(AboveLo, B.CreateFCmpOLT(X, HiC)), "numfuzz.sentinel");
-  }
-
-  // A libm result that is NaN, infinite, subnormal, or zero from a non-zero first argument.
-  Value *libmResultSuspect(IRBuilder<> &B, const CheckPlan &P) {
-    Value *R = P.Result, *X = P.Floats[0];
-    Type *T = R->getType();
-    const fltSemantics &Sem = P.FloatTy->getFltSemantics();
-    Value *Abs = B.CreateUnaryIntrinsic(Intrinsic::fabs, R);
-    Value *NotFinite = B.CreateFCmpUGT(Abs, ConstantFP::get(T, APFloat::getLargest(Sem)));
-    Value *Tiny = B.CreateFCmpOLT(Abs, ConstantFP::get(T, APFloat::getSmallestNormalized(Sem)));
-    Value *Zero = ConstantFP::get(T, 0.0);
-    Value *ZeroFromZero = B.CreateAnd(B.CreateFCmpOEQ(R, Zero), B.CreateFCmpOEQ(X, Zero));
-    return B.CreateOr(NotFinite, B.CreateAnd(Tiny, B.CreateNot(ZeroFromZero)), "numfuzz.sentinel");
   }
 
   // Before each call that lowers or replaces the FP flags, a call of the runtime's barrier,

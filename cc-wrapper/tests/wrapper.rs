@@ -186,7 +186,7 @@ fn assembly_output_calls_the_checker() {
 /// A split function (x86-64): the fast copy is the program's code with nothing added but the
 /// coverage guards of the edges-only build and the dispatch to the precise copy (one guard on
 /// its hot path, one on the cold call); the precise copy holds every check and comparison
-/// hook and no guard (its coverage would only go to a re-run's scratch map).
+/// hook, and guards of its own (a program with its own main runs only precise copies).
 #[test]
 #[cfg(target_arch = "x86_64")]
 fn a_split_function_keeps_checks_and_hooks_out_of_its_fast_copy() {

@@ -119,3 +119,209 @@ fn a_campaign_of_fast_runs_finds_the_exceptions_and_never_changes_the_flags() {
         );
     }
 }
+
+/// The libm functions the pass classifies, by shape: (name, 'u'nary, 'b'inary, float-'i'nt).
+const LIBM: [(&str, char); 31] = [
+    ("cbrt", 'u'),
+    ("exp", 'u'),
+    ("exp2", 'u'),
+    ("expm1", 'u'),
+    ("log", 'u'),
+    ("log2", 'u'),
+    ("log10", 'u'),
+    ("log1p", 'u'),
+    ("sin", 'u'),
+    ("cos", 'u'),
+    ("tan", 'u'),
+    ("asin", 'u'),
+    ("acos", 'u'),
+    ("atan", 'u'),
+    ("sinh", 'u'),
+    ("cosh", 'u'),
+    ("tanh", 'u'),
+    ("asinh", 'u'),
+    ("acosh", 'u'),
+    ("atanh", 'u'),
+    ("lgamma", 'u'),
+    ("tgamma", 'u'),
+    ("erf", 'u'),
+    ("erfc", 'u'),
+    ("pow", 'b'),
+    ("atan2", 'b'),
+    ("hypot", 'b'),
+    ("fmod", 'b'),
+    ("remainder", 'b'),
+    ("ldexp", 'i'),
+    ("scalbn", 'i'),
+];
+
+/// A harness calling every libm function of [`LIBM`] in float, double and long double, chosen
+/// by the input's first byte.
+fn libm_harness() -> String {
+    let mut c = String::from(
+        "#include <math.h>\n#include <numfuzz.h>\nNUMFUZZ_SIGNATURE(\"u8,f64,f64,i32,f32,f32,f80,f80\");\n\
+         volatile double sd;\nvolatile float sf;\nvolatile long double sl;\n\
+         int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {\n\
+         double a = nf_f64(data, size, 1), b = nf_f64(data, size, 2);\nint n = nf_i32(data, size, 3);\n\
+         float fa = nf_f32(data, size, 4), fb = nf_f32(data, size, 5);\n\
+         long double la = nf_f80(data, size, 6), lb = nf_f80(data, size, 7);\nswitch (nf_u8(data, size, 0)) {\n",
+    );
+    let mut case = 0;
+    for (name, shape) in LIBM {
+        for (suffix, x, y, sink) in [("", "a", "b", "sd"), ("f", "fa", "fb", "sf"), ("l", "la", "lb", "sl")] {
+            let args = match shape {
+                'u' => x.to_string(),
+                'b' => format!("{x}, {y}"),
+                _ => format!("{x}, n"),
+            };
+            c += &format!("case {case}: {sink} = {name}{suffix}({args}); break;\n");
+            case += 1;
+        }
+    }
+    c + "}\nreturn 0;\n}\n"
+}
+
+/// SplitMix64, seeded: a failure reproduces.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Specials, values of every binary exponent (the range boundaries of exp, pow, ldexp,
+    /// tgamma...), and moderate values (the domains of acos, atanh, log1p...).
+    fn argument(&mut self) -> f64 {
+        const SPECIAL: [f64; 14] = [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            0.5,
+            2.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            5e-324,
+            f64::MIN_POSITIVE,
+            f64::MAX,
+            -5e-324,
+            1e-310,
+        ];
+        let sign = if self.next() & 1 == 0 { 1.0 } else { -1.0 };
+        match self.next() % 20 {
+            0..=2 => SPECIAL[(self.next() % SPECIAL.len() as u64) as usize],
+            3..=9 => sign * self.unit() * 2f64.powi((self.next() % 2098) as i32 - 1074),
+            10..=15 => (self.unit() - 0.5) * 1600.0,
+            _ => sign * self.unit() * 2f64.powi((self.next() % 300) as i32 - 150),
+        }
+    }
+}
+
+/// x86 extended precision of a double, little-endian (exact: every double is an f80).
+fn f80_bytes(x: f64) -> [u8; 10] {
+    let sign = if x.is_sign_negative() { 0x8000u16 } else { 0 };
+    let (mantissa, exponent) = if x.is_nan() {
+        (0xc000_0000_0000_0000u64, 0x7fffu16)
+    } else if x.is_infinite() {
+        (1 << 63, 0x7fff)
+    } else if x == 0.0 {
+        (0, 0)
+    } else {
+        let bits = x.abs().to_bits();
+        let (frac, exp) = (bits & ((1 << 52) - 1), (bits >> 52) as i32);
+        // Normalise a subnormal double: f80's exponent range holds it as a normal number.
+        let (m, e) = if exp == 0 {
+            let shift = frac.leading_zeros() - 11;
+            (frac << shift, 1 - shift as i32)
+        } else {
+            (frac | 1 << 52, exp)
+        };
+        (m << 11, (e - 1023 + 16383) as u16)
+    };
+    let mut out = [0u8; 10];
+    out[..8].copy_from_slice(&mantissa.to_le_bytes());
+    out[8..].copy_from_slice(&(exponent | sign).to_le_bytes());
+    out
+}
+
+/// Fast runs trust the libm to raise the flag of every exception the precise classification
+/// (C11 Annex F) reports; on this machine's libm, for every function numfuzz classifies, in
+/// three types, on special, boundary and random arguments, a fast replay (re-run precisely
+/// only when the FPU saw something) reports exactly what a precise replay reports.
+#[test]
+fn the_libm_raises_every_flag_a_fast_run_relies_on() {
+    let built = testkit::compile("libm_flags", &[("libm.c", &libm_harness())], &["-O2", "-lm"], &[]);
+    let inputs = testkit::TempDir::new().unwrap();
+    let mut rng = Rng(0x5eed_f1a9);
+    let mut files = Vec::new();
+    for case in 0..LIBM.len() * 3 {
+        for k in 0..80 {
+            let (a, b) = (rng.argument(), rng.argument());
+            let n = match rng.next() % 3 {
+                0 => (rng.next() % 4201) as i32 - 2100,
+                1 => (rng.next() % 401) as i32 - 200,
+                _ => (rng.next() % 2) as i32,
+            };
+            let mut data = vec![case as u8];
+            data.extend(a.to_le_bytes());
+            data.extend(b.to_le_bytes());
+            data.extend(n.to_le_bytes());
+            data.extend((a as f32).to_le_bytes());
+            data.extend((b as f32).to_le_bytes());
+            data.extend(f80_bytes(a));
+            data.extend(f80_bytes(b));
+            let path = inputs.path().join(format!("{case:03}-{k:02}"));
+            std::fs::write(&path, data).unwrap();
+            files.push(path.display().to_string());
+        }
+    }
+    let args: Vec<&str> = files.iter().map(String::as_str).collect();
+    let reported = |fast: bool| {
+        let mut env = vec![("NUMFUZZ_ABORT", "0"), ("NUMFUZZ_REPORT", "json")];
+        if fast {
+            env.push(("NUMFUZZ_PRECISE", "0"));
+        }
+        let out = testkit::run(&built.exe, &args, &[], &env);
+        assert!(out.status.success(), "{}", testkit::both(&out));
+        let mut seen: Vec<(String, ExceptionKind, u32)> = testkit::events(&String::from_utf8_lossy(&out.stderr))
+            .into_iter()
+            .filter_map(|e| match e {
+                ReportEvent::Exception(r) => Some((r.input.clone().unwrap_or_default(), r.kind, r.site.line)),
+                _ => None,
+            })
+            .collect();
+        seen.sort_by(|x, y| (&x.0, x.1 as u8, x.2).cmp(&(&y.0, y.1 as u8, y.2)));
+        seen
+    };
+    let precise = reported(false);
+    let fast = reported(true);
+    // Every kind occurs, so the comparison means something.
+    for kind in [Overflow, Underflow, DivByZero, ExceptionKind::Invalid] {
+        assert!(
+            precise.iter().any(|(_, k, _)| *k == kind),
+            "no {kind:?} among {} reports",
+            precise.len()
+        );
+    }
+    let missed: Vec<_> = precise.iter().filter(|p| !fast.contains(p)).collect();
+    assert!(
+        missed.is_empty(),
+        "fast runs missed {} of {}: {missed:#?}",
+        missed.len(),
+        precise.len()
+    );
+    assert_eq!(
+        fast.len(),
+        precise.len(),
+        "fast runs reported what precise runs did not"
+    );
+}

@@ -14,11 +14,13 @@
 //!   property; the precise run finds the sites and operands), or a sentinel fired:
 //!   - a conversion to an integer outside its range (x86-64 converts to a narrower integer
 //!     through a wider one and raises nothing),
-//!   - a libm call whose result is not a normal number (in case a libm leaves a flag down
-//!     that Annex F asks for),
 //!   - the program itself cleared or replaced the flags (`feclearexcept`, `fesetenv`,
 //!     `feholdexcept`, `feupdateenv`, `fesetexceptflag`) while one of the four was up: the
 //!     pass calls `__numfuzz_fenv_barrier` before those, which keeps what they would erase;
+//!
+//!   libm calls are trusted to raise what Annex F asks for (the integration test
+//!   `fast_runs.rs` checks glibc's against the precise classification); a flag a libm raises
+//!   that Annex F does not ask for only costs a re-run, whose classification decides;
 //! - or the fuzzer wants this run's distances or comparison operands (the region header's
 //!   `MODE_FAST` is clear), or probes a slot.
 //!

@@ -158,9 +158,9 @@ size_t numfuzz_fenv_size(void) { return sizeof(fenv_t); }
 extern const uint8_t __numfuzz_split_build __attribute__((weak));
 int numfuzz_split_build(void) { return &__numfuzz_split_build != NULL; }
 
-/* Set by the fast copies' sentinels (a conversion out of range, a libm result that is not a
- * normal number) and by __numfuzz_fenv_barrier: the run must be re-run precisely although the
- * flags may be down (precise.rs). */
+/* Set by the fast copies' sentinels (a conversion to an integer out of range) and by
+ * __numfuzz_fenv_barrier: the run must be re-run precisely although the flags may be down
+ * (precise.rs). */
 uint8_t __numfuzz_fast_recheck; /* numfuzz-abi symbols::FAST_RECHECK */
 
 /* A fast run starts with Invalid, DivByZero, Overflow and Underflow clear and afterwards asks

@@ -61,7 +61,7 @@ pub mod symbols {
     /// fast runs only in programs that have fast copies.
     pub const SPLIT_BUILD: &str = "__numfuzz_split_build";
     /// `uint8_t`: a fast copy sets it to 1 when a sentinel fired (a conversion to an integer
-    /// out of range, a libm result that is not a normal number): the run is re-run precisely.
+    /// out of range): the run is re-run precisely.
     pub const FAST_RECHECK: &str = "__numfuzz_fast_recheck";
     /// `void (void)`: a fast copy calls it just before the program clears or replaces the FP
     /// flags itself (`feclearexcept`, `fesetenv`, ...); the runtime keeps what they would erase.
