@@ -379,41 +379,21 @@ private:
   bool plan(Instruction &I, CheckPlan &P) {
     P.Inst = &I;
     if (auto *BO = dyn_cast<BinaryOperator>(&I)) {
+      unsigned Op = 0;
       switch (BO->getOpcode()) {
-      case Instruction::FAdd: P.Op = NUMFUZZ_OP_FADD; break;
-      case Instruction::FSub: P.Op = NUMFUZZ_OP_FSUB; break;
-      case Instruction::FMul: P.Op = NUMFUZZ_OP_FMUL; break;
-      case Instruction::FDiv: P.Op = NUMFUZZ_OP_FDIV; break;
-      case Instruction::FRem: P.Op = NUMFUZZ_OP_FREM; break;
+      case Instruction::FAdd: Op = NUMFUZZ_OP_FADD; break;
+      case Instruction::FSub: Op = NUMFUZZ_OP_FSUB; break;
+      case Instruction::FMul: Op = NUMFUZZ_OP_FMUL; break;
+      case Instruction::FDiv: Op = NUMFUZZ_OP_FDIV; break;
+      case Instruction::FRem: Op = NUMFUZZ_OP_FREM; break;
       default: return false;
       }
-      P.FloatTy = checkedScalar(BO->getType());
-      P.Floats = {BO->getOperand(0), BO->getOperand(1)};
-      P.Result = BO;
-      return P.FloatTy != nullptr;
+      return planArith(Op, BO->getOperand(0), BO->getOperand(1), BO, P);
     }
-    if (isa<FPToSIInst>(I) || isa<FPToUIInst>(I)) {
-      P.Op = isa<FPToSIInst>(I) ? NUMFUZZ_OP_FPTOSI : NUMFUZZ_OP_FPTOUI;
-      P.FloatTy = checkedScalar(I.getOperand(0)->getType());
-      unsigned Bits = I.getType()->getScalarSizeInBits();
-      if (!P.FloatTy || Bits == 0 || Bits > 255)
-        return false;
-      P.Aux = Bits;
-      P.Floats = {I.getOperand(0)};
-      return true;
-    }
-    if (isa<FPTruncInst>(I)) {
-      P.Op = NUMFUZZ_OP_FPTRUNC;
-      P.FloatTy = checkedScalar(I.getOperand(0)->getType());
-      Type *Dst = checkedScalar(I.getType());
-      if (!P.FloatTy || !Dst)
-        return false;
-      P.Aux = typeCode(Dst);
-      P.Floats = {I.getOperand(0)};
-      P.Result = &I;
-      P.ResultInSourceType = true;
-      return true;
-    }
+    if (isa<FPToSIInst>(I) || isa<FPToUIInst>(I))
+      return planToInt(isa<FPToSIInst>(I), I.getOperand(0), I.getType(), P);
+    if (isa<FPTruncInst>(I))
+      return planNarrow(I.getOperand(0), &I, P);
     auto *CI = dyn_cast<CallInst>(&I);
     if (!CI)
       return false;
@@ -455,8 +435,9 @@ private:
     bool Constrained = Rest.consume_front("experimental.constrained.");
     StringRef Base = Rest.split('.').first;
     unsigned Shape = NUMFUZZ_SHAPE_UNARY;
+    // (A constrained instruction of an unchecked type falls through to no plan below.)
     if (Constrained && planConstrainedInstruction(CI, Base, P))
-      return P.FloatTy != nullptr;
+      return true;
     if (Base == "fma" || Base == "fmuladd") {
       P.Op = Base == "fma" ? NUMFUZZ_OP_FMA : NUMFUZZ_OP_FMULADD;
       Shape = NUMFUZZ_SHAPE_TERNARY;
@@ -507,7 +488,8 @@ private:
     return true;
   }
 
-  // The constrained forms of the instructions plan() handles (fadd ... fptrunc).
+  // The constrained forms of the instructions plan() handles (fadd ... fptrunc): the same
+  // plans, from the intrinsic's value arguments.
   bool planConstrainedInstruction(CallInst *CI, StringRef Base, CheckPlan &P) {
     static const struct {
       const char *Name;
@@ -518,37 +500,44 @@ private:
                  {"fdiv", NUMFUZZ_OP_FDIV},
                  {"frem", NUMFUZZ_OP_FREM}};
     for (const auto &A : Arith)
-      if (Base == A.Name) {
-        P.Op = A.Op;
-        P.FloatTy = checkedScalar(CI->getType());
-        P.Floats = {CI->getArgOperand(0), CI->getArgOperand(1)};
-        P.Result = CI;
-        return true;
-      }
-    if (Base == "fptosi" || Base == "fptoui") {
-      P.Op = Base == "fptosi" ? NUMFUZZ_OP_FPTOSI : NUMFUZZ_OP_FPTOUI;
-      P.FloatTy = checkedScalar(CI->getArgOperand(0)->getType());
-      unsigned Bits = CI->getType()->getScalarSizeInBits();
-      if (Bits == 0 || Bits > 255)
-        P.FloatTy = nullptr;
-      P.Aux = Bits;
-      P.Floats = {CI->getArgOperand(0)};
-      return true;
-    }
-    if (Base == "fptrunc") {
-      P.Op = NUMFUZZ_OP_FPTRUNC;
-      P.FloatTy = checkedScalar(CI->getArgOperand(0)->getType());
-      Type *Dst = checkedScalar(CI->getType());
-      if (!Dst)
-        P.FloatTy = nullptr;
-      else
-        P.Aux = typeCode(Dst);
-      P.Floats = {CI->getArgOperand(0)};
-      P.Result = CI;
-      P.ResultInSourceType = true;
-      return true;
-    }
+      if (Base == A.Name)
+        return planArith(A.Op, CI->getArgOperand(0), CI->getArgOperand(1), CI, P);
+    if (Base == "fptosi" || Base == "fptoui")
+      return planToInt(Base == "fptosi", CI->getArgOperand(0), CI->getType(), P);
+    if (Base == "fptrunc")
+      return planNarrow(CI->getArgOperand(0), CI, P);
     return false;
+  }
+
+  // `A op B` (fadd ... frem) giving Result.
+  bool planArith(unsigned Op, Value *A, Value *B, Value *Result, CheckPlan &P) {
+    P.Op = Op;
+    P.FloatTy = checkedScalar(Result->getType());
+    P.Floats = {A, B};
+    P.Result = Result;
+    return P.FloatTy != nullptr;
+  }
+
+  // A conversion of Src to the integer (or integer vector) type IntTy.
+  bool planToInt(bool Signed, Value *Src, Type *IntTy, CheckPlan &P) {
+    P.Op = Signed ? NUMFUZZ_OP_FPTOSI : NUMFUZZ_OP_FPTOUI;
+    P.FloatTy = checkedScalar(Src->getType());
+    unsigned Bits = IntTy->getScalarSizeInBits();
+    P.Aux = Bits;
+    P.Floats = {Src};
+    return P.FloatTy && Bits > 0 && Bits <= 255;
+  }
+
+  // Src narrowed to Result's float type.
+  bool planNarrow(Value *Src, Value *Result, CheckPlan &P) {
+    P.Op = NUMFUZZ_OP_FPTRUNC;
+    P.FloatTy = checkedScalar(Src->getType());
+    Type *Dst = checkedScalar(Result->getType());
+    P.Aux = Dst ? typeCode(Dst) : 0;
+    P.Floats = {Src};
+    P.Result = Result;
+    P.ResultInSourceType = true;
+    return P.FloatTy && Dst;
   }
 
   Constant *str(StringRef S) {

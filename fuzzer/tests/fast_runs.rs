@@ -12,7 +12,7 @@
 use numfuzz_abi::report::{ExceptionReport, ReportEvent};
 use numfuzz_abi::ExceptionKind::{self, DivByZero, Overflow, Underflow};
 use std::sync::OnceLock;
-use testkit::campaign;
+use testkit::{campaign, Rng};
 
 const OPS_C: &str = include_str!("c/fast_fenv_ops.c");
 const HARNESS_C: &str = include_str!("c/fast_fenv_harness.c");
@@ -181,48 +181,31 @@ fn libm_harness() -> String {
     c + "}\nreturn 0;\n}\n"
 }
 
-/// SplitMix64, seeded: a failure reproduces.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    /// Specials, values of every binary exponent (the range boundaries of exp, pow, ldexp,
-    /// tgamma...), and moderate values (the domains of acos, atanh, log1p...).
-    fn argument(&mut self) -> f64 {
-        const SPECIAL: [f64; 14] = [
-            0.0,
-            -0.0,
-            1.0,
-            -1.0,
-            0.5,
-            2.0,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-            f64::NAN,
-            5e-324,
-            f64::MIN_POSITIVE,
-            f64::MAX,
-            -5e-324,
-            1e-310,
-        ];
-        let sign = if self.next() & 1 == 0 { 1.0 } else { -1.0 };
-        match self.next() % 20 {
-            0..=2 => SPECIAL[(self.next() % SPECIAL.len() as u64) as usize],
-            3..=9 => sign * self.unit() * 2f64.powi((self.next() % 2098) as i32 - 1074),
-            10..=15 => (self.unit() - 0.5) * 1600.0,
-            _ => sign * self.unit() * 2f64.powi((self.next() % 300) as i32 - 150),
-        }
+/// Specials, values of every binary exponent (the range boundaries of exp, pow, ldexp,
+/// tgamma...), and moderate values (the domains of acos, atanh, log1p...).
+fn argument(rng: &mut Rng) -> f64 {
+    const SPECIAL: [f64; 14] = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        2.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        5e-324,
+        f64::MIN_POSITIVE,
+        f64::MAX,
+        -5e-324,
+        1e-310,
+    ];
+    let sign = if rng.chance(50) { 1.0 } else { -1.0 };
+    match rng.below(20) {
+        0..=2 => rng.pick(&SPECIAL),
+        3..=9 => sign * rng.unit() * 2f64.powi(rng.range(-1074, 1023) as i32),
+        10..=15 => (rng.unit() - 0.5) * 1600.0,
+        _ => sign * rng.unit() * 2f64.powi(rng.range(-150, 149) as i32),
     }
 }
 
@@ -265,12 +248,12 @@ fn the_libm_raises_every_flag_a_fast_run_relies_on() {
     let mut files = Vec::new();
     for case in 0..LIBM.len() * 3 {
         for k in 0..80 {
-            let (a, b) = (rng.argument(), rng.argument());
-            let n = match rng.next() % 3 {
-                0 => (rng.next() % 4201) as i32 - 2100,
-                1 => (rng.next() % 401) as i32 - 200,
-                _ => (rng.next() % 2) as i32,
-            };
+            let (a, b) = (argument(&mut rng), argument(&mut rng));
+            let n = match rng.below(3) {
+                0 => rng.range(-2100, 2100),
+                1 => rng.range(-200, 200),
+                _ => rng.range(0, 1),
+            } as i32;
             let mut data = vec![case as u8];
             data.extend(a.to_le_bytes());
             data.extend(b.to_le_bytes());

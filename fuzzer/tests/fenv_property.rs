@@ -27,34 +27,14 @@ const BATCH: usize = 5_000;
 const OPS: [&str; 4] = ["add", "sub", "mul", "div"];
 const TYPES: [FloatType; 3] = [FloatType::F32, FloatType::F64, FloatType::F80];
 
-/// SplitMix64: a small seeded generator, so a failure reproduces.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + self.below((hi - lo + 1) as u64) as i64
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-}
+use testkit::Rng;
 
 /// A finite value `(-1)^neg * 1.m * 2^exp` with a random significand, or the subnormal /
 /// infinite value its exponent falls to (exponent in unbiased terms).
 fn with_exponent(rng: &mut Rng, ty: FloatType, exp: i64) -> Float {
     let f = Format::of(ty);
     let frac_bits = f.precision - 1;
-    let frac = (rng.next() as u128) & ((1u128 << frac_bits) - 1);
+    let frac = (rng.next_u64() as u128) & ((1u128 << frac_bits) - 1);
     // Sparse significands (few low bits set) make exact results likely.
     let frac = if rng.chance(30) {
         frac & !((1u128 << rng.below(frac_bits as u64)) - 1)
@@ -127,7 +107,7 @@ fn pair(rng: &mut Rng, ty: FloatType) -> (Float, Float) {
     match rng.below(11) {
         // Raw bit patterns (for f80 also unnormals and pseudo-NaNs).
         0 | 1 => {
-            let raw = |rng: &mut Rng| Float::from_bits(ty, (rng.next() as u128) << 64 | rng.next() as u128);
+            let raw = |rng: &mut Rng| Float::from_bits(ty, (rng.next_u64() as u128) << 64 | rng.next_u64() as u128);
             (raw(rng), raw(rng))
         }
         // Specials with specials or with anything.

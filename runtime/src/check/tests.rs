@@ -9,6 +9,7 @@ use numfuzz_abi::kind::ExceptionKind::{self, DivByZero, Invalid, Overflow, Under
 use numfuzz_abi::op::{FloatType, Op};
 use numfuzz_abi::value::Float;
 use std::ffi::c_int;
+use testkit::Rng;
 
 unsafe extern "C" {
     fn lgamma(x: f64) -> f64;
@@ -511,38 +512,25 @@ fn errbits_measure_the_distance_to_each_boundary() {
     assert_eq!(eb(div(1.0, 0.0), DivByZero), 0);
 }
 
-/// SplitMix64, for reproducible random operands.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// An f64 biased toward specials and the ends of the exponent range.
-    fn operand(&mut self) -> f64 {
-        const SPECIALS: [f64; 9] = [
-            0.0,
-            -0.0,
-            1.0,
-            f64::MIN_POSITIVE,
-            f64::MAX,
-            f64::INFINITY,
-            5e-324,
-            -1e-310,
-            f64::NAN,
-        ];
-        let sign_and_fraction = self.next() & 0x800f_ffff_ffff_ffff;
-        match self.next() % 4 {
-            0 => SPECIALS[(self.next() % SPECIALS.len() as u64) as usize],
-            1 => f64::from_bits(sign_and_fraction | ((self.next() % 40) << 52)),
-            2 => f64::from_bits(sign_and_fraction | ((0x7fe - self.next() % 40) << 52)),
-            _ => f64::from_bits(self.next()),
-        }
+/// An f64 biased toward specials and the ends of the exponent range.
+fn operand(rng: &mut Rng) -> f64 {
+    const SPECIALS: [f64; 9] = [
+        0.0,
+        -0.0,
+        1.0,
+        f64::MIN_POSITIVE,
+        f64::MAX,
+        f64::INFINITY,
+        5e-324,
+        -1e-310,
+        f64::NAN,
+    ];
+    let sign_and_fraction = rng.next_u64() & 0x800f_ffff_ffff_ffff;
+    match rng.next_u64() % 4 {
+        0 => SPECIALS[(rng.next_u64() % SPECIALS.len() as u64) as usize],
+        1 => f64::from_bits(sign_and_fraction | ((rng.next_u64() % 40) << 52)),
+        2 => f64::from_bits(sign_and_fraction | ((0x7fe - rng.next_u64() % 40) << 52)),
+        _ => f64::from_bits(rng.next_u64()),
     }
 }
 
@@ -566,7 +554,7 @@ fn fast_path_agrees_with_the_full_classification() {
     let mut rng = Rng(0x5eed);
     let mut fast_hits = 0;
     for k in 0..200_000usize {
-        let (a, b) = (rng.operand(), rng.operand());
+        let (a, b) = (operand(&mut rng), operand(&mut rng));
         let op = [Op::FAdd, Op::FSub, Op::FMul, Op::FDiv][k % 4];
         let f32s = |x: f32| Float::from_f32(x);
         let (a32, b32) = (a as f32, b as f32);
@@ -599,15 +587,15 @@ fn the_f80_fast_path_agrees_with_the_full_classification() {
     let mut fast_hits = 0;
     // Valid x86_fp80 encodings: exponents spread over the whole range and near both ends.
     let f80 = |rng: &mut Rng| {
-        let exp = match rng.next() % 4 {
-            0 => rng.next() % 0x8000,
-            1 => rng.next() % 40,
-            2 => 0x7ffe - rng.next() % 40,
-            _ => 0x3fff - 20 + rng.next() % 40,
+        let exp = match rng.next_u64() % 4 {
+            0 => rng.next_u64() % 0x8000,
+            1 => rng.next_u64() % 40,
+            2 => 0x7ffe - rng.next_u64() % 40,
+            _ => 0x3fff - 20 + rng.next_u64() % 40,
         } as u128;
         let integer_bit = u128::from(exp != 0) << 63;
-        let fraction = u128::from(rng.next() >> 1);
-        let sign = u128::from(rng.next() & 1) << 79;
+        let fraction = u128::from(rng.next_u64() >> 1);
+        let sign = u128::from(rng.next_u64() & 1) << 79;
         Float {
             ty: FloatType::F80,
             bits: sign | exp << 64 | integer_bit | fraction,
@@ -648,8 +636,8 @@ fn f80_exact_tiny_results_take_the_fast_path_and_agree() {
     let zero = f80(0, 0, 0);
     let infinity = f80(0, 0x7fff, 1 << 63);
     for _ in 0..20_000 {
-        let x = f80(rng.next(), 1 + rng.next() % 0x7ffd, rng.next() | 1 << 63);
-        let (m1, m2) = (rng.next() >> 2, rng.next() >> 2);
+        let x = f80(rng.next_u64(), 1 + rng.next_u64() % 0x7ffd, rng.next_u64() | 1 << 63);
+        let (m1, m2) = (rng.next_u64() >> 2, rng.next_u64() >> 2);
         let (s1, s2) = (f80(0, 0, m1), f80(0, 0, m2));
         let cases = [
             (Op::FSub, x, x, zero),
