@@ -293,7 +293,7 @@ generate() {
     [ "$gen/manifest.json" -nt "$include/gsl/gsl_sf.h" ]; then
     return
   fi
-  python3 "$here/gen_harnesses.py" --include "$include" --out "$gen" || die "the harness generator failed"
+  python3 "$here/gen_harnesses.py" --include "$include" --source "$src" --out "$gen" || die "the harness generator failed"
 }
 
 # One build at a time per build directory (tests, the benchmark and the demo share it).

@@ -12,6 +12,12 @@ possibly `const`) followed by one or more `gsl_sf_result *` / `gsl_sf_result_e10
 some of which are plain `double *`, or a lone `double *` in/out value (group "double_pointer").
 Every other `_e` function is listed as skipped, with the parameters that stop it.
 
+With --source (GSL's source tree), it also writes harnesses for the few internal functions
+of INTERNAL, declared only in specfunc's private headers, which bug reports called directly
+(group "internal"; the harness declares the prototype itself, so the build needs no private
+include path). They are not part of the NumFuzz paper's benchmark, whose harnesses call only
+public functions; the benchmark report counts them apart.
+
 Writes OUT/src/<function>.c, OUT/manifest.json (harnesses with their signatures, skipped
 functions with reasons, counts) and OUT/skipped.md. Python (standard library only) rather
 than a Rust binary: the work is one JSON walk and text templating, it runs from build.sh
@@ -53,7 +59,15 @@ OUTPUT_TYPES = ("gsl_sf_result *", "gsl_sf_result_e10 *")
 
 # Plain `double *` outputs that qualify the value rather than being one (a sign, the exponent of
 # an exponentially scaled value): declared as named results (reported, never judged).
-QUALIFIER_OUTPUTS = ("sgn", "exp_F", "exp_G")
+QUALIFIER_OUTPUTS = ("sgn", "exp_F", "exp_G", "ln_multiplier")
+
+# Internal functions with a known bug that no public function reaches (targets/gsl/known-bugs.tsv,
+# ampl/gsl#79), and the private header that declares each.
+INTERNAL = {
+    "gsl_sf_conicalP_xlt1_large_neg_mu_e": "specfunc/legendre.h",
+    "gsl_sf_bessel_Knu_scaled_asympx_e": "specfunc/bessel.h",
+    "gsl_sf_bessel_Knu_scaled_asymp_unif_e": "specfunc/bessel.h",
+}
 
 # Functions whose implementation needs GSL's linear algebra (the Mathieu functions use the
 # eigenvalue solvers); build.sh's specfunc-only build cannot link them.
@@ -67,14 +81,18 @@ def strip_const(t):
     return t
 
 
-def parse_declarations(include, clang):
+def parse_declarations(include, clang, headers=("gsl/gsl_sf.h",), extra_include=None):
     """All FunctionDecls named gsl_sf_* from the headers, as (name, return type, params)."""
     with tempfile.TemporaryDirectory() as tmp:
         src = os.path.join(tmp, "sf.c")
         with open(src, "w") as f:
             f.write("#include <gsl/gsl_sf.h>\n")
+            for h in headers:
+                f.write(f'#include "{h}"\n')
         cmd = [clang, "-fsyntax-only", "-I", include, "-Xclang", "-ast-dump=json",
                "-Xclang", "-ast-dump-filter=gsl_sf_", src]
+        if extra_include:
+            cmd[2:2] = ["-I", extra_include]
         try:
             out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
         except FileNotFoundError:
@@ -200,6 +218,33 @@ def classify(decls):
     return harnesses, skipped
 
 
+def internal_harnesses(source, include, clang):
+    """The harnesses of INTERNAL's functions, from their private headers in GSL's source tree."""
+    headers = sorted(set(INTERNAL.values()))
+    found = {name: (ret, params) for name, ret, params in parse_declarations(include, clang, headers, source)
+             if name in INTERNAL}
+    missing = sorted(set(INTERNAL) - set(found))
+    if missing:
+        sys.exit(f"gen_harnesses.py: {', '.join(missing)} not declared in {', '.join(headers)} under {source}")
+    out = []
+    for name in sorted(INTERNAL):
+        ret, params = found[name]
+        shape = scalar_shape(params) or double_pointer_shape(params)
+        if ret != "int" or shape is None:
+            sys.exit(f"gen_harnesses.py: internal {name} has an unexpected prototype")
+        inputs, outputs = shape
+        out.append({
+            "function": name,
+            "group": "internal",
+            "signature": ",".join(p["field"] for p in inputs),
+            "inputs": inputs,
+            "outputs": outputs,
+            "needs_linalg": False,
+            "prototype": f"{ret} {name}({', '.join(f'{t} {n}' for n, t in params)})",
+        })
+    return out
+
+
 def c_ident(name):
     return re.sub(r"\W", "_", name)
 
@@ -239,6 +284,11 @@ def harness_source(h, header):
         "#include <gsl/gsl_errno.h>",
         "#include <gsl/gsl_sf.h>",
         "",
+    ]
+    if h["group"] == "internal":
+        lines += [f"/* Internal to GSL ({header}): declared here as that header declares it. */",
+                  h["prototype"] + ";", ""]
+    lines += [
         f'NUMFUZZ_SIGNATURE("{h["signature"]}");',
         f'NUMFUZZ_FUNCTION("{h["function"]}");',
         "",
@@ -308,6 +358,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--include", required=True, help="directory holding gsl/gsl_sf.h")
     ap.add_argument("--out", required=True, help="output directory (src/, manifest.json, skipped.md)")
+    ap.add_argument("--source", help="GSL's source tree: also the harnesses of INTERNAL functions")
     ap.add_argument("--clang", default="clang-19")
     a = ap.parse_args()
     if not os.path.exists(os.path.join(a.include, "gsl", "gsl_sf.h")):
@@ -315,11 +366,13 @@ def main():
 
     harnesses, skipped = classify(parse_declarations(a.include, a.clang))
     headers = header_of(a.include)
+    if a.source:
+        harnesses += internal_harnesses(a.source, a.include, a.clang)
     src = os.path.join(a.out, "src")
     os.makedirs(src, exist_ok=True)
     wanted = set()
     for h in harnesses:
-        h["header"] = headers.get(h["function"], "gsl/gsl_sf.h")
+        h["header"] = INTERNAL.get(h["function"]) or headers.get(h["function"], "gsl/gsl_sf.h")
         path = os.path.join(src, h["function"] + ".c")
         text = harness_source(h, h["header"])
         wanted.add(h["function"] + ".c")
@@ -334,15 +387,17 @@ def main():
         s["header"] = headers.get(s["function"], "gsl/gsl_sf.h")
 
     scalar = [h for h in harnesses if h["group"] == "scalar"]
+    internal = [h for h in harnesses if h["group"] == "internal"]
     with_int = sum(1 for h in scalar if any(p["type"] in ("int", "unsigned int") for p in h["inputs"]))
     counts = {
-        "generated": len(harnesses),
+        "generated": len(harnesses) - len(internal),
         "scalar": len(scalar),
         "double_or_mode_only": len(scalar) - with_int,
         "with_int_or_unsigned": with_int,
-        "double_pointer": len(harnesses) - len(scalar),
+        "double_pointer": len(harnesses) - len(scalar) - len(internal),
+        "internal": len(internal),
         "skipped": len(skipped),
-        "e_functions": len(harnesses) + len(skipped),
+        "e_functions": len(harnesses) - len(internal) + len(skipped),
     }
     manifest = {"int_bound": INT_BOUND, "mode_values": MODE_VALUES, "counts": counts,
                 "harnesses": harnesses, "skipped": skipped}
@@ -353,9 +408,10 @@ def main():
         f.write("| function | header | why no generated harness |\n|---|---|---|\n")
         for s in skipped:
             f.write(f"| `{s['function']}` | {s['header']} | {s['reason']} |\n")
-    print(f"gen_harnesses.py: {counts['generated']} harnesses: {counts['scalar']} with scalar arguments and "
+    print(f"gen_harnesses.py: {counts['generated']} harnesses of public functions: {counts['scalar']} with scalar arguments and "
           f"gsl_sf_result outputs ({counts['double_or_mode_only']} double/mode only, {counts['with_int_or_unsigned']} "
-          f"with int or unsigned) and {counts['double_pointer']} with double* outputs or in/out; "
+          f"with int or unsigned), {counts['double_pointer']} with double* outputs or in/out and "
+          f"{counts['internal']} of internal functions; "
           f"{counts['skipped']} of {counts['e_functions']} _e functions skipped (see {os.path.join(a.out, 'skipped.md')})")
 
 
