@@ -119,28 +119,15 @@ if [ "$mode" = run ]; then
   # harnesses are hard links (no copy); a rebuild writes new files and leaves these alone.
   cp "$bin_dir/numfuzz" "$results/numfuzz"
   cp -al "$gsl_build/bin/fuzz" "$results/bin"
-  python3 - "$gsl_build/harness/manifest.json" "$results/config.json" "$seconds" "$jobs" "$afl" "$functions" \
-    "$results/bin" "${run_args[@]}" <<'EOF'
-import json, sys, time
-manifest, out, seconds, jobs, afl, functions, bins = sys.argv[1:8]
-run_args = sys.argv[8:]
-m = json.load(open(manifest))
-sigs = {h["function"]: h["signature"] for h in m["harnesses"]}
-wanted = [f for f in functions.split(",") if f] or sorted(sigs)
-unknown = [f for f in wanted if f not in sigs]
-if unknown:
-    sys.exit(f"bench-gsl.sh: no harness for {', '.join(unknown)} (see targets/gsl/README.md)")
-json.dump({"seconds": int(seconds), "jobs": int(jobs), "afl": afl == "1", "functions": wanted,
-           "signatures": {f: sigs[f] for f in wanted}, "binaries": bins, "run_args": run_args,
-           "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}, open(out, "w"), indent=1)
-EOF
+  python3 "$root/targets/gsl/bench_config.py" new "$gsl_build/harness/manifest.json" "$results/config.json" \
+    "$seconds" "$jobs" "$afl" "$functions" "$results/bin" "${run_args[@]}" || exit 1
   say "results in $results"
 else
   case "$results" in /*) ;; *) results="$root/$results" ;; esac
   [ -f "$results/config.json" ] || die "$results is not a bench-gsl results directory (no config.json)"
 fi
 
-cfg() { python3 -c 'import json,sys; v=json.load(open(sys.argv[1])).get(sys.argv[2], []); print(" ".join(v) if isinstance(v, list) else (int(v) if isinstance(v, bool) else v))' "$results/config.json" "$1"; }
+cfg() { python3 "$root/targets/gsl/bench_config.py" get "$results/config.json" "$1"; }
 seconds=$(cfg seconds)
 # --continue and --report-only keep the run's job count unless --jobs says otherwise.
 ((jobs_given)) || jobs=$(cfg jobs)
@@ -170,15 +157,7 @@ afl_seeds() {
   local fn=$1 dir="$results/seeds/$1"
   [ -d "$dir" ] && return
   mkdir -p "$dir"
-  python3 - "$results/config.json" "$fn" "$dir" <<'EOF'
-import json, struct, sys
-cfg, fn, out = sys.argv[1:]
-sig = json.load(open(cfg))["signatures"][fn].split(",")
-fmt = {"f64": "d", "i32": "i", "u32": "I", "u8": "B"}
-for name, v in (("zeros", 0), ("ones", 1)):
-    vals = [float(v) if t == "f64" else v for t in sig]
-    open(f"{out}/{name}", "wb").write(struct.pack("<" + "".join(fmt[t] for t in sig), *vals))
-EOF
+  python3 "$root/targets/gsl/bench_config.py" seeds "$results/config.json" "$fn" "$dir"
 }
 
 triage_one() {

@@ -149,14 +149,20 @@ pub fn prepare(root: &Path, target: &Path) -> Result<OutState, OutDirError> {
 /// Writes `bytes` to `dir/name` atomically (a temporary name, then a rename), so a campaign
 /// stopped at any moment leaves only complete files behind.
 pub fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<PathBuf> {
-    let tmp = dir.join(format!(".{name}.tmp"));
+    use std::io::Write;
     let path = dir.join(name);
-    let written = fs::write(&tmp, bytes).and_then(|()| fs::rename(&tmp, &path));
-    if written.is_err() {
-        // A full disk: leave no half-written file behind.
-        let _ = fs::remove_file(&tmp);
-    }
-    written.map(|()| path)
+    // A hidden `.NAME<random>.tmp` (the shape `repair` removes after a hard stop), deleted
+    // when the write fails (a full disk leaves no half-written file behind).
+    // Readable as a file `fs::write` creates (tempfile's default is owner-only).
+    let readable = std::os::unix::fs::PermissionsExt::from_mode(0o666);
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&format!(".{name}"))
+        .suffix(".tmp")
+        .permissions(readable)
+        .tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.persist(&path).map_err(|e| e.error)?;
+    Ok(path)
 }
 
 /// One instance's directory (`OUT/default`, `OUT/core1`, an afl-fuzz `OUT/default`).

@@ -2,7 +2,7 @@
 //! directory, before a campaign resumes in it.
 //!
 //! Inputs, `fuzzer_stats` and `cmdline` are written under a temporary name and renamed, so a
-//! stop leaves at most a hidden `.NAME.tmp` beside complete files. The `.jsonl` and
+//! stop leaves at most a hidden `.NAME….tmp` beside complete files. The `.jsonl` and
 //! `plot_data` files are appended one line per `write`, so a stop leaves at most a cut last
 //! line, which the next append would glue to its own line and spoil both.
 

@@ -23,9 +23,7 @@ fn free_port() -> anyhow::Result<u16> {
 fn resolve_target(path: &Path) -> anyhow::Result<PathBuf> {
     let found = if path.components().count() == 1 && !path.exists() {
         // A bare name: look it up on PATH like a shell would.
-        std::env::var_os("PATH")
-            .and_then(|p| std::env::split_paths(&p).map(|d| d.join(path)).find(|c| c.is_file()))
-            .unwrap_or_else(|| path.to_path_buf())
+        which::which(path).unwrap_or_else(|_| path.to_path_buf())
     } else {
         path.to_path_buf()
     };
