@@ -6,7 +6,7 @@ use numfuzz_outdir::{ExceptionRecord, InstanceDir};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use testkit::campaign::{found, one_at_a_time, STEEP, STEEP_LINE};
+use testkit::campaign::{self, found, one_at_a_time, STEEP, STEEP_LINE};
 use testkit::{both, compile, numfuzz, Tools};
 
 const CRASHY: &str = r#"#include <numfuzz.h>
@@ -175,16 +175,7 @@ fn the_status_line_shows_the_current_counts() {
     let _turn = one_at_a_time();
     let built = compile("steep", &[("steep.c", STEEP)], &["-O1"], &[]);
     let out = built.path("out");
-    let o = numfuzz(&[
-        "run",
-        "-o",
-        out.to_str().unwrap(),
-        "-V",
-        "20",
-        "--no-tui",
-        "--",
-        built.exe.to_str().unwrap(),
-    ]);
+    let o = campaign::run(&built.exe, &out, 20, &[]);
     assert!(o.status.success(), "{}", both(&o));
     // `[numfuzz] 10s/16s  execs 866.0k (86.6k/s)  ...`: (elapsed, executions) of every line.
     let lines: Vec<(u64, f64)> = String::from_utf8_lossy(&o.stdout)
@@ -212,17 +203,7 @@ fn two_cores_give_two_afl_instances_that_both_fuzz() {
     let _turn = one_at_a_time();
     let built = compile("steep", &[("steep.c", STEEP)], &["-O1"], &[]);
     let out = built.path("out");
-    let o = numfuzz(&[
-        "run",
-        "-o",
-        out.to_str().unwrap(),
-        "-V",
-        "20",
-        "--cores",
-        "0-1",
-        "--",
-        built.exe.to_str().unwrap(),
-    ]);
+    let o = campaign::run(&built.exe, &out, 20, &["--cores", "0-1"]);
     assert!(o.status.success(), "{}", both(&o));
     let instances: Vec<PathBuf> = ["core0", "core1"].iter().map(|n| out.join(n)).collect();
     for inst in &instances {
@@ -304,17 +285,7 @@ fn a_segfault_and_a_hang_are_saved_and_fuzzing_goes_on() {
     let _turn = one_at_a_time();
     let built = compile("crashy", &[("crashy.c", CRASHY)], &["-O1"], &[]);
     let out = built.path("out");
-    let o = numfuzz(&[
-        "run",
-        "-o",
-        out.to_str().unwrap(),
-        "-V",
-        "15",
-        "-t",
-        "100",
-        "--",
-        built.exe.to_str().unwrap(),
-    ]);
+    let o = campaign::run(&built.exe, &out, 15, &["-t", "100"]);
     assert!(o.status.success(), "{}", both(&o));
     let inst = out.join("default");
     let crashes = files(&inst.join("crashes"));
@@ -439,15 +410,7 @@ fn bad_invocations_get_one_line_errors_and_lose_nothing() {
     let o = numfuzz(&["run", "-o", out.to_str().unwrap(), "-V", "2", "--", exe]);
     assert!(o.status.success(), "{}", both(&o));
     let other = compile("steep", &[("steep.c", STEEP)], &[], &[]);
-    let o = numfuzz(&[
-        "run",
-        "-o",
-        out.to_str().unwrap(),
-        "-V",
-        "2",
-        "--",
-        other.exe.to_str().unwrap(),
-    ]);
+    let o = campaign::run(&other.exe, &out, 2, &[]);
     assert!(
         !o.status.success() && both(&o).contains("campaign of another target"),
         "{}",

@@ -9,7 +9,7 @@ use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use testkit::{both, compile, numfuzz, Built, Tools};
+use testkit::{both, campaign, compile, numfuzz, Built, Tools};
 
 /// Several exceptions at different sites, selected by the i32 field: an exp overflow
 /// (silent), a division by zero the harness reports as handled, a sqrt of a negative number
@@ -821,17 +821,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 fn a_two_core_campaign_triages_into_one_finding_per_site_and_kind() {
     let built = compile("easy", &[("easy.c", EASY)], &["-O1"], &[]);
     let out = built.path("out");
-    let o = numfuzz(&[
-        "run",
-        "-o",
-        out.to_str().unwrap(),
-        "-V",
-        "10",
-        "--cores",
-        "0-1",
-        "--",
-        built.exe.to_str().unwrap(),
-    ]);
+    let o = campaign::run(&built.exe, &out, 10, &["--cores", "0-1"]);
     assert!(o.status.success(), "{}", both(&o));
     let doc = triage_json(&out, &[]);
     assert_eq!(doc["instances"], serde_json::json!(["core0", "core1"]));

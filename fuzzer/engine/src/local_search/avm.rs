@@ -6,8 +6,11 @@
 //! integers. Per field, steps of 2^k are tried upward from k = 0 in both directions until they
 //! stop improving, the best is taken and then repeated while it improves (the pattern move).
 //! When no single field improves, pairs of fields move together by the same step (a relation
-//! such as `x * y == c` is followed by moving x up as y goes down), and when nothing
-//! improves, a few sideways moves (no worse) leave a plateau before the search gives up.
+//! such as `x * y == c` is followed by moving x up as y goes down); then by unequal steps of a
+//! few ulps each (the lattice moves: a rounding window narrower than one ulp of either field,
+//! as fdlibm pow's `z == -1075` with the exact y·log2(x) just above it, is met only where x's
+//! and y's ulps nearly cancel in some other ratio than 1:1); and when nothing improves, a few
+//! sideways moves (no worse) leave a plateau before the search gives up.
 
 use libafl::Error;
 use libafl_bolts::rands::Rand;
@@ -19,6 +22,9 @@ pub type Gap = f64;
 
 /// Sideways moves tried once nothing improves, before the search stalls.
 const SIDEWAYS_MOVES: usize = 24;
+
+/// Largest step, in positions, of either field of a lattice move.
+const LATTICE_REACH: i128 = 4;
 
 /// Why a search ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -135,6 +141,9 @@ impl<'s, R: Rand> Search<'s, R> {
                 improved = self.pair_moves(eval)?;
             }
             if !improved {
+                improved = self.lattice_moves(eval)?;
+            }
+            if !improved {
                 if sideways >= SIDEWAYS_MOVES {
                     return Ok(Ending::Stalled);
                 }
@@ -248,6 +257,33 @@ impl<'s, R: Rand> Search<'s, R> {
         Ok(improved)
     }
 
+    /// Every pair of fields moved by (a, b) positions with 1 <= |a|, |b| <= LATTICE_REACH and
+    /// |a| != |b| (equal steps are the pair moves'), each taken if better. Returns whether the
+    /// best input changed.
+    fn lattice_moves(&mut self, eval: &mut impl FnMut(&[u8]) -> Result<Gap, Error>) -> Result<bool, Halt> {
+        let n = self.signature.len();
+        let start_gap = self.best_gap;
+        for i in 0..n {
+            for j in i + 1..n {
+                for a in -LATTICE_REACH..=LATTICE_REACH {
+                    for b in -LATTICE_REACH..=LATTICE_REACH {
+                        if a == 0 || b == 0 || a.abs() == b.abs() {
+                            continue;
+                        }
+                        let origin = self.best.clone();
+                        let Some(candidate) =
+                            moved(self.signature, &origin, i, a).and_then(|c| moved(self.signature, &c, j, b))
+                        else {
+                            continue;
+                        };
+                        self.try_input(eval, candidate)?;
+                    }
+                }
+            }
+        }
+        Ok(self.best_gap < start_gap)
+    }
+
     /// A small random move of one field, taken if it is no worse: off a plateau where every
     /// single and paired step is worse (an exact product that no neighbour of x hits at this
     /// y may be hit at the next y).
@@ -329,6 +365,37 @@ mod tests {
         assert_eq!(s.run(&mut eval).unwrap(), Ending::Reached);
         let v = f64s(&s.best);
         assert_eq!(v[0] * v[1], c);
+    }
+
+    #[test]
+    fn a_window_narrower_than_an_ulp_is_met_by_unequal_steps() {
+        // fdlibm pow's `z == -1075` branch as positions: one step of x moves the exact
+        // y·log2(x) by 350 units, one of y by -200, and z stays -1075 (the comparison is
+        // measured) only while the exact value is within 114 units of it; the outcome wanted
+        // needs it above -1075. From 30 units below, every single step, every equal pair of
+        // steps (+-150, +-550) and every sideways step leaves the branch; x + 2 and y + 3
+        // (+100) lands in the window.
+        let sig = Signature::parse("i32,i32").unwrap();
+        let at = |i: &[u8]| {
+            let u = i32::from_le_bytes(i[0..4].try_into().unwrap()) as i64;
+            let v = i32::from_le_bytes(i[4..8].try_into().unwrap()) as i64;
+            -30 + 350 * u - 200 * v
+        };
+        let mut eval = |i: &[u8]| {
+            let s = at(i);
+            Ok(if s.abs() > 114 {
+                f64::INFINITY
+            } else if s > 0 {
+                0.0
+            } else {
+                (1 - s) as f64
+            })
+        };
+        let start = [0i32.to_le_bytes(), 0i32.to_le_bytes()].concat();
+        let mut s = Search::new(&sig, StdRand::with_seed(11), start, 31.0, 10_000);
+        assert_eq!(s.run(&mut eval).unwrap(), Ending::Reached);
+        let reached = at(&s.best);
+        assert!(reached > 0 && reached <= 114, "{reached}");
     }
 
     #[test]
