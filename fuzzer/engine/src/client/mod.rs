@@ -123,7 +123,8 @@ where
                     Error::IllegalArgument(msg, _) | Error::IllegalState(msg, _) | Error::Unknown(msg, _) => {
                         msg.clone()
                     }
-                    Error::OsError(io, what, _) if io.raw_os_error() == Some(libc::ENOSPC) => format!(
+                    // By kind, not errno: tempfile wraps its errors with the path and keeps only the kind.
+                    Error::OsError(io, what, _) if io.kind() == std::io::ErrorKind::StorageFull => format!(
                         "the disk holding {} is full ({what}); free some space and run the same command again to resume",
                         cfg.out_dir.display()
                     ),
