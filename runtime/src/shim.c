@@ -98,10 +98,7 @@ static unsigned kinds_of(int flags) {
 
 /* The volatile reads and writes pin the operation between clearing and testing the flags,
  * whatever the compiler knows about floating-point side effects. */
-#define NF_REEXEC(T, FMA)                                                                       \
-  fenv_t env;                                                                                   \
-  fegetenv(&env);                                                                               \
-  feclearexcept(FE_ALL_EXCEPT);                                                                 \
+#define NF_OPERATE(T, FMA)                                                                      \
   volatile T x = *a, y = *b, z = *c;                                                            \
   T r;                                                                                          \
   switch (op) {                                                                                 \
@@ -113,7 +110,13 @@ static unsigned kinds_of(int flags) {
   default: r = x; break;                                                                        \
   }                                                                                             \
   volatile T sink = r;                                                                          \
-  (void)sink;                                                                                   \
+  (void)sink;
+
+#define NF_REEXEC(T, FMA)                                                                       \
+  fenv_t env;                                                                                   \
+  fegetenv(&env);                                                                               \
+  feclearexcept(FE_ALL_EXCEPT);                                                                 \
+  NF_OPERATE(T, FMA)                                                                            \
   int flags = fetestexcept(FE_ALL_EXCEPT);                                                      \
   fesetenv(&env);                                                                               \
   return kinds_of(flags);
@@ -141,17 +144,7 @@ static unsigned kinds_of_mxcsr(unsigned m) {
   }                                                                                             \
   unsigned saved = numfuzz_get_mxcsr();                                                         \
   numfuzz_set_mxcsr(saved & ~0x3Fu);                                                            \
-  volatile T x = *a, y = *b;                                                                    \
-  T r;                                                                                          \
-  switch (op) {                                                                                 \
-  case NF_ADD: r = x + y; break;                                                                \
-  case NF_SUB: r = x - y; break;                                                                \
-  case NF_MUL: r = x * y; break;                                                                \
-  case NF_DIV: r = x / y; break;                                                                \
-  default: r = x; break;                                                                        \
-  }                                                                                             \
-  volatile T sink = r;                                                                          \
-  (void)sink;                                                                                   \
+  NF_OPERATE(T, FMA)                                                                            \
   unsigned raised = numfuzz_get_mxcsr();                                                        \
   numfuzz_set_mxcsr(saved);                                                                     \
   return kinds_of_mxcsr(raised);
