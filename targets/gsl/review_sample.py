@@ -16,6 +16,7 @@ import json
 import os
 import random
 
+from bench_report import short_path
 from gen_harnesses import INTERNAL
 
 
@@ -47,7 +48,7 @@ def results_of(finding):
 
 def describe(fn, finding):
     loc = finding["location"]
-    site = f"{loc['file'].split('gsl-2.7.1+dfsg/')[-1]}:{loc['line']}:{loc['column']}"
+    site = f"{short_path(loc['file'])}:{loc['line']}:{loc['column']}"
     ref = finding.get("reference") or {}
     verdict = f"{ref.get('verdict')} (mpmath {ref.get('value')})" if ref else "no reference"
     expr = (finding.get("minimized") or {}).get("expression") or finding["operation"]["expression"]
