@@ -368,6 +368,63 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     assert!(both(&r).contains("called exit()"), "{}", both(&r));
 }
 
+/// A target that hangs on almost every input: each time-out ends the in-process client, and
+/// its successor resumes in the stage that timed out, where it times out again. The campaign
+/// still ends at its budget, on its own and as a budget's end, with its hangs saved.
+#[test]
+fn a_target_that_hangs_on_most_inputs_still_ends_at_its_budget() {
+    let _turn = one_at_a_time();
+    let built = compile(
+        "hanger",
+        &[(
+            "hanger.c",
+            r#"#include <numfuzz.h>
+NUMFUZZ_SIGNATURE("f64");
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  double x = nf_f64(data, size, 0);
+  volatile int spin = x != 0.0;
+  while (spin) {
+  }
+  volatile double y = x * 3.0; (void)y;
+  return 0;
+}
+"#,
+        )],
+        &["-O1"],
+        &[],
+    );
+    let out = built.path("out");
+    let mut child = start(&built.exe, &out, 5, &["-t", "200"]);
+    // Far more than the budget: a campaign that never ends is stopped here and fails.
+    let waited = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if waited.elapsed() > Duration::from_secs(180) {
+            // SAFETY: signalling the campaign's own process group.
+            let _ = unsafe { libc::killpg(child.id() as i32, libc::SIGKILL) };
+            let _ = child.wait();
+            panic!("a campaign of 5 s on a target that hangs was still running after 180 s");
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let o = finish(child);
+    let text = both(&o);
+    assert!(o.status.success(), "{text}");
+    let inst = out.join("default");
+    let h = history(&inst);
+    assert!(
+        matches!(h.end, Some((_, EndReason::Budget, _))),
+        "the campaign did not end as a budget's end: {:?}\n{text}",
+        h.end
+    );
+    assert!(
+        std::fs::read_dir(InstanceDir::at(&inst).path(InputDir::Hangs))
+            .unwrap()
+            .count()
+            > 0,
+        "no hang saved:\n{text}"
+    );
+}
+
 /// A harness whose inputs in (1000, 1e6) touch 256 MiB, and whose inputs in [1, 100] touch
 /// 16 MiB (under the limit the tests give).
 const MEMORY_HOG: &str = r#"#include <numfuzz.h>

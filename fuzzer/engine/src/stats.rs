@@ -233,7 +233,8 @@ impl StatsStage {
         Ok(())
     }
 
-    fn over(&self) -> bool {
+    /// The campaign is over: its `-V` budget is spent or a stop was requested.
+    pub fn over(&self) -> bool {
         STOP_REQUESTED.load(Ordering::Relaxed) || self.deadline.is_some_and(|d| SystemTime::now() >= d)
     }
 }

@@ -10,6 +10,7 @@ use crate::local_search::{ExactSlots, LocalSearchStage, ProbeWords};
 use crate::mutators::fp_mutations;
 use crate::run_mode::{RunModeStage, RunModeWord};
 use crate::stats::StatsStage;
+use libafl::events::SendExiting;
 use libafl::executors::{Executor, HasObservers};
 use libafl::fuzzer::Fuzzer as _;
 use libafl::inputs::BytesInput;
@@ -99,6 +100,14 @@ where
         search,
         stats,
     } = stages;
+    // A client respawned after the budget ends before it runs anything: one that met a
+    // time-out resumes in the stage that timed out, and on a target that hangs on most inputs
+    // it would time out again before the stats stage could see the deadline, every second,
+    // for ever.
+    if stats.over() {
+        parts.mgr.on_shutdown()?;
+        return Err(Error::shutting_down());
+    }
     let mut stages = tuple_list!(i2s, run_mode, StdMutationalStage::new(mutator), search, stats);
     parts
         .fuzzer
