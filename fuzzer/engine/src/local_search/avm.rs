@@ -92,6 +92,21 @@ pub fn moved(signature: &Signature, input: &[u8], field: usize, delta: i128) -> 
     Some(out)
 }
 
+/// `input` with float field `field` negated, or `None` for an integer field, a zero or a NaN.
+pub fn mirrored(signature: &Signature, input: &[u8], field: usize) -> Option<Vec<u8>> {
+    let mut values = signature.decode(input);
+    let Value::Float(f) = values[field] else { return None };
+    if f.is_nan() || f.ord() == 0 {
+        return None;
+    }
+    values[field] = Value::Float(Float::from_ord(f.ty, -f.ord()));
+    let mut out = signature.encode(&values).expect("values of the signature's own types");
+    if input.len() > out.len() {
+        out.extend_from_slice(&input[out.len()..]);
+    }
+    Some(out)
+}
+
 /// Largest k of a 2^k step for a field: its positions span about 2^bits.
 fn max_step_pow(field: FieldType) -> u32 {
     match field {
@@ -286,13 +301,21 @@ impl<'s, R: Rand> Search<'s, R> {
 
     /// A small random move of one field, taken if it is no worse: off a plateau where every
     /// single and paired step is worse (an exact product that no neighbour of x hits at this
-    /// y may be hit at the next y).
+    /// y may be hit at the next y). One in four is a float field's sign flip instead: a gap
+    /// that depends on |x| (pow's y·log2|x|) is the same at -x, where moves that a negative
+    /// x forbids (pow's non-integer y) become open.
     fn sideways_move(&mut self, eval: &mut impl FnMut(&[u8]) -> Result<Gap, Error>) -> Result<(), Halt> {
         let fields = self.signature.len();
         let field = self.rand.below(core::num::NonZero::new(fields).expect("fields > 0"));
         let size = 1 + self.rand.below(core::num::NonZero::new(16).expect("16 > 0")) as i128;
         let sign = if self.rand.coinflip(0.5) { 1 } else { -1 };
-        let Some(candidate) = moved(self.signature, &self.best, field, sign * size) else {
+        let flip = self.rand.coinflip(0.25);
+        let candidate = match flip {
+            true => mirrored(self.signature, &self.best, field),
+            false => None,
+        }
+        .or_else(|| moved(self.signature, &self.best, field, sign * size));
+        let Some(candidate) = candidate else {
             return Ok(());
         };
         if self.execs >= self.budget {
@@ -396,6 +419,35 @@ mod tests {
         assert_eq!(s.run(&mut eval).unwrap(), Ending::Reached);
         let reached = at(&s.best);
         assert!(reached > 0 && reached <= 114, "{reached}");
+    }
+
+    #[test]
+    fn a_window_open_only_to_a_positive_x_is_reached_through_a_sign_flip() {
+        // pow's `z == -1075` outcome as floats: z = fl(|x| * y) must be exactly -2150 with the
+        // exact product above it, and a negative x needs an integer y (pow's NaN otherwise).
+        // From x = -2, y = -1075 (z exact, the gap 1), every move of y leaves the integers and
+        // no move of x alone lands in the window; at x = +2 the lattice step (x - 2 ulps,
+        // y - 1 ulp) does (0.0996 of y's ulp above).
+        let sig = Signature::parse("f64,f64").unwrap();
+        let mut eval = |i: &[u8]| {
+            let v = f64s(i);
+            let (x, y) = (v[0], v[1]);
+            if x < 0.0 && y.fract() != 0.0 {
+                return Ok(f64::INFINITY);
+            }
+            let z = x.abs() * y;
+            Ok(if z != -2150.0 {
+                1.0 + positions(z, -2150.0)
+            } else if x.abs().mul_add(y, 2150.0) > 0.0 {
+                0.0
+            } else {
+                1.0
+            })
+        };
+        let mut s = Search::new(&sig, StdRand::with_seed(5), encode(&[-2.0, -1075.0]), 1.0, 20_000);
+        assert_eq!(s.run(&mut eval).unwrap(), Ending::Reached);
+        let v = f64s(&s.best);
+        assert!(v[0] > 0.0 && v[0].abs() * v[1] == -2150.0, "{v:?}");
     }
 
     #[test]
