@@ -172,6 +172,9 @@ where
         }
     };
     let run = |state: Option<State>, mgr: Mgr, desc: ClientDescription| client(state, mgr, desc);
+    // The target's own output would cover the status line; the clients' diagnostics stay on
+    // the terminal only when `NUMFUZZ_LOG` asks for them.
+    let client_stderr = crate::logging::enabled().then_some("/dev/stderr");
     let result = Launcher::builder()
         .shmem_provider(shmem.clone())
         .configuration(configuration)
@@ -180,6 +183,7 @@ where
         .cores(&cores)
         .broker_port(cfg.broker_port)
         .stdout_file(Some("/dev/null"))
+        .stderr_file(client_stderr)
         .build()
         .launch_with_manager(spawn);
     if std::process::id() != main_pid {

@@ -2,6 +2,11 @@
 
 use std::io::Write;
 
+/// Whether `NUMFUZZ_LOG` asks for diagnostics.
+pub fn enabled() -> bool {
+    std::env::var_os("NUMFUZZ_LOG").is_some()
+}
+
 /// Installs the logger if `NUMFUZZ_LOG` names a level (`error`, `warn`, `info`, `debug`,
 /// `trace`, or `env_logger`'s filter syntax); each line names its process, since a campaign's
 /// broker and clients share the terminal.

@@ -291,6 +291,13 @@ where
         let mut run = |input: &[u8]| LocalSearchStage::run_one(probe, input, eval, &mut found);
         let ending = search.run(&mut run);
         spent += search.execs;
+        log::debug!(
+            "descent on {:?} from {} (gap {gap:e}) to {} (gap {:e}): {ending:?}",
+            target.probe,
+            shown(signature, start),
+            shown(signature, &search.best),
+            search.best_gap
+        );
         match ending {
             Ok(Ending::Reached) => {
                 reached = true;
@@ -306,6 +313,12 @@ where
     }
     probe.set(None);
     Ok((reached, spent, found))
+}
+
+/// An input's fields, for the debug log.
+fn shown(signature: &Signature, input: &[u8]) -> String {
+    let values: Vec<String> = signature.decode(input).iter().map(|v| v.to_string()).collect();
+    values.join(", ")
 }
 
 mod stage {
