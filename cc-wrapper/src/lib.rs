@@ -13,6 +13,8 @@
 //! several files without `-o` are passed to clang directly, because `ClangWrapper` would
 //! invent an output file for them.
 
+pub mod lean_runtime;
+
 use libafl_cc::{ClangWrapper, CompilerWrapper, ToolWrapper};
 use numfuzz_abi::{c_header::symbols, env as abi_env};
 use std::path::{Path, PathBuf};
@@ -145,6 +147,8 @@ pub struct Toolchain {
     /// numfuzz's DataFlowSanitizer ABI list (the runtime's entry points), for taint builds.
     pub abilist: PathBuf,
     pub runtime_dir: PathBuf,
+    /// Strips the runtime's debug sections ([`lean_runtime`]).
+    pub objcopy: PathBuf,
 }
 
 impl Toolchain {
@@ -164,11 +168,17 @@ impl Toolchain {
             include: PathBuf::from(env!("NUMFUZZ_INCLUDE_DIR")),
             abilist: PathBuf::from(env!("NUMFUZZ_ABILIST_PATH")),
             runtime_dir,
+            objcopy: Path::new(env!("NUMFUZZ_LLVM_BINDIR")).join("llvm-objcopy"),
         }
     }
 
     pub fn runtime_lib(&self) -> PathBuf {
         self.runtime_dir.join("libnumfuzz_runtime.a")
+    }
+
+    /// What a link gets: the runtime without its debug sections where a copy can be made.
+    pub fn linked_runtime(&self) -> PathBuf {
+        lean_runtime::linked_archive(&self.runtime_lib(), &self.objcopy)
     }
 }
 
@@ -223,7 +233,7 @@ pub fn compile_flags(mode: Mode, tc: &Toolchain) -> Vec<String> {
 /// Flags added when linking an executable.
 pub fn link_flags(mode: Mode, tc: &Toolchain) -> Vec<String> {
     let mut flags = vec![
-        tc.runtime_lib().display().to_string(),
+        tc.linked_runtime().display().to_string(),
         // Pull in the runtime's constructor (forkserver) and marker even when the program
         // has its own main and references nothing else of the runtime.
         format!("-Wl,-u,{}", symbols::ANCHOR),
