@@ -30,6 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   case 7: r = x * big; NUMFUZZ_HANDLED(); break;
   case 8: { double t = x * 0.5; keep = t; r = 1.0 + t; break; }
   case 9: { double t = x * tiny; r = t / tiny; break; }
+  case 10: { double z = x - x; r = z / z; break; }
   }
   NUMFUZZ_RESULT(r);
   NUMFUZZ_RESULT_NAMED("err", fabs(r) * 1e-16);
@@ -47,6 +48,7 @@ const LINE_OVERFLOWS_AGAIN: u32 = 16;
 const LINE_HANDLED: u32 = 17;
 const LINE_SUBNORMAL_INPUT: u32 = 18;
 const LINE_WRONG: u32 = 19;
+const LINE_UNDEFINED: u32 = 20;
 
 fn input(case: i32, x: f64) -> Vec<u8> {
     let mut b = case.to_le_bytes().to_vec();
@@ -54,7 +56,7 @@ fn input(case: i32, x: f64) -> Vec<u8> {
     b
 }
 
-/// The inputs of cases 1-8 (case 9 is the oracle's).
+/// The inputs of cases 1-8 (cases 9 and 10 are the oracle's).
 fn scenario_inputs() -> Vec<(i32, Vec<u8>)> {
     vec![
         (1, input(1, 1e10)),
@@ -233,7 +235,7 @@ fn every_scenario_is_classed_right_with_its_chain_and_the_bug_list() {
     assert!(text.contains("4 bugs in 10 findings"), "{text}");
     let bugs_at = text.find("Bugs (4)").expect("a bug list");
     let others_at = text
-        .find("Other findings: 1 chained, 3 absorbed, 1 handled, 0 propagated, 1 input-borne")
+        .find("Other findings: 1 chained, 3 absorbed, 1 handled, 0 undefined, 0 propagated, 1 input-borne")
         .expect("counts");
     assert!(bugs_at < others_at, "{text}");
     let block = &text[text
@@ -277,13 +279,16 @@ fn every_scenario_is_classed_right_with_its_chain_and_the_bug_list() {
     }
 }
 
-/// A test oracle: the true value of case 9 ((x * 1e-300) / 1e-300 is x); unknown elsewhere.
+/// A test oracle: the true value of case 9 ((x * 1e-300) / 1e-300 is x), case 10's 0/0 is
+/// undefined; unknown elsewhere.
 const ORACLE: &str = r#"import json, sys
 for line in sys.stdin:
     req = json.loads(line)
     refs = [None] * len(req["results"])
     if req["function"] == "scenarios" and req["inputs"][0] == "9":
         refs[0] = req["inputs"][1]
+    if req["function"] == "scenarios" and req["inputs"][0] == "10":
+        refs[0] = "nan"
     print(json.dumps({"results": refs}), flush=True)
 "#;
 
@@ -317,6 +322,25 @@ fn a_finite_wrong_result_makes_an_absorbed_underflow_a_bug_against_the_oracle() 
     let under = get(&by_line(&loose), "Underflow", LINE_WRONG).clone();
     assert_eq!(under["reference"]["verdict"], "right");
     assert_eq!(under["class"], "absorbed");
+}
+
+#[test]
+fn a_nan_where_the_oracle_says_the_value_is_undefined_is_no_bug() {
+    let built = build();
+    let out = campaign(&built, "out", &[(10, input(10, 3.0))]);
+    // Without a reference, 0/0's NaN escapes unreported: a bug.
+    let doc = triage_json(&out, &[]);
+    let invalid = get(&by_line(&doc), "Invalid", LINE_UNDEFINED).clone();
+    assert_eq!(classed(&invalid), ("escapes", true, false, "bug"), "{invalid:#}");
+    // The oracle says the true value is undefined: the NaN is the answer.
+    let doc = triage_json(&out, &["--oracle", &oracle_cmd(&built)]);
+    let invalid = get(&by_line(&doc), "Invalid", LINE_UNDEFINED).clone();
+    assert_eq!(classed(&invalid), ("escapes", true, false, "undefined"), "{invalid:#}");
+    assert_eq!(invalid["reference"]["verdict"], "undefined", "{invalid:#}");
+    assert_eq!(invalid["reference"]["value"], "nan");
+    assert_eq!(invalid["root"], Value::Null);
+    assert_eq!(doc["bugs"], serde_json::json!([]));
+    assert_eq!(doc["summary"]["classes"]["undefined"], 1);
 }
 
 #[test]

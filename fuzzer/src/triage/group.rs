@@ -90,6 +90,9 @@ pub enum Class {
     Chained,
     /// Never generated the exceptional value itself: an operand was already Inf or NaN.
     Propagated,
+    /// Escapes as a NaN where the reference says the true value is undefined: the library's
+    /// NaN is the answer.
+    Undefined,
     Handled,
     Absorbed,
     /// Only inputs holding NaN or an infinity raise it.
@@ -104,6 +107,7 @@ impl Class {
             Class::Bug => "bug",
             Class::Chained => "chained",
             Class::Propagated => "propagated",
+            Class::Undefined => "undefined",
             Class::Handled => "handled",
             Class::Absorbed => "absorbed",
             Class::InputBorne => "input-borne",
@@ -163,6 +167,9 @@ impl Finding {
     /// The root of the chain it belongs to: of the non-finite results it reaches, else of the
     /// wrong result it flows into.
     pub fn root(&self) -> Option<&FindingKey> {
+        if self.undefined_result() {
+            return None;
+        }
         if self.consequence == Some(Consequence::Escapes) {
             return self.escape_root.as_ref();
         }
@@ -170,6 +177,13 @@ impl Finding {
             .as_ref()
             .filter(|r| r.judged.verdict == Verdict::Wrong && r.reaches == Some(true))
             .and_then(|r| r.root.as_ref())
+    }
+
+    /// It escapes, and the oracle says the result it reaches is undefined and was returned
+    /// as NaN.
+    fn undefined_result(&self) -> bool {
+        self.consequence == Some(Consequence::Escapes)
+            && self.reference.as_ref().is_some_and(|r| r.judged.verdict == Verdict::Undefined)
     }
 
     /// An exception that makes the library return a non-finite or wrong value without saying
@@ -193,6 +207,9 @@ impl Finding {
         };
         if !self.origin {
             return Class::Propagated;
+        }
+        if self.undefined_result() {
+            return Class::Undefined;
         }
         match c {
             Consequence::Handled => Class::Handled,

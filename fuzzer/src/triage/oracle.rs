@@ -222,6 +222,10 @@ impl Drop for Oracle {
 pub enum Verdict {
     #[serde(rename = "right")]
     Right,
+    /// The true value is undefined (the oracle's `nan`) and the library returned NaN without
+    /// an error: its NaN is the answer, so the exception behind it is no bug.
+    #[serde(rename = "undefined")]
+    Undefined,
     #[serde(rename = "unreported-range")]
     UnreportedRange,
     #[serde(rename = "wrong")]
@@ -232,6 +236,7 @@ impl Verdict {
     pub fn name(self) -> &'static str {
         match self {
             Verdict::Right => "right",
+            Verdict::Undefined => "undefined",
             Verdict::UnreportedRange => "unreported-range",
             Verdict::Wrong => "wrong",
         }
@@ -254,6 +259,9 @@ pub fn verdict(ty: FloatType, returned: &str, reference: &str, handled: bool, to
     let reference = reference.trim();
     let lower = reference.to_ascii_lowercase();
     let in_format = match lower.trim_start_matches(['-', '+']) {
+        "nan" if !handled && returned.trim().parse::<f64>().is_ok_and(f64::is_nan) => {
+            return Some(Verdict::Undefined)
+        }
         "nan" => return Some(Verdict::Right),
         "inf" | "infinity" => None,
         _ => Some(Float::parse(ty, reference).ok()?),
@@ -302,9 +310,11 @@ pub struct ResultVerdict {
 }
 
 /// The worst verdict over an input's primary results (`None` when no reference is known).
+/// `undefined` only when every non-finite primary result is an undefined NaN: one whose truth
+/// is unknown keeps the input's escape a bug.
 pub fn judge(results: &[ResultReport], j: &Judgement, handled: bool, tolerance: f64) -> Option<ResultVerdict> {
     let tolerance = j.tolerance.unwrap_or(tolerance);
-    results
+    let worst = results
         .iter()
         .zip(&j.references)
         .filter_map(|(r, reference)| {
@@ -319,7 +329,16 @@ pub fn judge(results: &[ResultReport], j: &Judgement, handled: bool, tolerance: 
                 tolerance,
             })
         })
-        .max_by_key(|v| v.verdict)
+        .max_by_key(|v| v.verdict);
+    let unjudged_non_finite = results.iter().zip(&j.references).any(|(r, reference)| {
+        r.index.is_some() && reference.is_none() && r.value.trim().parse::<f64>().is_ok_and(|v| !v.is_finite())
+    });
+    worst.map(|mut w| {
+        if w.verdict == Verdict::Undefined && unjudged_non_finite {
+            w.verdict = Verdict::Right;
+        }
+        w
+    })
 }
 
 #[cfg(test)]
@@ -360,6 +379,10 @@ mod tests {
         assert_eq!(v("1e-320", "0", false), Some(Verdict::Right));
         assert_eq!(v("1e-300", "0", false), Some(Verdict::Wrong));
         assert_eq!(v("5.0", "nan", false), Some(Verdict::Right));
+        assert_eq!(v("NaN", "nan", false), Some(Verdict::Undefined));
+        assert_eq!(v("-nan", "nan", false), Some(Verdict::Undefined));
+        assert_eq!(v("NaN", "nan", true), Some(Verdict::Right));
+        assert_eq!(v("inf", "nan", false), Some(Verdict::Right));
         assert_eq!(v("5.0", "garbage", false), None);
         // The smallest normal is in range.
         assert_eq!(

@@ -86,6 +86,7 @@ pub fn others_line(report: &Report, all: bool) -> String {
         Class::Chained,
         Class::Absorbed,
         Class::Handled,
+        Class::Undefined,
         Class::Propagated,
         Class::InputBorne,
     ];
