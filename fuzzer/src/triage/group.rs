@@ -183,7 +183,10 @@ impl Finding {
     /// as NaN.
     fn undefined_result(&self) -> bool {
         self.consequence == Some(Consequence::Escapes)
-            && self.reference.as_ref().is_some_and(|r| r.judged.verdict == Verdict::Undefined)
+            && self
+                .reference
+                .as_ref()
+                .is_some_and(|r| r.judged.verdict == Verdict::Undefined)
     }
 
     /// An exception that makes the library return a non-finite or wrong value without saying

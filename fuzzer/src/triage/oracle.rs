@@ -259,9 +259,7 @@ pub fn verdict(ty: FloatType, returned: &str, reference: &str, handled: bool, to
     let reference = reference.trim();
     let lower = reference.to_ascii_lowercase();
     let in_format = match lower.trim_start_matches(['-', '+']) {
-        "nan" if !handled && returned.trim().parse::<f64>().is_ok_and(f64::is_nan) => {
-            return Some(Verdict::Undefined)
-        }
+        "nan" if !handled && returned.trim().parse::<f64>().is_ok_and(f64::is_nan) => return Some(Verdict::Undefined),
         "nan" => return Some(Verdict::Right),
         "inf" | "infinity" => None,
         _ => Some(Float::parse(ty, reference).ok()?),

@@ -162,8 +162,8 @@ impl<'s, R: Rand> Search<'s, R> {
                 if sideways >= SIDEWAYS_MOVES {
                     return Ok(Ending::Stalled);
                 }
+                self.sideways_move(eval, sideways)?;
                 sideways += 1;
-                self.sideways_move(eval)?;
             }
         }
     }
@@ -299,17 +299,21 @@ impl<'s, R: Rand> Search<'s, R> {
         Ok(self.best_gap < start_gap)
     }
 
-    /// A small random move of one field, taken if it is no worse: off a plateau where every
-    /// single and paired step is worse (an exact product that no neighbour of x hits at this
-    /// y may be hit at the next y). One in four is a float field's sign flip instead: a gap
-    /// that depends on |x| (pow's y·log2|x|) is the same at -x, where moves that a negative
-    /// x forbids (pow's non-integer y) become open.
-    fn sideways_move(&mut self, eval: &mut impl FnMut(&[u8]) -> Result<Gap, Error>) -> Result<(), Halt> {
+    /// The `nth` move off a plateau where every single and paired step is worse, taken if it
+    /// is no worse. The first ones flip the sign of each float field in turn: a gap that
+    /// depends on |x| (pow's y·log2|x|) is the same at -x, where moves that a negative x
+    /// forbids (pow's non-integer y) become open. Then small random moves of one field (an
+    /// exact product that no neighbour of x hits at this y may be hit at the next y), one in
+    /// four a sign flip again.
+    fn sideways_move(&mut self, eval: &mut impl FnMut(&[u8]) -> Result<Gap, Error>, nth: usize) -> Result<(), Halt> {
         let fields = self.signature.len();
-        let field = self.rand.below(core::num::NonZero::new(fields).expect("fields > 0"));
+        let field = match nth < fields {
+            true => nth,
+            false => self.rand.below(core::num::NonZero::new(fields).expect("fields > 0")),
+        };
         let size = 1 + self.rand.below(core::num::NonZero::new(16).expect("16 > 0")) as i128;
         let sign = if self.rand.coinflip(0.5) { 1 } else { -1 };
-        let flip = self.rand.coinflip(0.25);
+        let flip = nth < fields || self.rand.coinflip(0.25);
         let candidate = match flip {
             true => mirrored(self.signature, &self.best, field),
             false => None,
