@@ -84,12 +84,17 @@ pub fn moved(signature: &Signature, input: &[u8], field: usize, delta: i128) -> 
         return None;
     }
     values[field] = new;
-    let mut out = signature.encode(&values).expect("values of the signature's own types");
-    // Bytes past the signature (if any) travel unchanged.
+    Some(encoded(signature, input, &values))
+}
+
+/// `values` encoded in place of `input`'s fields; bytes past the signature (if any) travel
+/// unchanged.
+fn encoded(signature: &Signature, input: &[u8], values: &[Value]) -> Vec<u8> {
+    let mut out = signature.encode(values).expect("values of the signature's own types");
     if input.len() > out.len() {
         out.extend_from_slice(&input[out.len()..]);
     }
-    Some(out)
+    out
 }
 
 /// `input` with float field `field` negated, or `None` for an integer field, a zero or a NaN.
@@ -100,11 +105,7 @@ pub fn mirrored(signature: &Signature, input: &[u8], field: usize) -> Option<Vec
         return None;
     }
     values[field] = Value::Float(Float::from_ord(f.ty, -f.ord()));
-    let mut out = signature.encode(&values).expect("values of the signature's own types");
-    if input.len() > out.len() {
-        out.extend_from_slice(&input[out.len()..]);
-    }
-    Some(out)
+    Some(encoded(signature, input, &values))
 }
 
 /// Largest k of a 2^k step for a field: its positions span about 2^bits.
