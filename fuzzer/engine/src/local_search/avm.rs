@@ -23,6 +23,12 @@ pub type Gap = f64;
 /// Sideways moves tried once nothing improves, before the search stalls.
 const SIDEWAYS_MOVES: usize = 24;
 
+/// Executions without a lower gap after which the search stalls. Every move of a round that
+/// changes nothing costs a whole ladder (64 steps for an f64), so a round on a plateau costs
+/// hundreds of executions; the sign flip and one more round (fdlibm pow's e_pow.c:281 takes
+/// 1636 executions from its plateau) fit, a walk over a plateau that never tilts does not.
+const PLATEAU_EXECS: u64 = 2048;
+
 /// Largest step, in positions, of either field of a lattice move.
 const LATTICE_REACH: i128 = 4;
 
@@ -56,8 +62,9 @@ pub struct Search<'s, R> {
     /// The best input so far and its gap.
     pub best: Vec<u8>,
     pub best_gap: Gap,
-    /// Executions spent.
+    /// Executions spent, and when the gap last went down.
     pub execs: u64,
+    improved_at: u64,
     budget: u64,
 }
 
@@ -126,6 +133,7 @@ impl<'s, R: Rand> Search<'s, R> {
             best: start,
             best_gap: start_gap,
             execs: 0,
+            improved_at: 0,
             budget,
         }
     }
@@ -169,20 +177,38 @@ impl<'s, R: Rand> Search<'s, R> {
         }
     }
 
+    /// Counts one execution, or ends the search: the budget is spent, or the gap has not gone
+    /// down for [`PLATEAU_EXECS`].
+    fn spend(&mut self) -> Result<(), Halt> {
+        if self.execs >= self.budget {
+            return Err(Halt::Ending(Ending::Budget));
+        }
+        if self.execs - self.improved_at >= PLATEAU_EXECS {
+            return Err(Halt::Ending(Ending::Stalled));
+        }
+        self.execs += 1;
+        Ok(())
+    }
+
+    /// The new best input (a lower gap, or an equal one off a plateau).
+    fn take(&mut self, candidate: Vec<u8>, gap: Gap) {
+        if gap < self.best_gap {
+            self.improved_at = self.execs;
+        }
+        self.best = candidate;
+        self.best_gap = gap;
+    }
+
     /// Executes `candidate`; takes it if it is better. Returns its gap.
     fn try_input(
         &mut self,
         eval: &mut impl FnMut(&[u8]) -> Result<Gap, Error>,
         candidate: Vec<u8>,
     ) -> Result<Gap, Halt> {
-        if self.execs >= self.budget {
-            return Err(Halt::Ending(Ending::Budget));
-        }
-        self.execs += 1;
+        self.spend()?;
         let gap = eval(&candidate)?;
         if gap < self.best_gap {
-            self.best = candidate;
-            self.best_gap = gap;
+            self.take(candidate, gap);
             if gap == 0.0 {
                 return Err(Halt::Ending(Ending::Reached));
             }
@@ -213,17 +239,13 @@ impl<'s, R: Rand> Search<'s, R> {
                 continue;
             };
             // Not through `try_input`'s acceptance: compare against the ladder's origin.
-            if self.execs >= self.budget {
-                return Err(Halt::Ending(Ending::Budget));
-            }
-            self.execs += 1;
+            self.spend()?;
             let gap = eval(&candidate)?;
             if gap < best_gap {
                 best_gap = gap;
                 best_k = Some(k);
                 if gap < self.best_gap {
-                    self.best = candidate;
-                    self.best_gap = gap;
+                    self.take(candidate, gap);
                 }
                 if gap == 0.0 {
                     return Err(Halt::Ending(Ending::Reached));
@@ -323,14 +345,10 @@ impl<'s, R: Rand> Search<'s, R> {
         let Some(candidate) = candidate else {
             return Ok(());
         };
-        if self.execs >= self.budget {
-            return Err(Halt::Ending(Ending::Budget));
-        }
-        self.execs += 1;
+        self.spend()?;
         let gap = eval(&candidate)?;
         if gap <= self.best_gap {
-            self.best = candidate;
-            self.best_gap = gap;
+            self.take(candidate, gap);
             if gap == 0.0 {
                 return Err(Halt::Ending(Ending::Reached));
             }
@@ -479,9 +497,19 @@ mod tests {
         let mut far = |i: &[u8]| Ok(positions(f64s(i)[0], 1e300) + 1e9);
         assert_eq!(s.run(&mut far).unwrap(), Ending::Budget);
         assert_eq!(s.execs, 100);
-        let mut s = search(&sig, encode(&[1.0]), 100_000);
+        let mut s = Search::new(&sig, StdRand::with_seed(7), encode(&[1.0]), 5.0, 100_000);
         let mut flat = |_: &[u8]| Ok(5.0);
         assert_eq!(s.run(&mut flat).unwrap(), Ending::Stalled);
+        assert!(s.execs <= PLATEAU_EXECS, "{}", s.execs);
+        // A gap that goes down now and then keeps the search going past the plateau limit.
+        let mut s = search(&sig, encode(&[1.0]), 100_000);
+        let mut calls = 0u64;
+        let mut slow = |_: &[u8]| {
+            calls += 1;
+            Ok(1e9 - (calls / 50) as f64)
+        };
+        assert_eq!(s.run(&mut slow).unwrap(), Ending::Budget);
+        assert_eq!(s.execs, 100_000);
     }
 
     #[test]

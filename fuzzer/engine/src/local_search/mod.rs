@@ -1,13 +1,15 @@
 //! Local search on distances: a stage that takes one slot the campaign has measured but not
 //! reached — a (site, kind) whose ErrBits minimum is not 0, or a comparison outcome never
-//! taken; those that need one exact value first ([`ExactSlots`]), then the least tried and the
-//! closest — and descends on that slot's exact gap from the input holding the
-//! minimum ([`avm`]), restarting from other corpus entries when the descent stalls (basin
+//! taken; every other descent those that need one exact value first ([`ExactSlots`]), the
+//! others those the campaign moved last ([`Order`]) — and descends on that slot's exact gap
+//! from the input holding the minimum ([`avm`]), restarting from other corpus entries when the descent stalls (basin
 //! hopping). Every execution goes through the normal feedback, so what it meets on the way
 //! (new edges, new sites) is kept.
 //!
 //! The stage needs typed inputs (a signature) and the target's probe words; it gets a share
-//! of the executions that grows while it reaches targets and shrinks while it does not.
+//! of the executions that grows while it reaches targets and shrinks while it does not, and
+//! the largest share while the corpus stands still (mutation has stopped finding anything, so
+//! the executions are better spent on descents).
 
 pub mod avm;
 
@@ -40,6 +42,10 @@ const BASIN_HOPS: usize = 3;
 const SHARE_START: f64 = 0.10;
 const SHARE_MIN: f64 = 0.02;
 const SHARE_MAX: f64 = 0.40;
+/// Executions without a new corpus entry after which the campaign counts as stalled and the
+/// stage takes [`SHARE_MAX`]: about five failed descents' worth (a fraction of a second on
+/// fdlibm, a few seconds on GSL).
+const STALLED_EXECS: u64 = 20_000;
 /// Descents of one target without reaching it before it is left alone (until another input
 /// lowers its distance).
 const ATTEMPTS_PER_TARGET: u32 = 2;
@@ -104,6 +110,9 @@ pub struct LocalSearchRecord {
     pub reached: u64,
     /// Current share of all executions.
     share: f64,
+    /// The corpus size last seen, and the executions when it last changed.
+    corpus_seen: usize,
+    grown_at: u64,
     /// Per target (encoded probe): descents without reaching it, and its best distance then.
     attempts: HashMap<u32, (u32, u8)>,
 }
@@ -116,7 +125,19 @@ impl Default for LocalSearchRecord {
             descents: 0,
             reached: 0,
             share: SHARE_START,
+            corpus_seen: 0,
+            grown_at: 0,
             attempts: HashMap::new(),
+        }
+    }
+}
+
+impl LocalSearchRecord {
+    /// The share of all executions the stage may have spent by `executions`.
+    fn share_now(&self, executions: u64) -> f64 {
+        match executions.saturating_sub(self.grown_at) >= STALLED_EXECS {
+            true => SHARE_MAX,
+            false => self.share,
         }
     }
 }
@@ -165,14 +186,41 @@ const MAPS: [(&str, ProbeOf); 2] = [
     (crate::client::observers::CMP_MAP, Probe::Cmp),
 ];
 
-/// Slots measured but not reached, with the input holding their best distance: the exact
-/// ones ([`ExactSlots`]) first, then those tried fewer times, then the closest (ties in an
-/// order of this instance's own, so that the instances of a multi-core campaign do not all
-/// descend on the same target); targets tried too often without progress are left out.
+/// How the stage ranks its targets. It alternates between the two (by descent), because
+/// each finds what the other leaves for last: a program has dozens of slots at gap 1 that no
+/// descent will close (infeasible exceptions, integer-word tests), and the one that will is
+/// often among them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// The exact slots ([`ExactSlots`]) first, then the least tried, then the closest: the
+    /// windows no mutation hits and no distance ranks (GSL's airy.c:274).
+    ExactFirst,
+    /// The least tried, then those whose holder is the newest corpus entry: where the
+    /// campaign has just moved. fdlibm pow's e_pow.c:281 gets its first input at the
+    /// boundary (z = -1075, from input-to-state) seconds into a campaign, when two hundred
+    /// other slots are at gap 1.
+    Newest,
+}
+
+impl Order {
+    /// The order of the `nth` descent.
+    pub fn of_descent(nth: u64) -> Order {
+        match nth % 2 {
+            0 => Order::ExactFirst,
+            _ => Order::Newest,
+        }
+    }
+}
+
+/// Slots measured but not reached, with the input holding their best distance, in `order`
+/// (ties in an order of this instance's own, so that the instances of a multi-core campaign
+/// do not all descend on the same target); targets tried too often without progress are left
+/// out.
 pub fn targets<S: HasMetadata + HasNamedMetadata>(
     state: &S,
     record: &LocalSearchRecord,
     exact: &ExactSlots,
+    order: Order,
     salt: u64,
 ) -> Vec<Target> {
     let Ok(top) = state.metadata::<DistanceTopRated>() else {
@@ -198,15 +246,12 @@ pub fn targets<S: HasMetadata + HasNamedMetadata>(
             }
         }
     }
-    let order = |t: &Target| {
-        (
-            !exact.contains(t.probe),
-            record.attempts.get(&t.probe.encode()).map_or(0, |a| a.0),
-            t.best,
-            (t.probe.encode() as u64 ^ salt).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-        )
-    };
-    found.sort_by_key(order);
+    let tries = |t: &Target| record.attempts.get(&t.probe.encode()).map_or(0, |a| a.0);
+    let tie = |t: &Target| (t.probe.encode() as u64 ^ salt).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    match order {
+        Order::ExactFirst => found.sort_by_key(|t| (!exact.contains(t.probe), tries(t), t.best, tie(t))),
+        Order::Newest => found.sort_by_key(|t| (tries(t), core::cmp::Reverse(t.holder), t.best, tie(t))),
+    }
     found
 }
 
@@ -345,12 +390,19 @@ mod stage {
             if !state.has_metadata::<LocalSearchRecord>() {
                 state.add_metadata(LocalSearchRecord::default());
             }
-            let record = state.metadata::<LocalSearchRecord>()?.clone();
-            if record.execs as f64 >= record.share * *state.executions() as f64 {
+            let (corpus, executions) = (state.corpus().count(), *state.executions());
+            let record = state.metadata_mut::<LocalSearchRecord>()?;
+            if record.corpus_seen != corpus {
+                record.corpus_seen = corpus;
+                record.grown_at = executions;
+            }
+            let record = record.clone();
+            if record.execs as f64 >= record.share_now(executions) * executions as f64 {
                 return Ok(());
             }
             let salt = *self.salt.get_or_insert_with(|| state.rand_mut().next());
-            let candidates = targets(state, &record, &self.exact, salt);
+            let order = Order::of_descent(record.descents);
+            let candidates = targets(state, &record, &self.exact, order, salt);
             if candidates.is_empty() {
                 return Ok(());
             }
@@ -358,6 +410,17 @@ mod stage {
                 .rand_mut()
                 .below(core::num::NonZero::new(candidates.len().min(CLOSEST_TARGETS)).expect("non-empty"));
             let target = candidates[pick];
+            log::debug!(
+                "{} targets ({} exact) by {order:?}, first {:?}; picked {:?}",
+                candidates.len(),
+                candidates.iter().filter(|t| self.exact.contains(t.probe)).count(),
+                candidates
+                    .iter()
+                    .take(12)
+                    .map(|t| (t.probe, t.best))
+                    .collect::<Vec<_>>(),
+                target.probe
+            );
             // The holder first, then random other entries for the restarts.
             let mut starts = vec![input_of(state, target.holder)?];
             let count = state.corpus().count();
@@ -459,5 +522,69 @@ mod tests {
         // Both outcomes of comparison 1 and 2, neither of comparison 0, nothing past the table.
         let exact_cmps: Vec<u32> = (0..8).filter(|&s| exact.contains(Probe::Cmp(s))).collect();
         assert_eq!(exact_cmps, [2, 3, 4, 5]);
+    }
+
+    /// A state whose comparison map has slots 0..4 at gap 1 (slot 1 reached), held by corpus
+    /// entries 10, -, 30, 20, and whose comparison 0 (slots 0 and 1) tests equality.
+    fn four_slots() -> (libafl::state::NopState<BytesInput>, ExactSlots) {
+        let mut state = libafl::state::NopState::<BytesInput>::new();
+        let map = crate::client::observers::CMP_MAP;
+        let history = DistanceHistory {
+            best: vec![1, 0, 1, 1],
+            ..DistanceHistory::default()
+        };
+        state.add_named_metadata(map, history);
+        let mut top = DistanceTopRated::default();
+        for (slot, holder) in [(0u32, 10usize), (2, 30), (3, 20)] {
+            top.by_slot.insert((map.to_string(), slot), CorpusId(holder));
+        }
+        state.add_metadata(top);
+        let exact = ExactSlots {
+            equality: vec![true, false],
+        };
+        (state, exact)
+    }
+
+    fn ranked(
+        state: &libafl::state::NopState<BytesInput>,
+        record: &LocalSearchRecord,
+        exact: &ExactSlots,
+        order: Order,
+    ) -> Vec<Probe> {
+        targets(state, record, exact, order, 1)
+            .iter()
+            .map(|t| t.probe)
+            .collect()
+    }
+
+    #[test]
+    fn descents_alternate_between_exact_slots_first_and_the_newest_holders_first() {
+        let (state, exact) = four_slots();
+        let record = LocalSearchRecord::default();
+        assert_eq!(Order::of_descent(0), Order::ExactFirst);
+        assert_eq!(Order::of_descent(1), Order::Newest);
+        assert_eq!(ranked(&state, &record, &exact, Order::ExactFirst)[0], Probe::Cmp(0));
+        assert_eq!(
+            ranked(&state, &record, &exact, Order::Newest),
+            [Probe::Cmp(2), Probe::Cmp(3), Probe::Cmp(0)]
+        );
+        // A target tried once goes behind the untried ones; twice without progress, it is out.
+        let mut record = LocalSearchRecord::default();
+        record.attempts.insert(Probe::Cmp(2).encode(), (1, 1));
+        record.attempts.insert(Probe::Cmp(0).encode(), (ATTEMPTS_PER_TARGET, 1));
+        assert_eq!(
+            ranked(&state, &record, &exact, Order::Newest),
+            [Probe::Cmp(3), Probe::Cmp(2)]
+        );
+    }
+
+    #[test]
+    fn a_stalled_corpus_gives_the_stage_its_largest_share() {
+        let record = LocalSearchRecord {
+            grown_at: 1_000,
+            ..LocalSearchRecord::default()
+        };
+        assert_eq!(record.share_now(1_000 + STALLED_EXECS - 1), SHARE_START);
+        assert_eq!(record.share_now(1_000 + STALLED_EXECS), SHARE_MAX);
     }
 }
