@@ -25,7 +25,7 @@ esac
 
 if ((fast)); then
   start=$SECONDS
-  scripts/build.sh
+  scripts/build.sh --no-lean
   # Every integration test of the numfuzz crate but the slow ones (see above).
   quick=()
   for t in fuzzer/tests/*.rs; do

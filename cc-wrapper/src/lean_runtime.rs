@@ -1,15 +1,43 @@
-//! The runtime archive as it is linked: a copy without debug sections.
+//! The runtime archive as it is linked: the lean build when it is current
+//! ([`newest_archive`]), through a copy without debug sections and local symbols.
 //!
 //! Rust's precompiled standard library carries debug information into the runtime archive
-//! (about 5 MB in every linked program, a third of a small harness), and nothing reads it:
-//! a crash report symbolises the program's frames from the program's own debug information,
-//! and the runtime's frames by their symbol names. So the wrapper links a copy stripped of
-//! debug sections, made with `llvm-objcopy` beside the archive the first time a link needs
-//! it after a runtime build. When no copy can be made (no `llvm-objcopy`, a read-only
-//! install), the archive itself is linked: the program is the same, only larger.
+//! (about 5 MB in every linked program, a third of a small harness), and the LTO build turns
+//! almost every Rust symbol into a local one (3 MB of names); nothing reads either. A crash
+//! report symbolises the program's frames from the program's own debug information and stops
+//! at `LLVMFuzzerTestOneInput`; a panic of the runtime names its source line without them.
+//! So the wrapper links a copy made with `llvm-objcopy --strip-debug --strip-unneeded`
+//! (what relocations and the program's own symbols need stays) beside the archive, the first
+//! time a link needs it after a runtime build. When no copy can be made (no `llvm-objcopy`,
+//! a read-only install), the archive itself is linked: the program is the same, only larger.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+
+/// The runtime archive's file name.
+pub const ARCHIVE: &str = "libnumfuzz_runtime.a";
+
+/// Cargo's profile for the runtime as harnesses link it (the workspace's Cargo.toml): the
+/// release build with whole-program LTO in one codegen unit, which halves the code it brings
+/// into every program (LibAFL's generic code, instantiated once per crate otherwise).
+pub const LEAN_PROFILE: &str = "harness";
+
+/// The archive beside the tools in `exe_dir` (`target/release`), or the one of the
+/// [`LEAN_PROFILE`] build (`target/harness`) when that one is at least as new: a developer who
+/// rebuilds only the release profile links the code they just built, a full build
+/// (`scripts/build.sh`) the lean one.
+pub fn newest_archive(exe_dir: &Path) -> PathBuf {
+    let release = exe_dir.join(ARCHIVE);
+    let lean = exe_dir.parent().map(|target| target.join(LEAN_PROFILE).join(ARCHIVE));
+    match lean {
+        Some(lean) if modified(&lean).is_some() && modified(&lean) >= modified(&release) => lean,
+        _ => release,
+    }
+}
+
+fn modified(path: &Path) -> Option<std::time::SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
+}
 
 /// The stripped copy's name beside `archive`.
 pub fn stripped_name(archive: &Path) -> PathBuf {
@@ -18,7 +46,6 @@ pub fn stripped_name(archive: &Path) -> PathBuf {
 
 /// Whether `copy` was made from the current `archive` (it is not older).
 fn is_fresh(copy: &Path, archive: &Path) -> bool {
-    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
     match (modified(copy), modified(archive)) {
         (Some(c), Some(a)) => c >= a,
         _ => false,
@@ -36,7 +63,7 @@ pub fn linked_archive(archive: &Path, objcopy: &Path) -> PathBuf {
     // one of them is a complete copy of the same archive.
     let partial = archive.with_extension(format!("nodebug.{}.tmp", std::process::id()));
     let stripped = Command::new(objcopy)
-        .arg("--strip-debug")
+        .args(["--strip-debug", "--strip-unneeded"])
         .arg(archive)
         .arg(&partial)
         .stdout(Stdio::null())
@@ -73,6 +100,34 @@ mod tests {
         assert_eq!(names, ["libx.a"]);
     }
 
+    /// Makes `path` a minute old.
+    fn age(path: &Path) {
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+        let file = std::fs::File::options().write(true).open(path).unwrap();
+        file.set_modified(old).unwrap();
+    }
+
+    #[test]
+    fn links_use_the_lean_build_unless_the_release_build_is_newer() {
+        let target = tempfile::tempdir().unwrap();
+        let (release, lean) = (target.path().join("release"), target.path().join(LEAN_PROFILE));
+        std::fs::create_dir_all(&release).unwrap();
+        let runtime_in = |dir: &Path| {
+            let archive = dir.join(ARCHIVE);
+            std::fs::write(&archive, b"!<arch>\n").unwrap();
+            archive
+        };
+        let release_archive = runtime_in(&release);
+        assert_eq!(newest_archive(&release), release_archive, "no lean build");
+        std::fs::create_dir_all(&lean).unwrap();
+        let lean_archive = runtime_in(&lean);
+        age(&release_archive);
+        assert_eq!(newest_archive(&release), lean_archive);
+        age(&lean_archive);
+        std::fs::write(&release_archive, b"!<arch>\n").unwrap();
+        assert_eq!(newest_archive(&release), release_archive, "rebuilt in release only");
+    }
+
     #[test]
     fn a_copy_older_than_its_archive_is_made_again() {
         let dir = tempfile::tempdir().unwrap();
@@ -80,13 +135,7 @@ mod tests {
         let copy = stripped_name(&archive);
         assert_eq!(copy, dir.path().join("libx.nodebug.a"));
         std::fs::write(&copy, b"stale").unwrap();
-        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
-        std::fs::File::options()
-            .write(true)
-            .open(&copy)
-            .unwrap()
-            .set_modified(old)
-            .unwrap();
+        age(&copy);
         assert!(!is_fresh(&copy, &archive));
         // `true` "strips" by leaving no file: the stale copy must not be linked.
         assert_eq!(linked_archive(&archive, Path::new("true")), archive);

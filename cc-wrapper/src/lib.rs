@@ -11,7 +11,9 @@
 //! Compiles and links go through libafl_cc's `ClangWrapper`. Invocations that only ask clang
 //! something (`--version`, `-print-*`, `-dumpmachine`), preprocess (`-E`, `-M`) or compile
 //! several files without `-o` are passed to clang directly, because `ClangWrapper` would
-//! invent an output file for them.
+//! invent an output file for them. One question is the wrapper's own:
+//! `numfuzz-cc -print-numfuzz-runtime` prints the runtime archive a link would use (build
+//! scripts key their binaries on it).
 
 pub mod lean_runtime;
 
@@ -51,7 +53,7 @@ impl Mode {
 
 #[derive(Debug, thiserror::Error)]
 pub enum WrapperError {
-    #[error("the numfuzz runtime library is missing: {0} does not exist; build it with `cargo build --release` in the numfuzz checkout (or point NUMFUZZ_RUNTIME_DIR at its directory)")]
+    #[error("the numfuzz runtime library is missing: {0} does not exist; build it with `scripts/build.sh` in the numfuzz checkout (or point NUMFUZZ_RUNTIME_DIR at its directory)")]
     MissingRuntime(PathBuf),
     #[error("the numfuzz LLVM pass is missing: {0} does not exist; rebuild numfuzz-cc with `cargo build --release`")]
     MissingPass(PathBuf),
@@ -146,7 +148,8 @@ pub struct Toolchain {
     pub include: PathBuf,
     /// numfuzz's DataFlowSanitizer ABI list (the runtime's entry points), for taint builds.
     pub abilist: PathBuf,
-    pub runtime_dir: PathBuf,
+    /// The runtime archive a link gets before stripping ([`lean_runtime::newest_archive`]).
+    pub runtime: PathBuf,
     /// Strips the runtime's debug sections ([`lean_runtime`]).
     pub objcopy: PathBuf,
 }
@@ -158,27 +161,24 @@ impl Toolchain {
             .and_then(|p| p.canonicalize().ok())
             .and_then(|p| p.parent().map(Path::to_path_buf))
             .unwrap_or_else(|| PathBuf::from("."));
-        let runtime_dir = std::env::var_os(abi_env::CC_RUNTIME_DIR)
-            .map(PathBuf::from)
-            .unwrap_or(exe_dir);
+        let runtime = match std::env::var_os(abi_env::CC_RUNTIME_DIR) {
+            Some(dir) => Path::new(&dir).join(lean_runtime::ARCHIVE),
+            None => lean_runtime::newest_archive(&exe_dir),
+        };
         Toolchain {
             clang: PathBuf::from(env!("NUMFUZZ_CLANG")),
             clangxx: PathBuf::from(env!("NUMFUZZ_CLANGXX")),
             pass: PathBuf::from(env!("NUMFUZZ_PASS_PATH")),
             include: PathBuf::from(env!("NUMFUZZ_INCLUDE_DIR")),
             abilist: PathBuf::from(env!("NUMFUZZ_ABILIST_PATH")),
-            runtime_dir,
+            runtime,
             objcopy: Path::new(env!("NUMFUZZ_LLVM_BINDIR")).join("llvm-objcopy"),
         }
     }
 
-    pub fn runtime_lib(&self) -> PathBuf {
-        self.runtime_dir.join("libnumfuzz_runtime.a")
-    }
-
     /// What a link gets: the runtime without its debug sections where a copy can be made.
     pub fn linked_runtime(&self) -> PathBuf {
-        lean_runtime::linked_archive(&self.runtime_lib(), &self.objcopy)
+        lean_runtime::linked_archive(&self.runtime, &self.objcopy)
     }
 }
 
@@ -283,9 +283,16 @@ fn run_direct(compiler: &Path, args: &[String], extra: &[String]) -> Result<i32,
     Ok(status.code().unwrap_or(1))
 }
 
+/// The wrapper's own query: which runtime archive a link uses.
+pub const PRINT_RUNTIME: &str = "-print-numfuzz-runtime";
+
 /// Runs the wrapper on `args` (without argv\[0\]); returns clang's exit code.
 pub fn run(args: &[String], cpp: bool) -> Result<i32, WrapperError> {
     let tc = Toolchain::locate();
+    if args.len() == 1 && args[0] == PRINT_RUNTIME {
+        println!("{}", tc.runtime.display());
+        return Ok(0);
+    }
     let mode = Mode::from_env();
     let compiler = if cpp { &tc.clangxx } else { &tc.clang };
     let inv = Invocation::parse(args);
@@ -302,8 +309,8 @@ pub fn run(args: &[String], cpp: bool) -> Result<i32, WrapperError> {
         return Err(WrapperError::MissingPass(tc.pass.clone()));
     }
     let links = inv.links() && !inv.shared;
-    if links && !tc.runtime_lib().exists() {
-        return Err(WrapperError::MissingRuntime(tc.runtime_lib()));
+    if links && !tc.runtime.exists() {
+        return Err(WrapperError::MissingRuntime(tc.runtime.clone()));
     }
     let compile = if inv.sources > 0 {
         compile_flags(mode, &tc)

@@ -187,7 +187,7 @@ fn is_handler_frame(ip: usize) -> bool {
     // SAFETY: see the module docs.
     unsafe {
         backtrace::resolve_unsynchronized(ip as *mut c_void, |sym| {
-            found |= sym.name().is_some_and(|n| n.to_string().contains("on_fatal_signal"));
+            found |= sym.name().is_some_and(|n| n.to_string().contains(HANDLER_SYMBOL));
         })
     };
     found
@@ -221,6 +221,11 @@ unsafe extern "C" {
     fn numfuzz_shim_flush_profile();
 }
 
+/// The handler's symbol, global so that it survives the stripped link of the runtime
+/// (cc-wrapper's lean_runtime keeps no local symbols) and [`is_handler_frame`] can find it.
+const HANDLER_SYMBOL: &str = "__numfuzz_on_fatal_signal";
+
+#[unsafe(export_name = "__numfuzz_on_fatal_signal")]
 extern "C" fn on_fatal_signal(sig: c_int, info: *mut libc::siginfo_t, context: *mut c_void) {
     HANDLING.store(sig, Ordering::SeqCst);
     // SAFETY: installing a handler and arming an alarm.

@@ -147,7 +147,7 @@ fingerprint_of() { # fingerprint_of VARIANT compile|link
     echo "$v $(cflags_of "$v") $(env_of "$v")"
     stat -L -c '%n %s %Y' "$cc" "$here/build.sh" "$here/fdlibm_harness.h"
     if [ "$2" = link ] && [ "$v" != afl ]; then
-      stat -L -c '%n %s %Y' "$(dirname "$cc")/libnumfuzz_runtime.a"
+      stat -L -c '%n %s %Y' "$("$cc" -print-numfuzz-runtime)"
     fi
   } 2>/dev/null
 }

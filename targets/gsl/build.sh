@@ -31,7 +31,6 @@ case "$bin_dir" in /*) ;; *) bin_dir="$root/$bin_dir" ;; esac
 build="${NUMFUZZ_GSL_BUILD:-$here/build}"
 case "$build" in /*) ;; *) build="$(pwd)/$build" ;; esac
 cc="$bin_dir/numfuzz-cc"
-runtime="$bin_dir/libnumfuzz_runtime.a"
 gsl_version=2.7.1
 
 specfunc_only=0
@@ -77,9 +76,10 @@ die() {
 }
 now() { date +%s; }
 
-for tool in "$cc" "$runtime"; do
-  [ -e "$tool" ] || die "$tool is missing; build numfuzz first (scripts/build.sh)"
-done
+[ -x "$cc" ] || die "$cc is missing; build numfuzz first (scripts/build.sh)"
+# The runtime archive links use (the lean build when it is current): binaries are keyed on it.
+runtime=$("$cc" -print-numfuzz-runtime)
+[ -e "$runtime" ] || die "$runtime is missing; build numfuzz first (scripts/build.sh)"
 command -v python3 >/dev/null || die "python3 is missing (scripts/setup.sh installs it)"
 command -v clang-19 >/dev/null || die "clang-19 is missing (scripts/setup.sh installs it)"
 
