@@ -2,9 +2,9 @@
 //! reached — a (site, kind) whose ErrBits minimum is not 0, or a comparison outcome never
 //! taken; every other descent those that need one exact value first ([`ExactSlots`]), the
 //! others those the campaign moved last ([`Order`]) — and descends on that slot's exact gap
-//! from the input holding the minimum ([`avm`]), restarting from other corpus entries when the descent stalls (basin
-//! hopping). Every execution goes through the normal feedback, so what it meets on the way
-//! (new edges, new sites) is kept.
+//! from the input holding the minimum ([`avm`]), restarting from other corpus entries when
+//! the descent stalls (basin hopping). Every execution goes through the normal feedback, so
+//! what it meets on the way (new edges, new sites) is kept.
 //!
 //! The stage needs typed inputs (a signature) and the target's probe words; it gets a share
 //! of the executions that grows while it reaches targets and shrinks while it does not, and
@@ -396,10 +396,11 @@ mod stage {
                 record.corpus_seen = corpus;
                 record.grown_at = executions;
             }
-            let record = record.clone();
             if record.execs as f64 >= record.share_now(executions) * executions as f64 {
                 return Ok(());
             }
+            // A copy (with its per-target attempts) only when the stage runs, not at every call.
+            let record = record.clone();
             let salt = *self.salt.get_or_insert_with(|| state.rand_mut().next());
             let order = Order::of_descent(record.descents);
             let candidates = targets(state, &record, &self.exact, order, salt);
