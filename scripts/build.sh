@@ -4,7 +4,7 @@
 # `numfuzz-c++` name next to `numfuzz-cc` (cargo cannot name a binary with `+`).
 #
 # usage: scripts/build.sh [--no-lean] [CARGO BUILD ARGS...]
-#   --no-lean  skip the LTO build of the runtime (about 4 min after a change to the engine;
+#   --no-lean  skip the LTO build of the runtime (1–2 min after a change to the engine;
 #              `scripts/test.sh --fast` uses it): links get the release profile's runtime
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -28,9 +28,11 @@ pub const LEAN_PROFILE: &str = "harness";
 /// (`scripts/build.sh`) the lean one.
 pub fn newest_archive(exe_dir: &Path) -> PathBuf {
     let release = exe_dir.join(ARCHIVE);
-    let lean = exe_dir.parent().map(|target| target.join(LEAN_PROFILE).join(ARCHIVE));
-    match lean {
-        Some(lean) if modified(&lean).is_some() && modified(&lean) >= modified(&release) => lean,
+    let Some(lean) = exe_dir.parent().map(|target| target.join(LEAN_PROFILE).join(ARCHIVE)) else {
+        return release;
+    };
+    match (modified(&lean), modified(&release)) {
+        (Some(built), release_built) if Some(built) >= release_built => lean,
         _ => release,
     }
 }
