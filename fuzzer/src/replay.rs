@@ -147,6 +147,7 @@ impl Replayer {
             .env_remove(numfuzz_abi::env::AFL_SHM_ID)
             .env_remove(numfuzz_abi::env::SITES)
             .env_remove(numfuzz_abi::env::ENGINE)
+            .env_remove(numfuzz_abi::env::CLIENT)
             .env_remove(numfuzz_abi::env::MEM_LIMIT_MB)
             .envs(
                 self.memory_limit_mb

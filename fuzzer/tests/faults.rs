@@ -1,6 +1,7 @@
 //! Faults a real campaign meets: a client killed with SIGKILL (what the OOM killer does), one
-//! client of two killed, the broker killed, targets that cannot be fuzzed. Each campaign is a
-//! real `numfuzz run` on C compiled with numfuzz-cc; the kills are real signals.
+//! client of two killed, a client process (the core's restarter) killed, `numfuzz run` (the
+//! broker) killed, targets that cannot be fuzzed. Each campaign is a real `numfuzz run` on C
+//! compiled with numfuzz-cc; the kills are real signals.
 
 use numfuzz_abi::ExceptionKind;
 use numfuzz_outdir::{ClientEvent, ClientHistory, EndReason, InputDir, InstanceDir};
@@ -186,38 +187,69 @@ fn parent(pid: u32) -> u32 {
     rest.split_whitespace().nth(1).unwrap().parse().unwrap()
 }
 
+/// Waits until `pid` has exited; fails after 20 s.
+fn wait_gone(pid: u32, what: &str) {
+    let started = Instant::now();
+    while alive(pid) {
+        assert!(started.elapsed() < Duration::from_secs(20), "{what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 #[test]
-fn a_killed_broker_ends_the_campaign_with_an_error_and_keeps_the_findings() {
+fn a_killed_client_process_ends_the_campaign_with_an_error_and_keeps_the_findings() {
     let _turn = one_at_a_time();
     let built = steep();
     let out = built.path("out");
     let inst = out.join("default");
-    // In-process: numfuzz → the target's launcher (the broker) → restarter → client.
+    // In-process: numfuzz (the broker) → the target (the core's restarter) → its client.
     let child = start(&built.exe, &out, 60, &[]);
     let client = client_pid(&inst);
-    let broker = parent(parent(client));
-    assert_ne!(broker, child.id(), "unexpected process tree");
+    let restarter = parent(client);
+    assert_eq!(parent(restarter), child.id(), "unexpected process tree");
     std::thread::sleep(Duration::from_secs(2));
-    kill(broker, libc::SIGKILL);
-    let started = Instant::now();
+    kill(restarter, libc::SIGKILL);
     let o = finish(child);
-    assert!(!o.status.success(), "a killed broker went unnoticed:\n{}", both(&o));
+    assert!(
+        !o.status.success(),
+        "a killed client process went unnoticed:\n{}",
+        both(&o)
+    );
     let text = both(&o);
     assert!(
-        text.contains("broker") && text.contains("SIGKILL") && text.contains(out.to_str().unwrap()),
+        text.contains("client process for core 0") && text.contains("SIGKILL") && text.contains(out.to_str().unwrap()),
         "the error does not say what ended the campaign:\n{text}"
     );
-    // The client is not left fuzzing with nobody to report to: it stops cleanly.
-    while alive(client) {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "the client outlived the broker"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    // The client does not go on without its restarter: it stops cleanly.
+    wait_gone(client, "the client outlived its restarter");
     let h = history(&inst);
     assert_eq!(h.end.as_ref().map(|e| e.1), Some(EndReason::Signal), "{h:?}");
     assert_no_finding_lost(&inst);
+}
+
+#[test]
+fn a_killed_numfuzz_run_takes_its_clients_with_it_and_keeps_the_findings() {
+    let _turn = one_at_a_time();
+    let built = steep();
+    let out = built.path("out");
+    let core0 = out.join("core0");
+    let core1 = out.join("core1");
+    // `numfuzz run` is the broker: with it gone, nobody would collect what the clients find.
+    let child = start(&built.exe, &out, 60, &["--cores", "0-1"]);
+    let clients = [client_pid(&core0), client_pid(&core1)];
+    let restarters = clients.map(parent);
+    std::thread::sleep(Duration::from_secs(2));
+    kill(child.id(), libc::SIGKILL);
+    let o = finish(child);
+    assert!(!o.status.success());
+    for pid in restarters.iter().chain(&clients) {
+        wait_gone(*pid, "a client process outlived `numfuzz run`");
+    }
+    for inst in [&core0, &core1] {
+        let h = history(inst);
+        assert_eq!(h.end.as_ref().map(|e| e.1), Some(EndReason::Signal), "{h:?}");
+        assert_no_finding_lost(inst);
+    }
 }
 
 #[test]

@@ -1,6 +1,14 @@
-//! A numfuzz campaign: LibAFL's `Launcher` (one client per core, LLMP between them and, with
-//! `--broker`, to another machine) and the broker; each client is assembled in
-//! [`crate::client`].
+//! A numfuzz campaign: one LLMP broker and one client per core, in one of two shapes.
+//!
+//! - [`launch`]: all in this process, through LibAFL's `Launcher`, which forks a client per
+//!   core and runs the broker. Forkserver campaigns: `numfuzz run` is every part of it.
+//! - [`serve`] and [`join`]: the broker and the monitor in `numfuzz run`, and each client in a
+//!   process of its own that `serve` starts. In-process campaigns: the client process is the
+//!   target, with the engine linked into it, so the target carries only the client's side
+//!   (no Launcher, no TUI), and a `numfuzz run` that dies takes its clients with it.
+//!
+//! Either way a client is assembled in [`crate::client`], and a client process is a
+//! restarter (LibAFL's, see [`crate::supervisor`]) whose forked child fuzzes.
 
 use crate::client::{Mgr, State};
 use crate::config::CampaignConfig;
@@ -9,15 +17,20 @@ use libafl::events::llmp::{setup_restarting_mgr_llmp, ManagerKind};
 use libafl::events::{ClientDescription, EventConfig, Launcher, ShouldSaveState, StdLlmpEventHook};
 use libafl::inputs::BytesInput;
 use libafl::monitors::tui::TuiMonitor;
-use libafl::monitors::Monitor;
+use libafl::monitors::{Monitor, NopMonitor};
 use libafl::Error;
-use libafl_bolts::core_affinity::Cores;
+use libafl_bolts::core_affinity::{CoreId, Cores};
 use libafl_bolts::llmp::{Broker, LlmpBroker, LlmpHookTuple};
 use libafl_bolts::shmem::ShMem;
 use libafl_bolts::shmem::{ShMemProvider, StdShMemProvider};
 use libafl_bolts::tuples::tuple_list;
 use std::net::{SocketAddr, ToSocketAddrs};
+use std::process::{Child, ExitStatus};
 use std::time::Duration;
+
+/// LibAFL's event configuration: clients of the same configuration reuse each other's
+/// observers instead of re-running an input they receive.
+const CONFIGURATION: &str = "numfuzz";
 
 /// Processes this process forked (the per-core client restarters), from /proc.
 fn child_pids() -> Vec<i32> {
@@ -58,14 +71,15 @@ fn end_with_parent(signal: libc::c_int, parent: u32) {
 ///   client's messages as its own echo, so nothing reaches the other machine.
 /// - LibAFL's `loop_with_timeouts` ends once as many clients as expected have come and gone,
 ///   and a link counts as a client (it can leave and be re-added), which can end a linked
-///   broker before its local client starts. This loop runs until the local client processes
-///   have exited instead.
+///   broker before its local client starts. This loop runs until `clients_done` says the
+///   local client processes have exited instead.
 /// - Ctrl-C is left to the clients, which stop cleanly and write their final stats.
-fn run_broker<HT, SHM, SP>(
+fn broker_loop<HT, SHM, SP>(
     broker: &mut LlmpBroker<HT, SHM, SP>,
     mut remote: Option<SocketAddr>,
     local_clients: usize,
-) -> Result<(Option<State>, Mgr), Error>
+    mut clients_done: impl FnMut() -> bool,
+) -> Result<(), Error>
 where
     HT: LlmpHookTuple<SHM, SP>,
     SHM: ShMem,
@@ -73,10 +87,9 @@ where
 {
     // SAFETY: ignoring SIGINT in the broker process only.
     unsafe { libc::signal(libc::SIGINT, libc::SIG_IGN) };
-    let clients = child_pids();
     let started = std::time::Instant::now();
     let mut last_timeout = started;
-    while !clients.iter().all(|&p| exited(p)) {
+    while !clients_done() {
         let busy = broker.broker_once()?;
         if let Some(addr) = remote {
             let registered = broker.num_clients_seen().saturating_sub(broker.nb_listeners());
@@ -95,7 +108,36 @@ where
     }
     // Deliver what the last clients sent (final stats) to the monitor.
     while broker.broker_once()? {}
-    Err(Error::shutting_down())
+    Ok(())
+}
+
+/// `--broker ADDR`, resolved.
+fn remote_broker(cfg: &CampaignConfig) -> Result<Option<SocketAddr>, Error> {
+    let Some(addr) = &cfg.remote_broker else {
+        return Ok(None);
+    };
+    let resolved = addr
+        .to_socket_addrs()
+        .map_err(|e| Error::illegal_argument(format!("--broker {addr}: {e}")))?
+        .next()
+        .ok_or_else(|| Error::illegal_argument(format!("--broker {addr}: no address")))?;
+    Ok(Some(resolved))
+}
+
+/// Runs `with` on the campaign's monitor: LibAFL's TUI on a terminal, else status lines.
+macro_rules! with_monitor {
+    ($cfg:expr, $with:expr) => {
+        if $cfg.tui {
+            let monitor = TuiMonitor::builder()
+                .title("numfuzz")
+                .version(env!("CARGO_PKG_VERSION"))
+                .enhanced_graphics(false)
+                .build();
+            $with(monitor)
+        } else {
+            $with(StatusMonitor::new($cfg.duration_secs))
+        }
+    };
 }
 
 /// Starts the broker and one client per core; returns in the original process when every
@@ -104,16 +146,7 @@ pub fn launch<C>(cfg: &CampaignConfig, client: C) -> Result<(), Error>
 where
     C: FnMut(Option<State>, Mgr, ClientDescription) -> Result<(), Error>,
 {
-    if cfg.tui {
-        let monitor = TuiMonitor::builder()
-            .title("numfuzz")
-            .version(env!("CARGO_PKG_VERSION"))
-            .enhanced_graphics(false)
-            .build();
-        launch_with_monitor(cfg, monitor, client)
-    } else {
-        launch_with_monitor(cfg, StatusMonitor::new(cfg.duration_secs), client)
-    }
+    with_monitor!(cfg, |monitor| launch_with_monitor(cfg, monitor, client))
 }
 
 fn launch_with_monitor<C, MT>(cfg: &CampaignConfig, monitor: MT, mut client: C) -> Result<(), Error>
@@ -122,19 +155,12 @@ where
     MT: Monitor,
 {
     crate::logging::init_from_env();
+    crate::registry::register();
     let main_pid = std::process::id();
     let cores = Cores::from_cmdline(&cfg.cores)?;
     let shmem = StdShMemProvider::new()?;
-    let remote: Option<SocketAddr> = match &cfg.remote_broker {
-        Some(addr) => Some(
-            addr.to_socket_addrs()
-                .map_err(|e| Error::illegal_argument(format!("--broker {addr}: {e}")))?
-                .next()
-                .ok_or_else(|| Error::illegal_argument(format!("--broker {addr}: no address")))?,
-        ),
-        None => None,
-    };
-    let configuration = EventConfig::from_name("numfuzz");
+    let remote = remote_broker(cfg)?;
+    let configuration = EventConfig::from_name(CONFIGURATION);
     // LibAFL 0.16.1's Launcher drops `remote_broker_addr` on the floor for LLMP brokers, so the
     // broker (and its broker-to-broker link for multi-machine campaigns) is set up here.
     let spawn = |_: &Launcher<'_, _, MT, StdShMemProvider>,
@@ -167,7 +193,11 @@ where
                 let monitor = monitor.ok_or_else(|| Error::illegal_state("the broker has no monitor"))?;
                 let hook = StdLlmpEventHook::<BytesInput, MT>::new(monitor)?;
                 let mut broker = LlmpBroker::create_attach_to_tcp(shmem.clone(), tuple_list!(hook), cfg.broker_port)?;
-                run_broker(&mut broker, remote, cores.ids.len())
+                let clients = child_pids();
+                broker_loop(&mut broker, remote, cores.ids.len(), || {
+                    clients.iter().all(|&p| exited(p))
+                })?;
+                Err(Error::shutting_down())
             }
         }
     };
@@ -193,5 +223,190 @@ where
     match result {
         Ok(()) | Err(Error::ShuttingDown) => Ok(()),
         Err(e) => Err(e),
+    }
+}
+
+/// Which client of a [`serve`]d campaign a process is: `numfuzz run` hands it to each client
+/// process in `NUMFUZZ_CLIENT` (`numfuzz_abi::env::CLIENT`) as `ID,CORE,BROKER_PID`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClientSlot {
+    /// LibAFL's client id: 1, 2, … in the order of the cores, as the Launcher numbers them.
+    pub id: usize,
+    /// The core the client is bound to (and names its instance directory, `coreN`).
+    pub core: usize,
+    /// The `numfuzz run` process that runs the broker: the client ends with it.
+    pub broker_pid: u32,
+}
+
+impl ClientSlot {
+    pub fn to_env(&self) -> String {
+        format!("{},{},{}", self.id, self.core, self.broker_pid)
+    }
+
+    pub fn parse(text: &str) -> Result<ClientSlot, Error> {
+        let fields: Vec<&str> = text.split(',').collect();
+        let number = |k: usize| fields.get(k).and_then(|f| f.trim().parse::<u64>().ok());
+        match (fields.len(), number(0), number(1), number(2)) {
+            (3, Some(id), Some(core), Some(pid)) if id > 0 && pid > 0 => Ok(ClientSlot {
+                id: id as usize,
+                core: core as usize,
+                broker_pid: pid as u32,
+            }),
+            _ => Err(Error::illegal_argument(format!(
+                "{}=`{text}` is not ID,CORE,BROKER_PID; client processes are started by `numfuzz run`",
+                numfuzz_abi::env::CLIENT
+            ))),
+        }
+    }
+
+    fn description(&self) -> ClientDescription {
+        ClientDescription::new(self.id, 0, CoreId(self.core))
+    }
+}
+
+/// How a client process started by [`serve`] ended.
+#[derive(Debug)]
+pub struct ClientExit {
+    pub slot: ClientSlot,
+    pub pid: u32,
+    pub status: ExitStatus,
+}
+
+/// The broker's side of a campaign whose clients are processes of their own: runs the LLMP
+/// broker and the monitor in this process, starts one client process per core of
+/// `cfg.cores` with `spawn` (which must pass the slot on in `NUMFUZZ_CLIENT`; the process then
+/// calls [`join`]), and serves until all of them have exited. Returns how each ended.
+pub fn serve<S>(cfg: &CampaignConfig, spawn: S) -> Result<Vec<ClientExit>, Error>
+where
+    S: FnMut(&ClientSlot) -> std::io::Result<Child>,
+{
+    with_monitor!(cfg, |monitor| serve_with_monitor(cfg, monitor, spawn))
+}
+
+fn serve_with_monitor<MT, S>(cfg: &CampaignConfig, monitor: MT, mut spawn: S) -> Result<Vec<ClientExit>, Error>
+where
+    MT: Monitor,
+    S: FnMut(&ClientSlot) -> std::io::Result<Child>,
+{
+    crate::logging::init_from_env();
+    crate::registry::register();
+    let cores = Cores::from_cmdline(&cfg.cores)?;
+    let remote = remote_broker(cfg)?;
+    let hook = StdLlmpEventHook::<BytesInput, MT>::new(monitor)?;
+    let mut broker = LlmpBroker::create_attach_to_tcp(StdShMemProvider::new()?, tuple_list!(hook), cfg.broker_port)?;
+    let me = std::process::id();
+    let mut clients: Vec<(ClientSlot, Child, Option<ExitStatus>)> = Vec::new();
+    for (k, core) in cores.ids.iter().enumerate() {
+        let slot = ClientSlot {
+            id: k + 1,
+            core: core.0,
+            broker_pid: me,
+        };
+        match spawn(&slot) {
+            Ok(child) => clients.push((slot, child, None)),
+            Err(e) => {
+                for (_, child, _) in &mut clients {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                }
+                return Err(Error::os_error(
+                    e,
+                    format!("starting the client process for core {}", core.0),
+                ));
+            }
+        }
+    }
+    let local = clients.len();
+    broker_loop(&mut broker, remote, local, || {
+        for (_, child, status) in clients.iter_mut().filter(|c| c.2.is_none()) {
+            *status = child.try_wait().ok().flatten();
+        }
+        clients.iter().all(|c| c.2.is_some())
+    })?;
+    Ok(clients
+        .into_iter()
+        .map(|(slot, child, status)| ClientExit {
+            slot,
+            pid: child.id(),
+            status: status.expect("every client process has exited"),
+        })
+        .collect())
+}
+
+/// Sends this process's stdout to /dev/null, and its stderr too unless `NUMFUZZ_LOG` asks for
+/// diagnostics: the target's own output would cover the broker's status line.
+fn quiet_client_output() -> Result<(), Error> {
+    let null = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/null")
+        .map_err(|e| Error::os_error(e, "opening /dev/null"))?;
+    let fd = std::os::fd::AsRawFd::as_raw_fd(&null);
+    let mut targets = vec![libc::STDOUT_FILENO];
+    if !crate::logging::enabled() {
+        targets.push(libc::STDERR_FILENO);
+    }
+    for target in targets {
+        // SAFETY: duplicating an open descriptor onto a standard one.
+        if unsafe { libc::dup2(fd, target) } < 0 {
+            return Err(Error::os_error(
+                std::io::Error::last_os_error(),
+                "redirecting the client's output",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The client's side of [`serve`], in a process it started: binds to the slot's core, joins
+/// the broker and becomes the core's restarter, whose forked child runs `client`. Returns in
+/// the child with `client`'s result, and in the restarter with `Error::ShuttingDown` once the
+/// client has ended for good (any other error: the restarter could not go on).
+pub fn join<C>(cfg: &CampaignConfig, slot: ClientSlot, mut client: C) -> Result<(), Error>
+where
+    C: FnMut(Option<State>, Mgr, ClientDescription) -> Result<(), Error>,
+{
+    crate::logging::init_from_env();
+    crate::registry::register();
+    // The restarter ends with `numfuzz run` (the broker); its client, below, with the restarter.
+    end_with_parent(libc::SIGKILL, slot.broker_pid);
+    let description = slot.description();
+    description.core_id().set_affinity()?;
+    quiet_client_output()?;
+    let restarter = std::process::id();
+    let (state, mgr) = setup_restarting_mgr_llmp(
+        StdShMemProvider::new()?,
+        EventConfig::from_name(CONFIGURATION),
+        None::<NopMonitor>,
+        cfg.broker_port,
+        ManagerKind::Client {
+            client_description: description.clone(),
+        },
+        None,
+        // OOM-safe: the restarter respawns a client even when it was killed without saving
+        // its state (see `crate::supervisor`).
+        ShouldSaveState::OOMSafeOnRestart,
+        tuple_list!(),
+    )?;
+    // The client: a dead restarter (so a dead broker) stops it cleanly.
+    end_with_parent(libc::SIGTERM, restarter);
+    client(state, mgr, description)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_client_slot_survives_the_environment_and_bad_ones_are_refused() {
+        let slot = ClientSlot {
+            id: 2,
+            core: 5,
+            broker_pid: 4242,
+        };
+        assert_eq!(ClientSlot::parse(&slot.to_env()).unwrap(), slot);
+        for bad in ["", "1,2", "1,2,3,4", "0,1,99", "1,x,99", "1,2,0"] {
+            let e = ClientSlot::parse(bad).unwrap_err().to_string();
+            assert!(e.contains("numfuzz run"), "{bad}: {e}");
+        }
     }
 }

@@ -583,6 +583,7 @@ mod tests {
     type TestState = StdState<InMemoryCorpus<BytesInput>, BytesInput, StdRand, InMemoryCorpus<BytesInput>>;
 
     fn state() -> TestState {
+        crate::registry::register();
         StdState::new(
             StdRand::with_seed(1),
             InMemoryCorpus::new(),

@@ -1,7 +1,8 @@
-//! The in-process campaign: the LibAFL engine linked into a numfuzz-cc target (the way
-//! libFuzzer is), started by `numfuzz run` through `NUMFUZZ_ENGINE=<config.json>`.
+//! The in-process campaign's client: the LibAFL engine linked into a numfuzz-cc target (the
+//! way libFuzzer is). `numfuzz run` runs the broker and starts the target once per core with
+//! `NUMFUZZ_ENGINE=<config.json>` and `NUMFUZZ_CLIENT=<slot>` (see [`crate::campaign::serve`]).
 
-use crate::campaign::launch;
+use crate::campaign::{join, ClientSlot};
 use crate::client::{run_client, TargetInfo, TargetMaps};
 use crate::config::CampaignConfig;
 use libafl::executors::{ExitKind, InProcessExecutor};
@@ -39,7 +40,22 @@ pub fn run(config_path: &Path, target: InProcessTarget<'_>) -> i32 {
         },
         None => target.signature.clone(),
     };
-    let result = launch(&cfg, |state, mgr, description| {
+    let slot = match std::env::var(numfuzz_abi::env::CLIENT) {
+        Ok(text) => ClientSlot::parse(&text),
+        Err(_) => Err(libafl::Error::illegal_argument(format!(
+            "{} is set but {} is not: in-process campaigns are started by `numfuzz run`",
+            numfuzz_abi::env::ENGINE,
+            numfuzz_abi::env::CLIENT
+        ))),
+    };
+    let slot = match slot {
+        Ok(slot) => slot,
+        Err(e) => {
+            eprintln!("numfuzz: {e}");
+            return 1;
+        }
+    };
+    let result = join(&cfg, slot, |state, mgr, description| {
         let info = TargetInfo {
             sites: target.sites.clone(),
             signature: signature.clone(),
@@ -63,7 +79,8 @@ pub fn run(config_path: &Path, target: InProcessTarget<'_>) -> i32 {
         std::process::exit(0)
     });
     match result {
-        Ok(()) => 0,
+        // The restarter, once its client has ended for good.
+        Ok(()) | Err(libafl::Error::ShuttingDown) => 0,
         Err(e) => {
             eprintln!("numfuzz: campaign failed: {e}");
             1

@@ -13,6 +13,7 @@ pub mod logging;
 pub mod meta;
 pub mod monitor;
 pub mod mutators;
+pub mod registry;
 pub mod run_flags;
 pub mod run_mode;
 pub mod scheduler;

@@ -146,6 +146,7 @@ mod tests {
 
     #[test]
     fn the_input_holding_a_best_distance_is_favoured_until_beaten_everywhere() {
+        crate::registry::register();
         let mut state: TestState = StdState::new(
             StdRand::with_seed(1),
             InMemoryCorpus::new(),

@@ -9,7 +9,7 @@ use numfuzz_engine::summary::Summary;
 use numfuzz_outdir::{prepare, OutState};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Name of the campaign configuration file inside `-o`.
@@ -168,25 +168,32 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         );
     }
 
+    // What ended the campaign's processes early, besides what the clients wrote down.
+    let mut lost = Vec::new();
     match executor {
         ExecutorKind::InProcess => {
-            // The target runs the engine linked into it; numfuzz waits and summarises.
-            // SAFETY: ignoring SIGINT in this process only (the target handles Ctrl-C itself).
-            unsafe { libc::signal(libc::SIGINT, libc::SIG_IGN) };
-            let mut target_cmd = Command::new(&target_path);
-            target_cmd.env(numfuzz_abi::env::ENGINE, &config_path);
-            if let Some(mb) = cfg.memory_limit_mb {
-                target_cmd.env(numfuzz_abi::env::MEM_LIMIT_MB, mb.to_string());
-            }
-            let status = target_cmd
-                .status()
-                .with_context(|| format!("starting {}", target_path.display()))?;
-            if !status.success() {
-                print!("{}", Summary::read_campaign(&out, cfg.start_unix_ms, cfg.duration_secs));
-                bail!(
-                    "the campaign's broker (the target process, which runs the launcher) ended with {status}; findings so far are kept in {}",
-                    out.display()
-                );
+            // This process is the broker and the monitor; each client is the target,
+            // started once per core, with the engine linked into it.
+            let exits = numfuzz_engine::campaign::serve(&cfg, |slot| {
+                let mut client = Command::new(&target_path);
+                client
+                    .env(numfuzz_abi::env::ENGINE, &config_path)
+                    .env(numfuzz_abi::env::CLIENT, slot.to_env())
+                    .stdin(Stdio::null());
+                if let Some(mb) = cfg.memory_limit_mb {
+                    client.env(numfuzz_abi::env::MEM_LIMIT_MB, mb.to_string());
+                }
+                client.spawn()
+            })
+            .with_context(|| format!("running the campaign on {}", target_path.display()))?;
+            for exit in exits.iter().filter(|e| !e.status.success()) {
+                lost.push(format!(
+                    "the client process for core {} (pid {}, `{}`) ended with {}",
+                    exit.slot.core,
+                    exit.pid,
+                    target_path.display(),
+                    exit.status
+                ));
             }
         }
         ExecutorKind::Forkserver => {
@@ -195,7 +202,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     }
     let summary = Summary::read_campaign(&out, cfg.start_unix_ms, cfg.duration_secs);
     print!("{summary}");
-    let mut cut_short = summary.cut_short();
+    let mut cut_short = lost;
+    cut_short.extend(summary.cut_short());
     let silent = summary.clients.iter().any(|(_, h)| h.end.is_none());
     if silent && disk_full(&out) {
         // A client that meets a full disk may not be able to write down why it stopped.

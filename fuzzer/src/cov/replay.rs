@@ -23,6 +23,7 @@ const BATCH_ARG_BYTES: usize = 96 * 1024;
 /// Environment that would make a numfuzz target do something else than replay.
 const CLEARED_ENV: &[&str] = &[
     numfuzz_abi::env::ENGINE,
+    numfuzz_abi::env::CLIENT,
     numfuzz_abi::env::SITES,
     numfuzz_abi::env::SHM_ID,
     numfuzz_abi::env::REPORT,

@@ -13,6 +13,10 @@ pub const SITES: &str = "NUMFUZZ_SITES";
 /// Path of an in-process campaign configuration written by `numfuzz run`. When set, the
 /// target's `main` runs the LibAFL engine linked into it instead of replaying files.
 pub const ENGINE: &str = "NUMFUZZ_ENGINE";
+/// Set with [`ENGINE`] on each client process `numfuzz run` starts: which client this process
+/// is (`ID,CORE,BROKER_PID`: its client id, the core it is bound to, and the pid of the
+/// `numfuzz run` process whose broker it joins and with which it ends).
+pub const CLIENT: &str = "NUMFUZZ_CLIENT";
 /// Set by `numfuzz-cc` users: build with edge coverage only, without checkers (for overhead
 /// measurements).
 pub const CC_NO_CHECKS: &str = "NUMFUZZ_CC_NO_CHECKS";

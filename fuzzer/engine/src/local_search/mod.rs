@@ -528,6 +528,7 @@ mod tests {
     /// A state whose comparison map has slots 0..4 at gap 1 (slot 1 reached), held by corpus
     /// entries 10, -, 30, 20, and whose comparison 0 (slots 0 and 1) tests equality.
     fn four_slots() -> (libafl::state::NopState<BytesInput>, ExactSlots) {
+        crate::registry::register();
         let mut state = libafl::state::NopState::<BytesInput>::new();
         let map = crate::client::observers::CMP_MAP;
         let history = DistanceHistory {
