@@ -489,6 +489,21 @@ fn two_launchers_linked_broker_to_broker_share_inputs() {
 
 #[test]
 fn ctrl_c_stops_cleanly_with_final_stats() {
+    // Like a terminal's Ctrl-C: SIGINT to the whole process group.
+    // SAFETY: signalling our own child's process group.
+    stops_cleanly_with_final_stats(|numfuzz| unsafe { libc::kill(-(numfuzz as i32), libc::SIGINT) });
+}
+
+#[test]
+fn sigterm_to_numfuzz_run_stops_cleanly_with_final_stats() {
+    // Like `kill PID` or a service manager: SIGTERM to `numfuzz run` alone.
+    // SAFETY: signalling our own child.
+    stops_cleanly_with_final_stats(|numfuzz| unsafe { libc::kill(numfuzz as i32, libc::SIGTERM) });
+}
+
+/// A campaign without `-V`, stopped by `stop(pid of numfuzz run)` after a few seconds, ends
+/// with exit 0, a summary and `fuzzer_stats` written at the stop.
+fn stops_cleanly_with_final_stats(stop: impl FnOnce(u32) -> i32) {
     let _turn = one_at_a_time();
     let built = compile("steep", &[("steep.c", STEEP)], &["-O1"], &[]);
     let out = built.path("out");
@@ -507,15 +522,13 @@ fn ctrl_c_stops_cleanly_with_final_stats() {
         std::thread::sleep(Duration::from_millis(200));
     }
     std::thread::sleep(Duration::from_secs(3));
-    // Like a terminal's Ctrl-C: SIGINT to the whole process group.
-    // SAFETY: signalling our own child's process group.
-    unsafe { libc::kill(-(child.id() as i32), libc::SIGINT) };
+    assert_eq!(stop(child.id()), 0);
     let deadline = Instant::now() + Duration::from_secs(30);
     let status = loop {
         if let Some(s) = child.try_wait().unwrap() {
             break s;
         }
-        assert!(Instant::now() < deadline, "numfuzz did not stop after Ctrl-C");
+        assert!(Instant::now() < deadline, "numfuzz did not stop");
         std::thread::sleep(Duration::from_millis(100));
     };
     let o = child.wait_with_output().unwrap();

@@ -26,16 +26,16 @@ use libafl_bolts::shmem::{ShMemProvider, StdShMemProvider};
 use libafl_bolts::tuples::tuple_list;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::process::{Child, ExitStatus};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// LibAFL's event configuration: clients of the same configuration reuse each other's
 /// observers instead of re-running an input they receive.
 const CONFIGURATION: &str = "numfuzz";
 
-/// Processes this process forked (the per-core client restarters), from /proc.
-fn child_pids() -> Vec<i32> {
-    let me = std::process::id();
-    std::fs::read_to_string(format!("/proc/{me}/task/{me}/children"))
+/// The children of process `pid` (of this one: the per-core client restarters), from /proc.
+fn child_pids(pid: u32) -> Vec<i32> {
+    std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
         .unwrap_or_default()
         .split_whitespace()
         .filter_map(|p| p.parse().ok())
@@ -193,7 +193,7 @@ where
                 let monitor = monitor.ok_or_else(|| Error::illegal_state("the broker has no monitor"))?;
                 let hook = StdLlmpEventHook::<BytesInput, MT>::new(monitor)?;
                 let mut broker = LlmpBroker::create_attach_to_tcp(shmem.clone(), tuple_list!(hook), cfg.broker_port)?;
-                let clients = child_pids();
+                let clients = child_pids(std::process::id());
                 broker_loop(&mut broker, remote, cores.ids.len(), || {
                     clients.iter().all(|&p| exited(p))
                 })?;
@@ -264,6 +264,13 @@ impl ClientSlot {
     }
 }
 
+/// Set by `numfuzz run`'s SIGTERM handler while it serves a campaign.
+static TERMINATE: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_terminate(_: libc::c_int) {
+    TERMINATE.store(true, Ordering::Relaxed);
+}
+
 /// How a client process started by [`serve`] ended.
 #[derive(Debug)]
 pub struct ClientExit {
@@ -317,12 +324,31 @@ where
         }
     }
     let local = clients.len();
+    // SIGTERM to `numfuzz run` stops the campaign as Ctrl-C does: the clients are asked to
+    // stop (a client process ignores it: it is the restarter, whose child fuzzes), and the
+    // broker serves them until they have written their final stats.
+    TERMINATE.store(false, Ordering::Relaxed);
+    // SAFETY: the handler only stores to an atomic.
+    unsafe { libc::signal(libc::SIGTERM, on_terminate as *const () as libc::sighandler_t) };
+    let mut last_forward: Option<std::time::Instant> = None;
     broker_loop(&mut broker, remote, local, || {
         for (_, child, status) in clients.iter_mut().filter(|c| c.2.is_none()) {
             *status = child.try_wait().ok().flatten();
         }
+        // Again every half second: a client may not have been forked yet at the first try.
+        if TERMINATE.load(Ordering::Relaxed) && last_forward.is_none_or(|t| t.elapsed() >= Duration::from_millis(500)) {
+            last_forward = Some(std::time::Instant::now());
+            for (_, child, _) in clients.iter().filter(|c| c.2.is_none()) {
+                for pid in child_pids(child.id()) {
+                    // SAFETY: signalling a client process of this campaign.
+                    unsafe { libc::kill(pid, libc::SIGTERM) };
+                }
+            }
+        }
         clients.iter().all(|c| c.2.is_some())
     })?;
+    // SAFETY: restoring the default disposition.
+    unsafe { libc::signal(libc::SIGTERM, libc::SIG_DFL) };
     Ok(clients
         .into_iter()
         .map(|(slot, child, status)| ClientExit {
