@@ -32,8 +32,9 @@ pub use value::Value;
 /// whose runtime marker names another version. (4: a crash is reported as a JSON `crash`
 /// event in `NUMFUZZ_REPORT=json` mode instead of text lines. 5: the header's probe words,
 /// through which the local-search stage reads one slot's exact gap. 6: fast runs, asked for with
-/// `shm::MODE_FAST`.)
-pub const ABI_VERSION: u32 = 6;
+/// `shm::MODE_FAST`. 7: an in-process target is started once per core by `numfuzz run`, which
+/// runs the broker, and joins it as the client named in `env::CLIENT`.)
+pub const ABI_VERSION: u32 = 7;
 
 /// Name of the ELF section holding the harness's `NUMFUZZ_SIGNATURE` string.
 pub const SIGNATURE_SECTION: &str = "__numfuzz_sig";
