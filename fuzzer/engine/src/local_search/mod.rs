@@ -34,8 +34,11 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
-/// Executions one descent (with its restarts) may spend.
+/// Executions one descent (with its restarts) may spend at most.
 const DESCENT_BUDGET: u64 = 4096;
+/// The fewest executions a descent is given: below this the stage waits for its share to grow
+/// (a shorter descent cannot get past its first few exploratory moves).
+const DESCENT_MIN: u64 = 256;
 /// Restarts from other corpus entries after a stall, per descent.
 const BASIN_HOPS: usize = 3;
 /// The stage's share of all executions: at the start, and its bounds.
@@ -139,6 +142,19 @@ impl LocalSearchRecord {
             true => SHARE_MAX,
             false => self.share,
         }
+    }
+
+    /// The executions the next descent may spend without taking the stage past its share at
+    /// `executions` (its own count included, since those are executions too), at most
+    /// [`DESCENT_BUDGET`]; `None` while that is under [`DESCENT_MIN`]. A descent is budgeted
+    /// in executions, not in time, so on a slow target (GSL's Bessel functions run at ~100
+    /// exec/s) one full descent would take the whole campaign.
+    fn descent_budget(&self, executions: u64) -> Option<u64> {
+        let share = self.share_now(executions);
+        // s more executions of the stage keep execs + s <= share * (executions + s).
+        let room = (share * executions as f64 - self.execs as f64) / (1.0 - share);
+        let budget = (room.max(0.0) as u64).min(DESCENT_BUDGET);
+        (budget >= DESCENT_MIN).then_some(budget)
     }
 }
 
@@ -288,14 +304,15 @@ impl LocalSearchStage {
     }
 }
 
-/// One descent on `target`: from its holder, then from up to [`BASIN_HOPS`] other corpus
-/// entries when it stalls. Returns whether the target was reached, the executions spent and
+/// One descent on `target` of at most `budget` executions: from its holder, then from up to
+/// [`BASIN_HOPS`] other corpus entries when it stalls. Returns whether the target was reached, the executions spent and
 /// the inputs the feedback kept.
 fn descend<F>(
     probe: ProbeWords,
     signature: &Signature,
     target: Target,
     starts: &[Vec<u8>],
+    budget: u64,
     rand: &mut StdRand,
     eval: &mut F,
 ) -> Result<(bool, u64, u64), Error>
@@ -307,7 +324,7 @@ where
     let mut found = 0u64;
     let mut reached = false;
     for start in starts.iter().take(1 + BASIN_HOPS) {
-        if spent >= DESCENT_BUDGET {
+        if spent >= budget {
             break;
         }
         let gap = LocalSearchStage::run_one(probe, start, eval, &mut found);
@@ -331,7 +348,7 @@ where
             StdRand::with_seed(rand.next()),
             start.clone(),
             gap,
-            DESCENT_BUDGET - spent,
+            budget - spent,
         );
         let mut run = |input: &[u8]| LocalSearchStage::run_one(probe, input, eval, &mut found);
         let ending = search.run(&mut run);
@@ -396,9 +413,9 @@ mod stage {
                 record.corpus_seen = corpus;
                 record.grown_at = executions;
             }
-            if record.execs as f64 >= record.share_now(executions) * executions as f64 {
+            let Some(budget) = record.descent_budget(executions) else {
                 return Ok(());
-            }
+            };
             // A copy (with its per-target attempts) only when the stage runs, not at every call.
             let record = record.clone();
             let salt = *self.salt.get_or_insert_with(|| state.rand_mut().next());
@@ -439,7 +456,7 @@ mod stage {
             }
             let mut rand = StdRand::with_seed(state.rand_mut().next());
             let mut eval = |input: &BytesInput| Ok(fuzzer.evaluate_input(state, executor, mgr, input)?.1);
-            let (reached, spent, found) = descend(probe, &signature, target, &starts, &mut rand, &mut eval)?;
+            let (reached, spent, found) = descend(probe, &signature, target, &starts, budget, &mut rand, &mut eval)?;
 
             let record = state.metadata_mut::<LocalSearchRecord>()?;
             record.execs += spent;
@@ -588,5 +605,25 @@ mod tests {
         };
         assert_eq!(record.share_now(1_000 + STALLED_EXECS - 1), SHARE_START);
         assert_eq!(record.share_now(1_000 + STALLED_EXECS), SHARE_MAX);
+    }
+
+    #[test]
+    fn a_descent_never_takes_the_stage_past_its_share() {
+        let record = LocalSearchRecord {
+            grown_at: u64::MAX / 2,
+            ..LocalSearchRecord::default()
+        };
+        // A slow target's first minute (~100 exec/s): no full descent, and none at all early.
+        assert_eq!(record.descent_budget(1_000), None);
+        let budget = record.descent_budget(4_000).expect("room for a short descent");
+        assert!(budget >= DESCENT_MIN && budget < DESCENT_BUDGET);
+        assert!((budget as f64) <= SHARE_START * (4_000 + budget) as f64);
+        // A fast one gets full descents while it is under its share, and none above it.
+        assert_eq!(record.descent_budget(1_000_000), Some(DESCENT_BUDGET));
+        let spent = LocalSearchRecord {
+            execs: 100_000,
+            ..record.clone()
+        };
+        assert_eq!(spent.descent_budget(1_000_000), None);
     }
 }
