@@ -11,6 +11,8 @@
 #                        [-- NUMFUZZ RUN ARGS...]
 #   scripts/bench-gsl.sh --report-only results/gsl-YYYYmmdd-HHMMSS   (re-triage, re-merge)
 #   scripts/bench-gsl.sh --continue results/gsl-YYYYmmdd-HHMMSS      (finish an interrupted run)
+#   scripts/bench-gsl.sh --compare RUN_A RUN_B   (two runs side by side over the functions both
+#                         triaged, e.g. with and without `-- --no-local-search`; Markdown)
 #
 #   SECONDS_PER_FUNCTION  campaign length per function and tool (default 60)
 #   --afl                 also run Debian's afl-fuzz on the same binaries for the same time;
@@ -73,8 +75,12 @@ while (($#)); do
       [ -n "$results" ] || { echo "bench-gsl.sh: $1 needs the results directory of an earlier run" >&2; exit 2; }
       shift
       ;;
+    --compare)
+      [ $# -eq 3 ] || { echo "bench-gsl.sh: --compare needs two results directories (and nothing else)" >&2; exit 2; }
+      exec python3 "$root/targets/gsl/bench_compare.py" "$2" "$3"
+      ;;
     -h | --help)
-      sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'
+      sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'
       return 0
       ;;
     -*)
