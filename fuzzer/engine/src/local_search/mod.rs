@@ -39,6 +39,10 @@ const DESCENT_BUDGET: u64 = 4096;
 /// The fewest executions a descent is given: below this the stage waits for its share to grow
 /// (a shorter descent cannot get past its first few exploratory moves).
 const DESCENT_MIN: u64 = 256;
+/// A descent waits for at least this fraction of the stage's share of all executions so far
+/// (between [`DESCENT_MIN`] and [`DESCENT_BUDGET`]): full descents once the campaign has run
+/// a second or two on a fast target, descents that grow with the campaign on a slow one.
+const DESCENT_WAIT_FRACTION: f64 = 0.5;
 /// Restarts from other corpus entries after a stall, per descent.
 const BASIN_HOPS: usize = 3;
 /// The stage's share of all executions: at the start, and its bounds.
@@ -146,15 +150,18 @@ impl LocalSearchRecord {
 
     /// The executions the next descent may spend without taking the stage past its share at
     /// `executions` (its own count included, since those are executions too), at most
-    /// [`DESCENT_BUDGET`]; `None` while that is under [`DESCENT_MIN`]. A descent is budgeted
-    /// in executions, not in time, so on a slow target (GSL's Bessel functions run at ~100
-    /// exec/s) one full descent would take the whole campaign.
+    /// [`DESCENT_BUDGET`]; `None` while the stage should wait. Descents are budgeted in
+    /// executions, not in time, so on a slow target (GSL's Bessel functions run at ~100
+    /// exec/s) one full descent would take the whole campaign; and a descent started as soon
+    /// as the share allows a few hundred executions would stay that short on every target, so
+    /// it waits for a part of the stage's whole share ([`DESCENT_WAIT_FRACTION`]).
     fn descent_budget(&self, executions: u64) -> Option<u64> {
         let share = self.share_now(executions);
         // s more executions of the stage keep execs + s <= share * (executions + s).
         let room = (share * executions as f64 - self.execs as f64) / (1.0 - share);
-        let budget = (room.max(0.0) as u64).min(DESCENT_BUDGET);
-        (budget >= DESCENT_MIN).then_some(budget)
+        let room = room.max(0.0) as u64;
+        let wait = ((DESCENT_WAIT_FRACTION * share * executions as f64) as u64).clamp(DESCENT_MIN, DESCENT_BUDGET);
+        (room >= wait).then_some(room.min(DESCENT_BUDGET))
     }
 }
 
@@ -625,5 +632,13 @@ mod tests {
             ..record.clone()
         };
         assert_eq!(spent.descent_budget(1_000_000), None);
+        // Once the stage has caught up with its share, it waits for a full descent's worth
+        // again instead of starting one the moment a few hundred executions are allowed.
+        let caught_up = LocalSearchRecord {
+            execs: 99_000,
+            ..record.clone()
+        };
+        assert_eq!(caught_up.descent_budget(1_000_000), None);
+        assert_eq!(caught_up.descent_budget(1_040_000), Some(DESCENT_BUDGET));
     }
 }
