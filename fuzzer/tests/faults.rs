@@ -19,6 +19,10 @@ fn steep() -> Built {
 /// Starts `numfuzz run -o OUT -V SECONDS --no-tui EXTRA -- TARGET` in the background, in a
 /// process group of its own (so a test can kill the whole campaign at once).
 fn start(target: &Path, out: &Path, seconds: u32, extra: &[&str]) -> Child {
+    // `-t 1000` unless the test sets its own: a limit calibrated from the seeds (20 ms, wall
+    // clock) is met by chance on a loaded machine, and each time-out respawns the in-process
+    // client with a new pid, which is not what these tests are about.
+    let limit: &[&str] = if extra.contains(&"-t") { &[] } else { &["-t", "1000"] };
     Command::new(Tools::get().numfuzz())
         .args([
             "run",
@@ -28,6 +32,7 @@ fn start(target: &Path, out: &Path, seconds: u32, extra: &[&str]) -> Child {
             &seconds.to_string(),
             "--no-tui",
         ])
+        .args(limit)
         .args(extra)
         .arg("--")
         .arg(target)

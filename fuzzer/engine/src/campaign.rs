@@ -185,6 +185,7 @@ where
                 );
                 if client.is_ok() {
                     // The client: a dead restarter (so a dead broker) stops it cleanly.
+                    crate::stats::install_stop_handler();
                     end_with_parent(libc::SIGTERM, restarter);
                 }
                 client
@@ -414,6 +415,7 @@ where
         tuple_list!(),
     )?;
     // The client: a dead restarter (so a dead broker) stops it cleanly.
+    crate::stats::install_stop_handler();
     end_with_parent(libc::SIGTERM, restarter);
     client(state, mgr, description)
 }

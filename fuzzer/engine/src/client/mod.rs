@@ -91,6 +91,11 @@ where
     F: FnOnce(Observers, &mut Fuzzer, &mut State, &mut Mgr) -> Result<E, Error>,
     E: Executor<Mgr, BytesInput, State, Fuzzer> + HasObservers<Observers = Observers> + AdjustTimeout,
 {
+    // First of all: LibAFL's restarting manager has just installed a SIGTERM/SIGINT handler
+    // that `_exit`s on the spot, so a stop asked for while the client starts (a respawned
+    // one restoring its state, a resumed one re-reading its queue) would end it without its
+    // end record. From here on a stop is a request, honoured at the next check.
+    install_stop_handler();
     let cores = Cores::from_cmdline(&cfg.cores)?.ids.len();
     let out = InstanceDir::create(&cfg.out_dir, &instance_name(cores, &description))
         .map_err(|e| Error::illegal_state(e.to_string()))?;
@@ -228,7 +233,6 @@ where
         banner,
     )
     .with_memory_limit(cfg.memory_limit_mb);
-    install_stop_handler();
     let signature = target.signature.map(Arc::new);
     let parts = Parts {
         fuzzer: &mut fuzzer,
