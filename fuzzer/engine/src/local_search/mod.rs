@@ -623,7 +623,7 @@ mod tests {
         // A slow target's first minute (~100 exec/s): no full descent, and none at all early.
         assert_eq!(record.descent_budget(1_000), None);
         let budget = record.descent_budget(4_000).expect("room for a short descent");
-        assert!(budget >= DESCENT_MIN && budget < DESCENT_BUDGET);
+        assert!((DESCENT_MIN..DESCENT_BUDGET).contains(&budget));
         assert!((budget as f64) <= SHARE_START * (4_000 + budget) as f64);
         // A fast one gets full descents while it is under its share, and none above it.
         assert_eq!(record.descent_budget(1_000_000), Some(DESCENT_BUDGET));
