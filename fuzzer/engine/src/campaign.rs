@@ -52,6 +52,17 @@ fn exited(pid: i32) -> bool {
     }
 }
 
+/// What a process does first once LibAFL's restarting manager has made it a client (forked it
+/// off `restarter`, the core's restarter): that manager has just installed a SIGTERM/SIGINT
+/// handler that `_exit`s on the spot, so a stop asked for while the client starts (a respawned
+/// one restoring its state, a resumed one re-reading its queue, or `end_with_parent` finding
+/// the restarter gone) would end it without its end record. From here on a stop is a request,
+/// honoured at the next check; and a dead restarter (so a dead broker) asks for one.
+fn become_client(restarter: u32) {
+    crate::stats::install_stop_handler();
+    end_with_parent(libc::SIGTERM, restarter);
+}
+
 /// Asks the kernel to send `signal` to this process when its parent dies, and ends at once
 /// if the parent (`parent`) is already gone. A campaign whose broker was killed must not
 /// leave clients fuzzing with nobody to report to.
@@ -184,9 +195,7 @@ where
                     tuple_list!(),
                 );
                 if client.is_ok() {
-                    // The client: a dead restarter (so a dead broker) stops it cleanly.
-                    crate::stats::install_stop_handler();
-                    end_with_parent(libc::SIGTERM, restarter);
+                    become_client(restarter);
                 }
                 client
             }
@@ -414,9 +423,7 @@ where
         ShouldSaveState::OOMSafeOnRestart,
         tuple_list!(),
     )?;
-    // The client: a dead restarter (so a dead broker) stops it cleanly.
-    crate::stats::install_stop_handler();
-    end_with_parent(libc::SIGTERM, restarter);
+    become_client(restarter);
     client(state, mgr, description)
 }
 

@@ -14,7 +14,7 @@ pub use observers::{EdgesObserver, Hitcounts, ObserverHandles, Observers, Target
 use crate::config::CampaignConfig;
 use crate::context::Instance;
 use crate::scheduler::DistanceFavoring;
-use crate::stats::{install_stop_handler, StatsStage, STOP_REQUESTED};
+use crate::stats::{StatsStage, STOP_REQUESTED};
 use crate::supervisor::{Arrival, ClientLife};
 use crate::timeout::{calibrated, AdjustTimeout};
 use libafl::corpus::{Corpus, InMemoryCorpus};
@@ -91,11 +91,6 @@ where
     F: FnOnce(Observers, &mut Fuzzer, &mut State, &mut Mgr) -> Result<E, Error>,
     E: Executor<Mgr, BytesInput, State, Fuzzer> + HasObservers<Observers = Observers> + AdjustTimeout,
 {
-    // First of all: LibAFL's restarting manager has just installed a SIGTERM/SIGINT handler
-    // that `_exit`s on the spot, so a stop asked for while the client starts (a respawned
-    // one restoring its state, a resumed one re-reading its queue) would end it without its
-    // end record. From here on a stop is a request, honoured at the next check.
-    install_stop_handler();
     let cores = Cores::from_cmdline(&cfg.cores)?.ids.len();
     let out = InstanceDir::create(&cfg.out_dir, &instance_name(cores, &description))
         .map_err(|e| Error::illegal_state(e.to_string()))?;

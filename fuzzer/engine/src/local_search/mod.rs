@@ -312,8 +312,8 @@ impl LocalSearchStage {
 }
 
 /// One descent on `target` of at most `budget` executions: from its holder, then from up to
-/// [`BASIN_HOPS`] other corpus entries when it stalls. Returns whether the target was reached, the executions spent and
-/// the inputs the feedback kept.
+/// [`BASIN_HOPS`] other corpus entries when it stalls. Returns whether the target was reached,
+/// the executions spent and the inputs the feedback kept.
 fn descend<F>(
     probe: ProbeWords,
     signature: &Signature,
