@@ -51,7 +51,7 @@ echo "oracle (targets/gsl/oracle.py, mpmath) gives the true value; bugs come fir
 oracle="$root/targets/gsl/oracle.py"
 "$bin/numfuzz" triage "$work/out" --oracle "$oracle" --minimize --output "$work/triage.txt" 2>/dev/null
 cat "$work/triage.txt"
-"$bin/numfuzz" triage "$work/out" --oracle "$oracle" --format json --output "$work/triage.json" 2>/dev/null
+"$bin/numfuzz" triage "$work/out" --oracle "$oracle" --minimize --format json --output "$work/triage.json" 2>/dev/null
 echo
 if ! python3 - "$work/triage.json" <<'EOF'
 import json, sys
@@ -62,13 +62,15 @@ hits = [f for f in bugs if f["kind"] == "Overflow"
 if not hits:
     sys.exit(1)
 f = hits[0]
-x = f["input"]["fields"][0]["value"]
-returned = f["results"][0]["value"]
+# The minimised input when there is one: the report above shows it, and the reference is its.
+shown = f["minimized"] or {**f["input"], "expression": f["operation"]["expression"], "results": f["results"]}
+x = shown["fields"][0]["value"]
+returned = shown["results"][0]["value"]
 ref = f["reference"]
 true = f"{float(ref['value']):.8g}" if ref else "unknown"
 others = report["summary"]["classes"]
 print(f"{len(bugs)} bug{'s' if len(bugs) != 1 else ''}: the Overflow at specfunc/exp.c:406 in {f['location']['function']}. "
-      f"For x = {x}, 2.0*(exp(x) - 1.0 - x)/(x*x) computes {f['operation']['expression']} before dividing by x*x:")
+      f"For x = {x}, 2.0*(exp(x) - 1.0 - x)/(x*x) computes {shown['expression']} before dividing by x*x:")
 print(f"GSL returns {returned} with GSL_SUCCESS where the true value (mpmath) is {true}.")
 print(f"The other findings: {others['absorbed']} absorbed (the result stays right), {others['handled']} handled, "
       f"{others['chained']} chained, {others['input_borne']} input-borne.")
