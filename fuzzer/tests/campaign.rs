@@ -318,6 +318,66 @@ fn a_segfault_and_a_hang_are_saved_and_fuzzing_goes_on() {
     assert!(x < -1000.0 && x > -1e6, "hang input {x} is not in the looping range");
 }
 
+/// Inputs in (1000, 1e6) take 150 ms of wall clock, and inputs in (-1e6, -1000) never end.
+const SLOW_OR_HANGING: &str = r#"#include <numfuzz.h>
+#include <time.h>
+NUMFUZZ_SIGNATURE("f64");
+static long elapsed_ms(const struct timespec *from) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (now.tv_sec - from->tv_sec) * 1000 + (now.tv_nsec - from->tv_nsec) / 1000000;
+}
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  double x = nf_f64(data, size, 0);
+  if (x > 1000.0 && x < 1e6) {
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    while (elapsed_ms(&start) < 150) {}
+  }
+  if (x < -1000.0 && x > -1e6) { for (volatile int i = 0;; i++) {} }
+  volatile double y = x * 3.0; (void)y;
+  return 0;
+}
+"#;
+
+/// Without `-t` the limit is calibrated from the seeds (20 ms here). A time-out under it is
+/// run again at the full limit (1000 ms) before it is saved, as AFL++ does: the 150 ms inputs
+/// end then and are not hangs; the endless loop is saved.
+fn only_confirmed_hangs_are_saved(extra: &[&str]) {
+    let _turn = one_at_a_time();
+    let built = compile("slow", &[("slow.c", SLOW_OR_HANGING)], &["-O1"], &[]);
+    let out = built.path("out");
+    let o = campaign::run(&built.exe, &out, 20, extra);
+    assert!(o.status.success(), "{}", both(&o));
+    let inst = out.join("default");
+    assert!(
+        stat(&inst, "exec_timeout") < 150,
+        "the calibrated limit does not cut the slow inputs short"
+    );
+    let hangs = files(&inst.join("hangs"));
+    assert!(!hangs.is_empty(), "the endless loop was not saved as a hang");
+    for hang in &hangs {
+        let bytes = std::fs::read(inst.join("hangs").join(hang)).unwrap();
+        let x = f64::from_le_bytes(bytes[..8].try_into().unwrap());
+        assert!(x < -1000.0 && x > -1e6, "{hang} (x = {x}) is saved as a hang but ends");
+    }
+    assert_eq!(stat(&inst, "saved_hangs"), hangs.len() as u64);
+    assert!(
+        stat(&inst, "hangs_dismissed") >= 1,
+        "no slow input was run again at the full limit"
+    );
+}
+
+#[test]
+fn an_in_process_campaign_saves_only_confirmed_hangs() {
+    only_confirmed_hangs_are_saved(&[]);
+}
+
+#[test]
+fn a_forkserver_campaign_saves_only_confirmed_hangs() {
+    only_confirmed_hangs_are_saved(&["--executor", "forkserver"]);
+}
+
 #[test]
 fn a_target_not_built_with_numfuzz_cc_is_fuzzed_through_the_forkserver() {
     let _turn = one_at_a_time();

@@ -6,6 +6,7 @@ pub mod client;
 pub mod config;
 pub mod context;
 pub mod feedbacks;
+pub mod hangs;
 pub mod i2s;
 pub mod inprocess;
 pub mod local_search;

@@ -27,6 +27,7 @@ pub fn register() {
 }
 
 unsafe fn register_all() {
+    use crate::hangs::HangCheck;
     use crate::local_search::LocalSearchRecord;
     use crate::meta::{
         AflCounters, DistanceHistory, DistanceProgress, DistanceTopRated, EscapesSeen, ExceptionsSeen, NewExceptions,
@@ -75,5 +76,6 @@ unsafe fn register_all() {
         Traced,
         RunModeRecord,
         LocalSearchRecord,
+        HangCheck,
     );
 }

@@ -6,6 +6,7 @@
 
 use crate::client::observers::{CMP_MAP, ERRBITS_MAP};
 use crate::context::Instance;
+use crate::hangs::HangCheck;
 use crate::local_search::LocalSearchRecord;
 use crate::meta::{AflCounters, DistanceHistory, ExceptionsSeen};
 use crate::run_mode::RunModeRecord;
@@ -25,7 +26,17 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Set by the SIGINT/SIGTERM handler of a fuzzing client; the stats stage turns it into a
 /// clean stop.
-pub static STOP_REQUESTED: AtomicBool = AtomicBool::new(false);
+static STOP_REQUESTED: AtomicBool = AtomicBool::new(false);
+
+/// Whether this client was asked to stop (SIGINT/SIGTERM).
+pub fn stop_requested() -> bool {
+    STOP_REQUESTED.load(Ordering::Relaxed)
+}
+
+/// Whether the campaign is over: a stop was requested or its `-V` deadline has passed.
+pub fn campaign_over(deadline: Option<SystemTime>) -> bool {
+    stop_requested() || deadline.is_some_and(|d| SystemTime::now() >= d)
+}
 
 extern "C" fn on_stop_signal(_: libc::c_int) {
     STOP_REQUESTED.store(true, Ordering::SeqCst);
@@ -136,6 +147,7 @@ impl StatsStage {
         let (errbits, cmps) = (history(ERRBITS_MAP), history(CMP_MAP));
         let search = state.metadata::<LocalSearchRecord>().cloned().unwrap_or_default();
         let modes = state.metadata::<RunModeRecord>().cloned().unwrap_or_default();
+        let dismissed_hangs = state.metadata::<HangCheck>().map_or(0, |h| h.dismissed);
         let start_unix = self
             .instance
             .start
@@ -196,6 +208,9 @@ impl StatsStage {
         s.set("fp_escapes", counters.escapes)
             .set("real_crashes", counters.real_crashes)
             .set("out_of_memory", counters.out_of_memory)
+            // Time-outs at the calibrated limit that ended when run at the full one: slow inputs,
+            // not saved as hangs (see hangs).
+            .set("hangs_dismissed", dismissed_hangs)
             .set("errbits_slots", errbits.measured)
             // Comparison outcomes reached (a branch direction taken) out of those measured.
             .set("cmp_outcomes", format!("{}/{}", cmps.reached, cmps.measured))
@@ -235,7 +250,12 @@ impl StatsStage {
 
     /// The campaign is over: its `-V` budget is spent or a stop was requested.
     pub fn over(&self) -> bool {
-        STOP_REQUESTED.load(Ordering::Relaxed) || self.deadline.is_some_and(|d| SystemTime::now() >= d)
+        campaign_over(self.deadline)
+    }
+
+    /// The end of the `-V` budget, if any.
+    pub fn deadline(&self) -> Option<SystemTime> {
+        self.deadline
     }
 }
 

@@ -4,6 +4,7 @@ use super::observers::{EdgesObserver, Hitcounts, ObserverHandles, Observers};
 use crate::config::CampaignConfig;
 use crate::context::Instance;
 use crate::feedbacks::{DistanceFeedback, ExceptionFeedback, Record, Recorder};
+use crate::hangs::HangConfirmation;
 use libafl::feedbacks::{
     CombinedFeedback, CrashFeedback, LogicEagerOr, LogicFastAnd, LogicFastOr, MaxMapFeedback, TimeFeedback,
     TimeoutFeedback,
@@ -30,7 +31,11 @@ pub type CorpusFeedback = Recorder<
     >,
 >;
 pub type Objective = Recorder<
-    CombinedFeedback<CombinedFeedback<CrashFeedback, TimeoutFeedback, LogicFastOr>, EdgesFeedback, LogicFastAnd>,
+    CombinedFeedback<
+        CombinedFeedback<CrashFeedback, TimeoutFeedback, LogicFastOr>,
+        CombinedFeedback<EdgesFeedback, HangConfirmation, LogicFastAnd>,
+        LogicFastAnd,
+    >,
 >;
 
 /// Looks an observer up; every handle in [`ObserverHandles`] names one of [`Observers`].
@@ -69,13 +74,15 @@ pub fn corpus_feedback(
 }
 
 /// A real crash or a time-out on a new edge path, saved to `crashes/` or `hangs/` (a crash
-/// the memory limit caused is named `oom`).
+/// the memory limit caused is named `oom`). A time-out counts only at the full time limit; one
+/// at the calibrated limit is confirmed first (see [`crate::hangs`]).
 /// (Floating-point exceptions are corpus feedback, not objectives: see `feedbacks`.)
 pub fn objective(observers: &Observers, handles: &ObserverHandles, instance: &Arc<Instance>) -> Objective {
     Recorder::new(
         feedback_and_fast!(
             feedback_or_fast!(CrashFeedback::new(), TimeoutFeedback::new()),
-            MaxMapFeedback::with_name("crash_edges", observer!(observers, handles.edges))
+            MaxMapFeedback::with_name("crash_edges", observer!(observers, handles.edges)),
+            HangConfirmation
         ),
         instance.clone(),
         Record::Findings,

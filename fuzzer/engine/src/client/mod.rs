@@ -13,8 +13,9 @@ pub use observers::{EdgesObserver, Hitcounts, ObserverHandles, Observers, Target
 
 use crate::config::CampaignConfig;
 use crate::context::Instance;
+use crate::hangs::HangCheck;
 use crate::scheduler::DistanceFavoring;
-use crate::stats::{StatsStage, STOP_REQUESTED};
+use crate::stats::{stop_requested, StatsStage};
 use crate::supervisor::{Arrival, ClientLife};
 use crate::timeout::{calibrated, AdjustTimeout};
 use libafl::corpus::{Corpus, InMemoryCorpus};
@@ -34,7 +35,6 @@ use libafl_bolts::tuples::MatchNameRef;
 use numfuzz_abi::signature::Signature;
 use numfuzz_abi::site::SiteTable;
 use numfuzz_outdir::{EndReason, InstanceDir};
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -109,7 +109,7 @@ where
     };
     match result {
         Ok(()) | Err(Error::ShuttingDown) => {
-            let reason = if STOP_REQUESTED.load(Ordering::Relaxed) {
+            let reason = if stop_requested() {
                 EndReason::Signal
             } else {
                 EndReason::Budget
@@ -213,7 +213,7 @@ where
         seeds::load(cfg, &instance, resuming, signature, parts)?;
     }
 
-    let timeout_ms = calibrate_timeout(cfg, &state, &mut executor);
+    let timeout_ms = calibrate_timeout(cfg, &mut state, &mut executor);
     let deadline = cfg.duration_secs.map(|s| instance.start + Duration::from_secs(s));
     let banner = cfg
         .target
@@ -243,8 +243,9 @@ where
     stages::fuzz(cfg, signature, words, exact, stats, parts)
 }
 
-/// The per-execution time limit: `-t`, or calibrated from the seeds' run times like AFL++.
-fn calibrate_timeout<E: AdjustTimeout>(cfg: &CampaignConfig, state: &State, executor: &mut E) -> u64 {
+/// The per-execution time limit: `-t`, or calibrated from the seeds' run times like AFL++ (a
+/// time-out under the calibrated limit is then confirmed at `-t`'s value, see [`crate::hangs`]).
+fn calibrate_timeout<E: AdjustTimeout>(cfg: &CampaignConfig, state: &mut State, executor: &mut E) -> u64 {
     if !cfg.calibrate_timeout {
         return cfg.timeout_ms;
     }
@@ -253,9 +254,11 @@ fn calibrate_timeout<E: AdjustTimeout>(cfg: &CampaignConfig, state: &State, exec
         .ids()
         .filter_map(|id| state.corpus().get(id).ok()?.borrow().exec_time().as_ref().copied())
         .collect();
-    match calibrated(&times, Duration::from_millis(cfg.timeout_ms)) {
+    let ceiling = Duration::from_millis(cfg.timeout_ms);
+    match calibrated(&times, ceiling) {
         Some(limit) => {
             executor.adjust_timeout(limit);
+            HangCheck::set_limits(state, limit, ceiling);
             log::info!("time limit calibrated from {} inputs: {limit:?}", times.len());
             limit.as_millis() as u64
         }

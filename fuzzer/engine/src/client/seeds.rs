@@ -4,7 +4,7 @@
 use super::{Fuzzer, Mgr, Observers, Parts, State};
 use crate::config::CampaignConfig;
 use crate::context::Instance;
-use crate::stats::STOP_REQUESTED;
+use crate::stats::stop_requested;
 use libafl::corpus::Corpus;
 use libafl::executors::{Executor, HasObservers};
 use libafl::fuzzer::Evaluator;
@@ -14,7 +14,6 @@ use libafl::Error;
 use numfuzz_abi::signature::Signature;
 use numfuzz_outdir::InputDir;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
 
 /// Files under `path` (or `path` itself), sorted, skipping hidden ones.
 fn collect_files(path: &Path, out: &mut Vec<PathBuf>) {
@@ -81,7 +80,7 @@ where
         collect_files(&instance.out.path(InputDir::Queue), &mut files);
         for f in files {
             // A stop asked for while a big campaign is re-read: what is left is re-read next time.
-            if STOP_REQUESTED.load(Ordering::Relaxed) {
+            if stop_requested() {
                 instance.set_importing(false);
                 return Err(Error::shutting_down());
             }

@@ -1,15 +1,18 @@
-//! The stages of a client's fuzzing loop: input-to-state on a testcase's first turn, the
+//! The stages of a client's fuzzing loop: confirming the time-outs set aside as possible hangs
+//! (see `hangs`), input-to-state on a testcase's first turn, the
 //! choice of fast or precise runs for the turn, one mutational stage, local search on its share
 //! of executions, then the stats stage (which also ends the campaign when it is due).
 //! A new stage is one module and one entry in [`fuzz_with`].
 
 use super::{Fuzzer, Mgr, Observers, Parts, State};
 use crate::config::{CampaignConfig, MutatorSchedule};
+use crate::hangs::HangConfirmStage;
 use crate::i2s::{CmpTrace, I2SStage};
 use crate::local_search::{ExactSlots, LocalSearchStage, ProbeWords};
 use crate::mutators::fp_mutations;
 use crate::run_mode::{RunModeStage, RunModeWord};
 use crate::stats::StatsStage;
+use crate::timeout::AdjustTimeout;
 use libafl::events::SendExiting;
 use libafl::executors::{Executor, HasObservers};
 use libafl::fuzzer::Fuzzer as _;
@@ -40,7 +43,7 @@ pub fn fuzz<E>(
     parts: Parts<'_, E>,
 ) -> Result<(), Error>
 where
-    E: Executor<Mgr, BytesInput, State, Fuzzer> + HasObservers<Observers = Observers>,
+    E: Executor<Mgr, BytesInput, State, Fuzzer> + HasObservers<Observers = Observers> + AdjustTimeout,
 {
     let i2s = I2SStage::new(words.cmp_trace, signature.clone());
     let search = LocalSearchStage::new(words.probe, exact, signature.clone(), cfg.local_search);
@@ -77,7 +80,7 @@ struct Stages {
 /// The mutational stage over `ops`, scheduled by MOpt or uniformly (havoc).
 fn scheduled<E, MT>(schedule: MutatorSchedule, ops: MT, stages: Stages, parts: Parts<'_, E>) -> Result<(), Error>
 where
-    E: Executor<Mgr, BytesInput, State, Fuzzer> + HasObservers<Observers = Observers>,
+    E: Executor<Mgr, BytesInput, State, Fuzzer> + HasObservers<Observers = Observers> + AdjustTimeout,
     MT: MutatorsTuple<BytesInput, State> + NamedTuple + HasConstLen,
 {
     match schedule {
@@ -91,7 +94,7 @@ where
 
 fn fuzz_with<E, M>(mutator: M, stages: Stages, parts: Parts<'_, E>) -> Result<(), Error>
 where
-    E: Executor<Mgr, BytesInput, State, Fuzzer> + HasObservers<Observers = Observers>,
+    E: Executor<Mgr, BytesInput, State, Fuzzer> + HasObservers<Observers = Observers> + AdjustTimeout,
     M: Mutator<BytesInput, State>,
 {
     let Stages {
@@ -108,7 +111,14 @@ where
         parts.mgr.on_shutdown()?;
         return Err(Error::shutting_down());
     }
-    let mut stages = tuple_list!(i2s, run_mode, StdMutationalStage::new(mutator), search, stats);
+    let mut stages = tuple_list!(
+        HangConfirmStage::new(stats.deadline()),
+        i2s,
+        run_mode,
+        StdMutationalStage::new(mutator),
+        search,
+        stats
+    );
     parts
         .fuzzer
         .fuzz_loop(&mut stages, parts.executor, parts.state, parts.mgr)
