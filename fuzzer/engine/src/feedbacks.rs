@@ -573,26 +573,10 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use libafl::corpus::InMemoryCorpus;
+    use crate::client::{empty_state as state, State as TestState};
     use libafl::events::NopEventManager;
     use libafl::inputs::BytesInput;
-    use libafl::state::StdState;
-    use libafl_bolts::rands::StdRand;
     use libafl_bolts::tuples::tuple_list;
-
-    type TestState = StdState<InMemoryCorpus<BytesInput>, BytesInput, StdRand, InMemoryCorpus<BytesInput>>;
-
-    fn state() -> TestState {
-        crate::registry::register();
-        StdState::new(
-            StdRand::with_seed(1),
-            InMemoryCorpus::new(),
-            InMemoryCorpus::new(),
-            &mut (),
-            &mut (),
-        )
-        .unwrap()
-    }
 
     #[test]
     fn scan_finds_every_touched_byte() {

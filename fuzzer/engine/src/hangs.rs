@@ -20,7 +20,6 @@
 use crate::client::{Fuzzer, Mgr, Observers, State};
 use crate::stats::campaign_over;
 use crate::timeout::AdjustTimeout;
-use libafl::corpus::Testcase;
 use libafl::executors::{Executor, ExitKind, HasObservers};
 use libafl::feedbacks::{Feedback, StateInitializer};
 use libafl::fuzzer::{ExecutesInput, ExecutionProcessor};
@@ -114,10 +113,6 @@ where
         }
         Ok(false)
     }
-
-    fn append_metadata(&mut self, _: &mut S, _: &mut EM, _: &OT, _: &mut Testcase<I>) -> Result<(), Error> {
-        Ok(())
-    }
 }
 
 /// Runs the inputs set aside by [`HangConfirmation`] once more with the ceiling as limit,
@@ -162,14 +157,12 @@ where
             };
             let input = BytesInput::new(bytes);
             state.metadata_mut::<HangCheck>()?.confirming = true;
-            let exit_kind = fuzzer.execute_input(state, executor, mgr, &input);
-            let evaluated = exit_kind.and_then(|exit_kind| {
-                fuzzer.evaluate_execution(state, mgr, &input, &*executor.observers(), &exit_kind, true)?;
-                Ok(exit_kind)
-            });
+            let exit_kind = fuzzer.execute_input(state, executor, mgr, &input)?;
+            // The objective judges this run while `confirming` is set.
+            fuzzer.evaluate_execution(state, mgr, &input, &*executor.observers(), &exit_kind, true)?;
             let check = state.metadata_mut::<HangCheck>()?;
             check.confirming = false;
-            if evaluated? != ExitKind::Timeout {
+            if exit_kind != ExitKind::Timeout {
                 check.dismissed += 1;
                 log::info!("an input over the {limit:?} time limit ended within {ceiling:?}: slow, not a hang");
             }
@@ -192,23 +185,11 @@ impl<S> Restartable<S> for HangConfirmStage {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use libafl::corpus::InMemoryCorpus;
+    use crate::client::empty_state;
     use libafl::events::NopEventManager;
-    use libafl::state::StdState;
-    use libafl_bolts::rands::StdRand;
 
-    type TestState = StdState<InMemoryCorpus<BytesInput>, BytesInput, StdRand, InMemoryCorpus<BytesInput>>;
-
-    fn state(limit_ms: u64, ceiling_ms: u64) -> TestState {
-        crate::registry::register();
-        let mut state = StdState::new(
-            StdRand::with_seed(1),
-            InMemoryCorpus::new(),
-            InMemoryCorpus::new(),
-            &mut (),
-            &mut (),
-        )
-        .unwrap();
+    fn state(limit_ms: u64, ceiling_ms: u64) -> State {
+        let mut state = empty_state();
         HangCheck::set_limits(
             &mut state,
             Duration::from_millis(limit_ms),
@@ -217,7 +198,7 @@ mod tests {
         state
     }
 
-    fn judge(state: &mut TestState, bytes: &[u8], exit: ExitKind) -> bool {
+    fn judge(state: &mut State, bytes: &[u8], exit: ExitKind) -> bool {
         HangConfirmation
             .is_interesting(
                 state,
@@ -229,7 +210,7 @@ mod tests {
             .unwrap()
     }
 
-    fn pending(state: &TestState) -> Vec<Vec<u8>> {
+    fn pending(state: &State) -> Vec<Vec<u8>> {
         state.metadata::<HangCheck>().unwrap().pending.clone()
     }
 
@@ -259,15 +240,7 @@ mod tests {
 
     #[test]
     fn before_calibration_every_time_out_is_a_hang() {
-        crate::registry::register();
-        let mut state: TestState = StdState::new(
-            StdRand::with_seed(1),
-            InMemoryCorpus::new(),
-            InMemoryCorpus::new(),
-            &mut (),
-            &mut (),
-        )
-        .unwrap();
+        let mut state = empty_state();
         assert!(judge(&mut state, b"seed", ExitKind::Timeout));
     }
 

@@ -114,13 +114,10 @@ impl<CS: HasQueueCycles> HasQueueCycles for DistanceFavoring<CS> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use libafl::corpus::InMemoryCorpus;
     use libafl::inputs::BytesInput;
     use libafl::schedulers::QueueScheduler;
-    use libafl::state::StdState;
-    use libafl_bolts::rands::StdRand;
 
-    type TestState = StdState<InMemoryCorpus<BytesInput>, BytesInput, StdRand, InMemoryCorpus<BytesInput>>;
+    use crate::client::{empty_state, State as TestState};
 
     /// Adds an input that lowered the best distance of `slots` in the ErrBits map.
     fn add(scheduler: &mut DistanceFavoring<QueueScheduler>, state: &mut TestState, slots: &[u32]) -> CorpusId {
@@ -146,15 +143,7 @@ mod tests {
 
     #[test]
     fn the_input_holding_a_best_distance_is_favoured_until_beaten_everywhere() {
-        crate::registry::register();
-        let mut state: TestState = StdState::new(
-            StdRand::with_seed(1),
-            InMemoryCorpus::new(),
-            InMemoryCorpus::new(),
-            &mut (),
-            &mut (),
-        )
-        .unwrap();
+        let mut state = empty_state();
         let mut scheduler = DistanceFavoring::new(QueueScheduler::new());
         let plain = add(&mut scheduler, &mut state, &[]);
         let a = add(&mut scheduler, &mut state, &[1, 2]);

@@ -44,6 +44,20 @@ pub type Fuzzer = StdFuzzer<Sched, CorpusFeedback, BytesInputConverter, NopInput
 pub type Mgr =
     LlmpRestartingEventManager<(), BytesInput, State, <StdShMemProvider as ShMemProvider>::ShMem, StdShMemProvider>;
 
+/// An empty client state with a fixed seed, its metadata types registered (for unit tests).
+#[cfg(test)]
+pub(crate) fn empty_state() -> State {
+    crate::registry::register();
+    StdState::new(
+        StdRand::with_seed(1),
+        InMemoryCorpus::new(),
+        InMemoryCorpus::new(),
+        &mut (),
+        &mut (),
+    )
+    .expect("a state with no feedback to initialise")
+}
+
 /// Everything a client needs to know about the target besides how to execute it.
 pub struct TargetInfo {
     pub sites: SiteTable,
