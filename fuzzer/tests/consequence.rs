@@ -131,7 +131,7 @@ fn every_scenario_is_classed_right_with_its_chain_and_the_bug_list() {
     let built = build();
     let out = campaign(&built, "out", &scenario_inputs());
     let doc = triage_json(&out, &[]);
-    assert_eq!(doc["schema_version"], 2);
+    assert_eq!(doc["schema_version"], 3);
     assert_eq!(doc["consequences"], "computed");
     let taint = built.path("scenarios.taint").canonicalize().unwrap();
     assert_eq!(doc["taint_target"].as_str().map(PathBuf::from), Some(taint));
@@ -141,6 +141,7 @@ fn every_scenario_is_classed_right_with_its_chain_and_the_bug_list() {
     let o1 = get(&f, "Overflow", LINE_OVERFLOW_ESCAPES);
     assert_eq!(classed(o1), ("escapes", true, false, "bug"));
     assert_eq!(o1["root"], o1["id"]);
+    assert_eq!((&o1["root_by"], &o1["via"]), (&"labels".into(), &"data".into()));
     assert_eq!(o1["results"][0]["value"], "inf");
     assert_eq!(
         o1["escapes_to"],
@@ -168,8 +169,9 @@ fn every_scenario_is_classed_right_with_its_chain_and_the_bug_list() {
     assert_eq!(div["root"], under["id"]);
     assert_eq!(under["root"], under["id"]);
 
-    // Two overflows in one run: the first only feeds a comparison (absorbed), the second
-    // reaches the result (a bug).
+    // Two overflows in one run: the first only feeds a comparison that its repair would not
+    // change (coincident: the result is inf, but not through it), the second reaches the
+    // result (a bug).
     let overflows: Vec<&Value> = doc["findings"]
         .as_array()
         .unwrap()
@@ -182,7 +184,7 @@ fn every_scenario_is_classed_right_with_its_chain_and_the_bug_list() {
     } else {
         (overflows[1], overflows[0])
     };
-    assert_eq!(classed(first), ("absorbed", true, false, "absorbed"));
+    assert_eq!(classed(first), ("coincident", true, false, "coincident"));
     assert_eq!(classed(second), ("escapes", true, false, "bug"));
 
     // An Invalid from an infinite input: input-borne, never a bug, not an origin.
@@ -223,7 +225,8 @@ fn every_scenario_is_classed_right_with_its_chain_and_the_bug_list() {
     let s = &doc["summary"];
     assert_eq!(s["bugs"], 4);
     assert_eq!(s["classes"]["chained"], 1);
-    assert_eq!(s["classes"]["absorbed"], 3);
+    assert_eq!(s["classes"]["absorbed"], 2);
+    assert_eq!(s["classes"]["coincident"], 1);
     assert_eq!(s["classes"]["handled"], 1);
     assert_eq!(s["classes"]["input_borne"], 1);
     assert_eq!(s["consequences"]["escapes"], 6);
@@ -235,7 +238,9 @@ fn every_scenario_is_classed_right_with_its_chain_and_the_bug_list() {
     assert!(text.contains("4 bugs in 10 findings"), "{text}");
     let bugs_at = text.find("Bugs (4)").expect("a bug list");
     let others_at = text
-        .find("Other findings: 1 chained, 3 absorbed, 1 handled, 0 undefined, 0 propagated, 1 input-borne")
+        .find(
+            "Other findings: 1 chained, 1 coincident, 2 absorbed, 1 handled, 0 undefined, 0 propagated, 1 input-borne",
+        )
         .expect("counts");
     assert!(bugs_at < others_at, "{text}");
     let block = &text[text
@@ -277,6 +282,189 @@ fn every_scenario_is_classed_right_with_its_chain_and_the_bug_list() {
     for (id, level) in levels {
         assert_eq!(level == "error", expected.contains(&id), "{id}: {level}");
     }
+}
+
+/// Non-finite results a branch chooses, roots that labels get wrong, and what stays finite.
+/// Each function's first line is the one its exception is raised on.
+const SHAPES: &str = r#"#include <numfuzz.h>
+#include <math.h>
+#include <float.h>
+NUMFUZZ_SIGNATURE("i32,f64,f64");
+NUMFUZZ_FUNCTION("shapes");
+static volatile double big = 1e300, tiny = 1e-300;
+static double branch_nan(double x) {
+  double t = x * big;
+  if (!isfinite(t)) return NAN;
+  return t / big;
+}
+static double log_scale(double x, int log_p) {
+  double p = exp(-x * x);
+  if (p == 0) return log_p ? -INFINITY : 0.0;
+  return log_p ? log(p) : p;
+}
+static double fallback(double x) {
+  double t = x * big;
+  if (!isfinite(t)) return DBL_MAX;
+  return t;
+}
+static double two_roots(double x, double y) {
+  double u = x * tiny;
+  double t = y * big;
+  return t + u;
+}
+static double both_needed(double x, double y) {
+  double a = x * big, b = y * big;
+  if (!isfinite(a) || !isfinite(b)) return NAN;
+  return a + b;
+}
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  int c = nf_i32(data, size, 0);
+  double x = nf_f64(data, size, 1), y = nf_f64(data, size, 2), r = 0;
+  switch (c) {
+  case 1: r = branch_nan(x); break;
+  case 2: r = log_scale(x, 1); break;
+  case 3: r = fallback(x); break;
+  case 4: r = x * big; if (!isfinite(r)) NUMFUZZ_HANDLED(); break;
+  case 5: r = two_roots(x, y); break;
+  case 6: r = both_needed(x, y); break;
+  }
+  NUMFUZZ_RESULT(r);
+  return 0;
+}
+"#;
+
+/// Lines of SHAPES.
+const LINE_BRANCH_NAN: u32 = 8;
+const LINE_LOG_SCALE: u32 = 13;
+const LINE_FALLBACK: u32 = 18;
+const LINE_HARMLESS_UNDERFLOW: u32 = 23;
+const LINE_OVERFLOW_INTO_SUM: u32 = 24;
+const LINE_BOTH_NEEDED: u32 = 28;
+const LINE_REPORTED: u32 = 39;
+
+fn shape_input(case: i32, x: f64, y: f64) -> Vec<u8> {
+    let mut b = input(case, x);
+    b.extend_from_slice(&y.to_le_bytes());
+    b
+}
+
+/// root, root_by, via of a finding (ids for the root).
+fn rooted(f: &Value) -> (&str, &str, &str) {
+    (
+        f["root"].as_str().unwrap_or("null"),
+        f["root_by"].as_str().unwrap_or("null"),
+        f["via"].as_str().unwrap_or("null"),
+    )
+}
+
+#[test]
+fn roots_are_the_exceptions_whose_repair_fixes_the_result_also_through_a_branch() {
+    let built = compile_with_taint("shapes", &[("shapes.c", SHAPES)], &["-O2"]);
+    let inputs = [
+        (1, shape_input(1, 1e10, 0.0)),
+        (2, shape_input(2, 40.0, 0.0)),
+        (3, shape_input(3, 1e10, 0.0)),
+        (4, shape_input(4, 1e10, 0.0)),
+        (5, shape_input(5, 1e-20, 1e10)),
+        (6, shape_input(6, 1e10, 1e10)),
+    ];
+    let out = campaign(&built, "out", &inputs);
+    let doc = triage_json(&out, &[]);
+    assert_eq!(doc["schema_version"], 3);
+    let f = by_line(&doc);
+
+    // An overflow, then `return NAN` in the branch it decides: a bug through control flow.
+    let nan = get(&f, "Overflow", LINE_BRANCH_NAN);
+    assert_eq!(classed(nan), ("escapes", true, false, "bug"), "{nan:#}");
+    assert_eq!(rooted(nan), (nan["id"].as_str().unwrap(), "repair", "control"));
+    assert_eq!(nan["results"][0]["value"], "NaN");
+    // A probability that underflowed to 0 becomes a -inf constant on the log scale.
+    let log = get(&f, "Underflow", LINE_LOG_SCALE);
+    assert_eq!(classed(log), ("escapes", true, false, "bug"), "{log:#}");
+    assert_eq!(rooted(log), (log["id"].as_str().unwrap(), "repair", "control"));
+    // A finite fallback: the result stayed finite.
+    let fallback = get(&f, "Overflow", LINE_FALLBACK);
+    assert_eq!(classed(fallback), ("absorbed", true, false, "absorbed"));
+    assert_eq!(fallback["results"][0]["value"], "1.7976931348623157e308");
+    // The library reported it.
+    assert_eq!(
+        classed(get(&f, "Overflow", LINE_REPORTED)),
+        ("handled", true, false, "handled")
+    );
+    // A harmless underflow flows into the sum an overflow made inf: both are label roots, and
+    // repairing the overflow alone fixes it; the underflow is listed under it.
+    let over = get(&f, "Overflow", LINE_OVERFLOW_INTO_SUM);
+    let under = get(&f, "Underflow", LINE_HARMLESS_UNDERFLOW);
+    assert_eq!(classed(over), ("escapes", true, false, "bug"), "{over:#}");
+    assert_eq!(rooted(over), (over["id"].as_str().unwrap(), "repair", "data"));
+    assert_eq!(classed(under), ("escapes", true, false, "chained"), "{under:#}");
+    assert_eq!(under["root"], over["id"]);
+    // Two overflows that only make the result NaN together: no single repair fixes it and no
+    // value reaches it. Still a bug, with no root; the overflows are coincident, not absorbed.
+    let both_needed: Vec<&Value> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["location"]["line"] == LINE_BOTH_NEEDED)
+        .collect();
+    assert_eq!(both_needed.len(), 2);
+    for x in &both_needed {
+        assert_eq!(classed(x), ("coincident", true, false, "coincident"), "{x:#}");
+    }
+    let unexplained = doc["unexplained"].as_array().unwrap();
+    assert_eq!(unexplained.len(), 1, "{unexplained:#?}");
+    assert_eq!(unexplained[0]["results"][0]["value"], "NaN");
+    assert_eq!(unexplained[0]["input"]["fields"][0]["value"], "6");
+    let mut origins: Vec<&str> = unexplained[0]["origins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o.as_str().unwrap())
+        .collect();
+    origins.sort_unstable();
+    let mut expected_origins: Vec<&str> = both_needed.iter().map(|x| x["id"].as_str().unwrap()).collect();
+    expected_origins.sort_unstable();
+    assert_eq!(origins, expected_origins);
+
+    // The bug list: exactly the three roots, plus the unexplained result.
+    let mut bugs: Vec<&str> = doc["bugs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b.as_str().unwrap())
+        .collect();
+    bugs.sort_unstable();
+    let mut expected: Vec<&str> = [nan, log, over].iter().map(|x| x["id"].as_str().unwrap()).collect();
+    expected.sort_unstable();
+    assert_eq!(bugs, expected);
+    assert_eq!(doc["summary"]["bugs"], 4);
+    assert_eq!(doc["summary"]["unexplained"], 1);
+    assert!(doc["summary"]["repair_replays"].as_u64().unwrap() >= 4);
+
+    // The table says how each root was found and lists the unexplained result.
+    let o = numfuzz(&["triage", out.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("4 bugs in 8 findings"), "{text}");
+    assert!(text.contains("(by repair, via control)"), "{text}");
+    assert!(text.contains("Non-finite result, cause not isolated"), "{text}");
+    assert!(
+        text.contains("Other findings: 1 chained, 2 coincident, 1 absorbed, 1 handled"),
+        "{text}"
+    );
+    // --all shows what each finding's input returned.
+    let all = numfuzz(&["triage", out.to_str().unwrap(), "--all"]);
+    let all = String::from_utf8_lossy(&all.stdout);
+    let row = all
+        .lines()
+        .find(|l| l.contains(&format!("shapes.c:{LINE_FALLBACK}:")))
+        .expect("the fallback's row");
+    assert!(
+        row.contains("1.7976931348623157e308") && row.contains("absorbed"),
+        "{row}"
+    );
+    let md = numfuzz(&["triage", out.to_str().unwrap(), "--format", "md"]);
+    let md = String::from_utf8_lossy(&md.stdout);
+    assert!(md.contains("### Bugs (4)") && md.contains("cause not isolated"), "{md}");
 }
 
 /// A test oracle: the true value of case 9 ((x * 1e-300) / 1e-300 is x), case 10's 0/0 is

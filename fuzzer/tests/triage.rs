@@ -267,6 +267,7 @@ const JSON_KEYS: &[&str] = &[
     "findings[].escapes_to",
     "findings[].examples",
     "findings[].examples.absorbed",
+    "findings[].examples.coincident",
     "findings[].examples.escapes",
     "findings[].examples.handled",
     "findings[].first_seen_ms",
@@ -305,8 +306,10 @@ const JSON_KEYS: &[&str] = &[
     "findings[].reference",
     "findings[].results",
     "findings[].root",
+    "findings[].root_by",
     "findings[].silent_inputs",
     "findings[].status",
+    "findings[].via",
     "hangs",
     "hangs[].first_seen_ms",
     "hangs[].frame",
@@ -359,6 +362,7 @@ const JSON_KEYS: &[&str] = &[
     "summary.classes.absorbed",
     "summary.classes.bug",
     "summary.classes.chained",
+    "summary.classes.coincident",
     "summary.classes.handled",
     "summary.classes.input_borne",
     "summary.classes.propagated",
@@ -366,6 +370,7 @@ const JSON_KEYS: &[&str] = &[
     "summary.classes.unjudged",
     "summary.consequences",
     "summary.consequences.absorbed",
+    "summary.consequences.coincident",
     "summary.consequences.escapes",
     "summary.consequences.handled",
     "summary.crashes",
@@ -373,7 +378,9 @@ const JSON_KEYS: &[&str] = &[
     "summary.handled",
     "summary.hangs",
     "summary.not_reproduced",
+    "summary.repair_replays",
     "summary.silent",
+    "summary.unexplained",
     "summary.wrong",
     "taint_target",
     "target",
@@ -381,6 +388,7 @@ const JSON_KEYS: &[&str] = &[
     "tool",
     "tool.name",
     "tool.version",
+    "unexplained",
 ];
 
 /// The keys of a minimised input (`findings[].minimized` when `--minimize` is given).
@@ -398,7 +406,7 @@ const MINIMIZED_KEYS: &[&str] = &[
 fn findings_are_grouped_by_site_and_kind_with_handled_and_silent() {
     let fx = fixture();
     let doc = triage_json(&fx.out.root, &["--timeout", "1000"]);
-    assert_eq!(doc["schema_version"], 2);
+    assert_eq!(doc["schema_version"], 3);
     assert_eq!(doc["inputs_replayed"], 10);
     assert_eq!(doc["summary"]["findings"], 3, "{doc:#}");
     let kinds: Vec<&str> = doc["findings"]
@@ -594,7 +602,7 @@ fn table_markdown_and_sarif_show_the_same_findings() {
     // GFM table cells: split on unescaped pipes.
     let cells = |l: &str| l.replace("\\|", "").matches('|').count() - 1;
     let columns = cells(lines[head]);
-    assert_eq!(columns, 8);
+    assert_eq!(columns, 9);
     assert_eq!(lines[head + 1], format!("|{}", "---|".repeat(columns)), "separator row");
     let rows: Vec<&&str> = lines[head + 2..].iter().take_while(|l| l.starts_with('|')).collect();
     assert_eq!(rows.len(), 3, "{md}");
@@ -1166,7 +1174,7 @@ fn escape_lone_bracket(mut schema: Value) -> Value {
 /// `numfuzz triage --format json` on the fixture; `$DIR` stands for the test's temporary
 /// directory (source, target and OUT are inside it).
 const FULL_EXAMPLE: &str = r#"{
-  "schema_version": 2,
+  "schema_version": 3,
   "tool": {
     "name": "numfuzz",
     "version": "$VERSION"
@@ -1187,6 +1195,8 @@ const FULL_EXAMPLE: &str = r#"{
     "silent": 2,
     "handled": 1,
     "bugs": 0,
+    "unexplained": 0,
+    "repair_replays": 0,
     "wrong": 0,
     "classes": {
       "bug": 0,
@@ -1194,6 +1204,7 @@ const FULL_EXAMPLE: &str = r#"{
       "propagated": 0,
       "undefined": 0,
       "handled": 0,
+      "coincident": 0,
       "absorbed": 0,
       "input_borne": 0,
       "unjudged": 3
@@ -1201,6 +1212,7 @@ const FULL_EXAMPLE: &str = r#"{
     "consequences": {
       "escapes": 0,
       "handled": 0,
+      "coincident": 0,
       "absorbed": 0
     },
     "by_kind": {
@@ -1230,6 +1242,7 @@ const FULL_EXAMPLE: &str = r#"{
     "not_reproduced": 1
   },
   "bugs": [],
+  "unexplained": [],
   "findings": [
     {
       "id": "Invalid-harness.c-9-39-sqrt",
@@ -1241,6 +1254,8 @@ const FULL_EXAMPLE: &str = r#"{
       "origin": true,
       "input_borne": false,
       "root": null,
+      "root_by": null,
+      "via": null,
       "escapes_to": [],
       "reference": null,
       "location": {
@@ -1284,6 +1299,7 @@ const FULL_EXAMPLE: &str = r#"{
       "examples": {
         "escapes": null,
         "handled": null,
+        "coincident": null,
         "absorbed": null
       },
       "input_count": 2,
@@ -1307,6 +1323,8 @@ const FULL_EXAMPLE: &str = r#"{
       "origin": true,
       "input_borne": false,
       "root": null,
+      "root_by": null,
+      "via": null,
       "escapes_to": [],
       "reference": null,
       "location": {
@@ -1352,6 +1370,7 @@ const FULL_EXAMPLE: &str = r#"{
       "examples": {
         "escapes": null,
         "handled": null,
+        "coincident": null,
         "absorbed": null
       },
       "input_count": 2,
@@ -1375,6 +1394,8 @@ const FULL_EXAMPLE: &str = r#"{
       "origin": true,
       "input_borne": false,
       "root": null,
+      "root_by": null,
+      "via": null,
       "escapes_to": [],
       "reference": null,
       "location": {
@@ -1418,6 +1439,7 @@ const FULL_EXAMPLE: &str = r#"{
       "examples": {
         "escapes": null,
         "handled": null,
+        "coincident": null,
         "absorbed": null
       },
       "input_count": 3,

@@ -92,22 +92,32 @@ impl Harness {
 /// then the integer one.
 type OperandLabels = [u8; 4];
 
+/// What a taint build's check tells the hook: the label of the operation's result, and the
+/// finite stand-in that replaces the result when this (site, kind) is repaired.
+#[derive(Clone, Copy, Default)]
+struct Tainted {
+    label: u8,
+    repaired: Option<Float>,
+}
+
 /// Checks one operation: classifies it, records it in the region and reports what is new.
 /// In a taint build (`labels` of the operands) it also numbers the findings it raised and
-/// returns the label of the operation's result.
+/// returns the label of the operation's result and its repair.
 ///
 /// # Safety
 /// `site` is a site record emitted by the pass.
 #[inline]
-unsafe fn check(site: *const SiteRecord, ops: Operands, labels: Option<OperandLabels>) -> u8 {
+unsafe fn check(site: *const SiteRecord, ops: Operands, labels: Option<OperandLabels>) -> Tainted {
     // SAFETY: the pass passes its own site record.
     let rec = unsafe { &*site };
     if rec.id == SITE_UNASSIGNED {
-        return 0;
+        return Tainted::default();
     }
-    let Some(region) = Region::current() else { return 0 };
+    let Some(region) = Region::current() else {
+        return Tainted::default();
+    };
     let (Some(op), Some(ty)) = (Op::from_code(rec.op), FloatType::from_code(rec.ty)) else {
-        return 0;
+        return Tainted::default();
     };
     let outcome = check::classify(op, ty, rec.aux, &ops);
     let origin = outcome.raised != 0 && ops.all_finite(op);
@@ -124,8 +134,11 @@ unsafe fn check(site: *const SiteRecord, ops: Operands, labels: Option<OperandLa
     if fresh.any() != 0 && report::printing() {
         report::exceptions(rec.id, fresh, origin, op, rec.aux, &ops);
     }
-    let Some(operand_labels) = labels else { return 0 };
-    let produced = if op.shape() == OpShape::ToInt {
+    let Some(operand_labels) = labels else {
+        return Tainted::default();
+    };
+    let to_int = op.shape() == OpShape::ToInt;
+    let produced = if to_int {
         taint::Produced::Int {
             invalid: outcome.raised != 0,
         }
@@ -134,7 +147,11 @@ unsafe fn check(site: *const SiteRecord, ops: Operands, labels: Option<OperandLa
     };
     let (label, passed) = taint::result_label(taint::mode(), op, &ops, operand_labels, produced, own);
     taint::note_flow(rec.id, outcome.raised, passed);
-    label
+    // A conversion's integer result has no float stand-in: its Invalid is not repaired.
+    let repaired = (outcome.raised != 0 && !to_int)
+        .then(|| taint::repaired(rec.id, outcome.raised, origin, ops.r))
+        .flatten();
+    Tainted { label, repaired }
 }
 
 fn float_ops(a: Float, b: Float, c: Float, i: i64, r: Float) -> Operands {
@@ -250,12 +267,18 @@ pub unsafe extern "C" fn numfuzz_rt_taint_f32(
     i: i64,
     r: f32,
     labels: *const u8,
+    out: *mut f32,
 ) -> u8 {
     let f = Float::from_f32;
     // SAFETY: the shim passes four labels.
     let l = unsafe { *labels.cast::<OperandLabels>() };
     // SAFETY: forwarded contract.
-    unsafe { check(site, float_ops(f(a), f(b), f(c), i, f(r)), Some(l)) }
+    let t = unsafe { check(site, float_ops(f(a), f(b), f(c), i, f(r)), Some(l)) };
+    if let Some(x) = t.repaired {
+        // SAFETY: the shim passes the result's slot.
+        unsafe { *out = x.as_f32() };
+    }
+    t.label
 }
 
 /// # Safety
@@ -269,28 +292,40 @@ pub unsafe extern "C" fn numfuzz_rt_taint_f64(
     i: i64,
     r: f64,
     labels: *const u8,
+    out: *mut f64,
 ) -> u8 {
     let f = Float::from_f64;
     // SAFETY: the shim passes four labels.
     let l = unsafe { *labels.cast::<OperandLabels>() };
     // SAFETY: forwarded contract.
-    unsafe { check(site, float_ops(f(a), f(b), f(c), i, f(r)), Some(l)) }
+    let t = unsafe { check(site, float_ops(f(a), f(b), f(c), i, f(r)), Some(l)) };
+    if let Some(x) = t.repaired {
+        // SAFETY: the shim passes the result's slot.
+        unsafe { *out = x.as_f64() };
+    }
+    t.label
 }
 
 /// # Safety
 /// Called by the shim's `__dfsw___numfuzz_taint_f80` with the labels of the four slots'
-/// operands (a, b, c, then the integer operand).
+/// operands (a, b, c, then the integer operand); a repaired result is written to slot 3,
+/// which the instrumented code reads back as the operation's result.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn numfuzz_rt_taint_f80(
     site: *const SiteRecord,
-    abcr: *const F80Slot,
+    abcr: *mut F80Slot,
     i: i64,
     labels: *const u8,
 ) -> u8 {
     // SAFETY: forwarded contract.
     let (ops, l) = unsafe { (f80_ops(abcr, i), *labels.cast::<OperandLabels>()) };
     // SAFETY: forwarded contract.
-    unsafe { check(site, ops, Some(l)) }
+    let t = unsafe { check(site, ops, Some(l)) };
+    if let Some(x) = t.repaired {
+        // SAFETY: the caller's four slots; slot 3 is the result.
+        unsafe { *abcr.add(3) = F80Slot::of(x) };
+    }
+    t.label
 }
 
 /// A conversion's check in a taint build; `a` is the operand, `label` its label.
@@ -300,7 +335,7 @@ pub unsafe extern "C" fn numfuzz_rt_taint_f80(
 unsafe fn taint_int(site: *const SiteRecord, a: Float, label: u8) -> u8 {
     let z = Float::zero(a.ty, false);
     // SAFETY: forwarded contract.
-    unsafe { check(site, float_ops(a, z, z, 0, z), Some([label, 0, 0, 0])) }
+    unsafe { check(site, float_ops(a, z, z, 0, z), Some([label, 0, 0, 0])) }.label
 }
 
 /// # Safety

@@ -17,7 +17,7 @@ use numfuzz_abi::env;
 use numfuzz_abi::kind::ExceptionKind;
 use numfuzz_abi::op::Op;
 use numfuzz_abi::report::{TaintFlow, TaintReport};
-use numfuzz_abi::taint::{label_list, TaintMode, LABELS};
+use numfuzz_abi::taint::{label_list, stand_in, Repair, TaintMode, LABELS};
 use numfuzz_abi::value::{Class, Float};
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -107,6 +107,8 @@ pub fn result_label(
 struct State {
     mode: TaintMode,
     skip: u32,
+    /// The (site, kind) whose generated results get a finite stand-in (`NUMFUZZ_REPAIR`).
+    repair: Option<Repair>,
     /// Raised (site, kind) pairs in the order of their first exception.
     order: Vec<(u32, ExceptionKind)>,
     index: BTreeMap<(u32, ExceptionKind), usize>,
@@ -117,6 +119,7 @@ struct State {
 static STATE: Mutex<State> = Mutex::new(State {
     mode: TaintMode::NonFinite,
     skip: 0,
+    repair: None,
     order: Vec::new(),
     index: BTreeMap::new(),
     from: Vec::new(),
@@ -133,7 +136,8 @@ impl State {
     }
 }
 
-/// Reads `NUMFUZZ_TAINT_SKIP` and `NUMFUZZ_TAINT_MODE` (a bad value is a start-up error).
+/// Reads `NUMFUZZ_TAINT_SKIP`, `NUMFUZZ_TAINT_MODE` and `NUMFUZZ_REPAIR` (a bad value is a
+/// start-up error).
 pub fn configure_from_env() -> Result<(), String> {
     let mut st = state();
     if let Ok(v) = std::env::var(env::TAINT_SKIP) {
@@ -145,7 +149,20 @@ pub fn configure_from_env() -> Result<(), String> {
         st.mode =
             TaintMode::parse(&v).ok_or_else(|| format!("{}={v}: expected nonfinite or influence", env::TAINT_MODE))?;
     }
+    if let Ok(v) = std::env::var(env::REPAIR) {
+        st.repair = Some(
+            Repair::parse(&v).ok_or_else(|| format!("{}={v}: expected SITE:KIND, e.g. 12:Overflow", env::REPAIR))?,
+        );
+    }
     Ok(())
+}
+
+/// The stand-in for the result `r` of a check at `site` that raised `raised` (bit per kind)
+/// from finite operands (`origin`), when that (site, kind) is the one repaired.
+pub fn repaired(site: u32, raised: u8, origin: bool, r: Float) -> Option<Float> {
+    let repair = state().repair?;
+    let hit = origin && repair.site == site && raised & (1 << repair.kind as u8) != 0;
+    hit.then(|| stand_in(repair.kind, r)).flatten()
 }
 
 /// Forgets the previous input's findings.

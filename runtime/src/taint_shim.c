@@ -28,10 +28,10 @@ void dfsan_set_label(numfuzz_label label, void *addr, size_t size) __attribute__
 void dfsan_clear_thread_local_state(void) __attribute__((weak));
 
 uint8_t numfuzz_rt_taint_f32(const numfuzz_site_t *site, float a, float b, float c, int64_t i, float r,
-                             const numfuzz_label *labels);
+                             const numfuzz_label *labels, float *out);
 uint8_t numfuzz_rt_taint_f64(const numfuzz_site_t *site, double a, double b, double c, int64_t i, double r,
-                             const numfuzz_label *labels);
-uint8_t numfuzz_rt_taint_f80(const numfuzz_site_t *site, const numfuzz_f80_slot *abcr, int64_t i,
+                             const numfuzz_label *labels, double *out);
+uint8_t numfuzz_rt_taint_f80(const numfuzz_site_t *site, numfuzz_f80_slot *abcr, int64_t i,
                              const numfuzz_label *labels);
 uint8_t numfuzz_rt_taint_int_f32(const numfuzz_site_t *site, float a, numfuzz_label label);
 uint8_t numfuzz_rt_taint_int_f64(const numfuzz_site_t *site, double a, numfuzz_label label);
@@ -49,8 +49,10 @@ float __dfsw___numfuzz_taint_f32(const numfuzz_site_t *site, float a, float b, f
   (void)ls;
   (void)lr;
   numfuzz_label labels[4] = {la, lb, lc, li};
-  *ret = numfuzz_rt_taint_f32(site, a, b, c, i, r, labels);
-  return r;
+  /* The runtime replaces the result when this exception is the one repaired (NUMFUZZ_REPAIR). */
+  float out = r;
+  *ret = numfuzz_rt_taint_f32(site, a, b, c, i, r, labels, &out);
+  return out;
 }
 
 double __dfsw___numfuzz_taint_f64(const numfuzz_site_t *site, double a, double b, double c, int64_t i, double r,
@@ -59,12 +61,15 @@ double __dfsw___numfuzz_taint_f64(const numfuzz_site_t *site, double a, double b
   (void)ls;
   (void)lr;
   numfuzz_label labels[4] = {la, lb, lc, li};
-  *ret = numfuzz_rt_taint_f64(site, a, b, c, i, r, labels);
-  return r;
+  /* The runtime replaces the result when this exception is the one repaired (NUMFUZZ_REPAIR). */
+  double out = r;
+  *ret = numfuzz_rt_taint_f64(site, a, b, c, i, r, labels, &out);
+  return out;
 }
 
-/* The f80 operands and result are in four slots of the caller's frame; the result's label is
- * set on slot 3, which the instrumented code reads back as the operation's result. */
+/* The f80 operands and result are in four slots of the caller's frame; the result's label (and
+ * a repaired result) is set on slot 3, which the instrumented code reads back as the
+ * operation's result. */
 void __dfsw___numfuzz_taint_f80(const numfuzz_site_t *site, numfuzz_f80_slot *abcr, int64_t i, numfuzz_label ls,
                                 numfuzz_label labcr, numfuzz_label li) {
   (void)ls;

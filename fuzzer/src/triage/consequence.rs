@@ -12,12 +12,16 @@
 //!   when the taint build shows the exception's value (or one computed from it) in a primary
 //!   declared result that is Inf or NaN; `absorbed` otherwise (every result finite, or the
 //!   value killed on the way, as `1/inf = 0`).
-//! - roots: among the escaping findings of an input, the origins no other escaping origin
-//!   flowed into; every escaping finding hangs under the earliest root it came from.
+//! - roots: an input whose primary result is non-finite has one root, the exception whose
+//!   repair alone makes the result finite (see `attribution`); every finding whose labels
+//!   reach the result hangs under it (escapes), and the rest of the input's findings are
+//!   `coincident`: never `absorbed` in an input whose result is non-finite. Input-borne
+//!   inputs keep the labels' roots: the origins no other escaping origin flowed into.
 //!
 //! A finding takes its worst consequence over its inputs (escapes > handled > absorbed),
 //! judged on inputs that are not input-borne when it has any.
 
+use super::attribution::{Attribution, RootBy, Via};
 use super::taint::Flow;
 use crate::replay::{Ending, Replay};
 use numfuzz_abi::signature::Signature;
@@ -30,8 +34,12 @@ use std::collections::{BTreeMap, BTreeSet};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Consequence {
-    /// Every result stayed finite, or the exception's effect was killed before any result.
+    /// Every primary result stayed finite (an Inf killed on the way, as `1/inf = 0`, or a
+    /// value that never reached a result).
     Absorbed,
+    /// Raised in an input whose primary result is non-finite, where another exception is the
+    /// root and its own value does not reach the result (or no root could be isolated).
+    Coincident,
     /// The library reported an error for the input.
     Handled,
     /// The exception made a primary result Inf or NaN and the library did not report it.
@@ -42,6 +50,7 @@ impl Consequence {
     pub fn name(self) -> &'static str {
         match self {
             Consequence::Absorbed => "absorbed",
+            Consequence::Coincident => "coincident",
             Consequence::Handled => "handled",
             Consequence::Escapes => "escapes",
         }
@@ -60,6 +69,8 @@ pub struct InInput {
     pub root: Option<FindingKey>,
     /// Names of secondary results (`NUMFUZZ_RESULT_NAMED`) it made Inf or NaN.
     pub named: Vec<String>,
+    /// The input's root: how it was chosen and how it reaches the result.
+    pub root_by: Option<(RootBy, Via)>,
 }
 
 /// One input's analysis.
@@ -68,6 +79,9 @@ pub struct InputAnalysis {
     pub input_borne: bool,
     /// The harness declared results for this input.
     pub has_results: bool,
+    /// A primary result is non-finite, unreported, and no exception could be isolated as its
+    /// root: a bug with no root site.
+    pub unexplained: bool,
     pub findings: BTreeMap<FindingKey, InInput>,
 }
 
@@ -89,7 +103,50 @@ pub fn needs_taint(replay: &Replay) -> bool {
         && replay.results.iter().any(|r| !result_finite(&r.value))
 }
 
-fn result_finite(value: &str) -> bool {
+/// Does the input need its non-finite primary result attributed (see `attribution`)? Yes
+/// when it needs a taint replay for a primary result and holds no NaN or infinity.
+pub fn needs_attribution(replay: &Replay, signature: Option<&Signature>) -> bool {
+    needs_taint(replay)
+        && replay
+            .results
+            .iter()
+            .any(|r| r.index.is_some() && !result_finite(&r.value))
+        && !input_borne(signature, &replay.bytes)
+}
+
+/// Whether each finding of the replay is an origin in it (some exception of it had only
+/// finite operands).
+pub fn origins(replay: &Replay) -> BTreeMap<FindingKey, bool> {
+    let mut origin: BTreeMap<FindingKey, bool> = BTreeMap::new();
+    for e in &replay.exceptions {
+        *origin.entry(FindingKey::of(e.kind, &e.site)).or_default() |= e.origin;
+    }
+    origin
+}
+
+/// The findings whose labels reach a non-finite primary result, and per finding the earliest
+/// label root it came from (positions in the flow graph).
+pub struct Escape {
+    pub reach: BTreeSet<usize>,
+    pub roots: BTreeMap<usize, Option<usize>>,
+}
+
+impl Escape {
+    pub fn of(flow: &Flow, origin: &BTreeMap<FindingKey, bool>) -> Escape {
+        let reach = reaching(flow, |r| !result_finite(&r.value));
+        let origin_at = |p: usize| origin.get(&flow.order[p]).copied().unwrap_or(false);
+        let roots = roots(flow, &reach, origin_at);
+        Escape { reach, roots }
+    }
+
+    /// The distinct label roots, earliest first.
+    pub fn label_roots(&self) -> Vec<usize> {
+        let set: BTreeSet<usize> = self.roots.values().flatten().copied().collect();
+        set.into_iter().collect()
+    }
+}
+
+pub fn result_finite(value: &str) -> bool {
     !matches!(value.to_ascii_lowercase().trim_start_matches('-'), "inf" | "nan")
 }
 
@@ -121,8 +178,13 @@ pub fn roots(flow: &Flow, reach: &BTreeSet<usize>, origin: impl Fn(usize) -> boo
 }
 
 /// Analyses one input from its replay on the campaign's target and, when it needed one, its
-/// flow graph from the taint build.
-pub fn analyze(replay: &Replay, flow: Option<&Flow>, signature: Option<&Signature>) -> InputAnalysis {
+/// flow graph from the taint build and the attribution of its non-finite result.
+pub fn analyze(
+    replay: &Replay,
+    flow: Option<&Flow>,
+    attribution: Option<&Attribution>,
+    signature: Option<&Signature>,
+) -> InputAnalysis {
     let keys: Vec<FindingKey> = replay
         .exceptions
         .iter()
@@ -134,30 +196,23 @@ pub fn analyze(replay: &Replay, flow: Option<&Flow>, signature: Option<&Signatur
         f
     });
     let flow = translated.as_ref();
+    let origin = origins(replay);
+    let completed = matches!(replay.ending, Ending::Completed { .. });
+    let handled = replay.ending == (Ending::Completed { handled: true });
     let mut out = InputAnalysis {
         input_borne: input_borne(signature, &replay.bytes),
         has_results: !replay.results.is_empty(),
+        unexplained: completed && !handled && attribution.is_some_and(|a| a.root.is_none()),
         findings: BTreeMap::new(),
     };
-    let mut origin: BTreeMap<FindingKey, bool> = BTreeMap::new();
-    for e in &replay.exceptions {
-        *origin.entry(FindingKey::of(e.kind, &e.site)).or_default() |= e.origin;
-    }
-    let completed = matches!(replay.ending, Ending::Completed { .. });
-    let handled = replay.ending == (Ending::Completed { handled: true });
-    // Escaping findings by position in the flow graph, and their roots.
-    let escape = flow.map(|flow| {
-        let non_finite = |r: &numfuzz_abi::report::ResultReport| !result_finite(&r.value);
-        let reach = reaching(flow, non_finite);
-        let origin_at = |p: usize| origin.get(&flow.order[p]).copied().unwrap_or(false);
-        (reach.clone(), roots(flow, &reach, origin_at))
-    });
+    let escape = flow.map(|flow| Escape::of(flow, &origin));
     for (key, &is_origin) in &origin {
         let mut finding = InInput {
             origin: is_origin,
             consequence: None,
             root: None,
             named: Vec::new(),
+            root_by: None,
         };
         if completed && out.has_results {
             finding.consequence = if handled {
@@ -166,24 +221,7 @@ pub fn analyze(replay: &Replay, flow: Option<&Flow>, signature: Option<&Signatur
                 Some(Consequence::Absorbed)
             } else {
                 match (flow, &escape) {
-                    (Some(flow), Some((reach, roots))) => {
-                        let position = flow.position(key);
-                        if let Some(p) = position {
-                            finding.named = flow
-                                .results
-                                .iter()
-                                .filter(|(r, set)| r.index.is_none() && !result_finite(&r.value) && set.contains(&p))
-                                .filter_map(|(r, _)| r.name.clone())
-                                .collect();
-                        }
-                        match position.filter(|p| reach.contains(p)) {
-                            Some(p) => {
-                                finding.root = roots[&p].map(|q| flow.order[q].clone());
-                                Some(Consequence::Escapes)
-                            }
-                            None => Some(Consequence::Absorbed),
-                        }
-                    }
+                    (Some(flow), Some(escape)) => Some(escaping(flow, escape, attribution, key, &mut finding)),
                     _ => None,
                 }
             };
@@ -191,6 +229,48 @@ pub fn analyze(replay: &Replay, flow: Option<&Flow>, signature: Option<&Signatur
         out.findings.insert(key.clone(), finding);
     }
     out
+}
+
+/// The consequence of `key` in an input with a non-finite result (named or primary), and its
+/// root: the attribution's when the input has one, else the labels' earliest root.
+fn escaping(
+    flow: &Flow,
+    escape: &Escape,
+    attribution: Option<&Attribution>,
+    key: &FindingKey,
+    finding: &mut InInput,
+) -> Consequence {
+    let position = flow.position(key);
+    if let Some(p) = position {
+        finding.named = flow
+            .results
+            .iter()
+            .filter(|(r, set)| r.index.is_none() && !result_finite(&r.value) && set.contains(&p))
+            .filter_map(|(r, _)| r.name.clone())
+            .collect();
+    }
+    let reaches = position.is_some_and(|p| escape.reach.contains(&p));
+    let Some(attribution) = attribution else {
+        return match position.filter(|_| reaches) {
+            Some(p) => {
+                finding.root = escape.roots[&p].map(|q| flow.order[q].clone());
+                Consequence::Escapes
+            }
+            None => Consequence::Absorbed,
+        };
+    };
+    match &attribution.root {
+        Some((root, by, via)) if root == key => {
+            finding.root = Some(root.clone());
+            finding.root_by = Some((*by, *via));
+            Consequence::Escapes
+        }
+        Some((root, ..)) if reaches => {
+            finding.root = Some(root.clone());
+            Consequence::Escapes
+        }
+        _ => Consequence::Coincident,
+    }
 }
 
 /// A finding's consequences merged over its inputs.
@@ -206,6 +286,8 @@ pub struct Merged {
     pub examples: BTreeMap<Consequence, usize>,
     /// Secondary results it made non-finite in some input.
     pub named: BTreeSet<String>,
+    /// A root: how it was chosen in the input shown.
+    pub root_by: Option<(RootBy, Via)>,
 }
 
 /// Merges one finding's per-input analyses (`inputs[i]` = its analysis in input i).
@@ -239,6 +321,7 @@ pub fn merge(key: &FindingKey, inputs: &[(&InputAnalysis, &InInput)]) -> Merged 
         // Its own root in some input: a bug of its own (that input becomes the example).
         if let Some(i) = judged.iter().copied().find(|&i| inputs[i].1.root.as_ref() == Some(key)) {
             m.root = Some(key.clone());
+            m.root_by = inputs[i].1.root_by;
             m.examples.insert(Consequence::Escapes, i);
         } else {
             m.root = escaping().find_map(|f| f.root.clone());
@@ -326,13 +409,14 @@ mod tests {
         let flow = Flow {
             mode: None,
             order: vec![key(1, U), key(2, D), key(3, U)],
+            ids: vec![],
             from: vec![BTreeSet::new(), BTreeSet::from([0]), BTreeSet::new()],
             results: vec![
                 (res(Some(0), None, "inf"), BTreeSet::from([0, 1])),
                 (res(None, Some("err"), "inf"), BTreeSet::from([0, 1])),
             ],
         };
-        let a = analyze(&r, Some(&flow), None);
+        let a = analyze(&r, Some(&flow), None, None);
         let u = &a.findings[&key(1, U)];
         assert_eq!(
             (u.consequence, u.root.clone()),
@@ -351,22 +435,22 @@ mod tests {
     fn handled_absorbed_and_unknown() {
         let handled = replay(vec![exc(1, O, true)], vec![res(Some(0), None, "inf")], true);
         assert_eq!(
-            analyze(&handled, None, None).findings[&key(1, O)].consequence,
+            analyze(&handled, None, None, None).findings[&key(1, O)].consequence,
             Some(Consequence::Handled)
         );
         let finite = replay(vec![exc(1, U, true)], vec![res(Some(0), None, "1.0")], false);
         assert!(!needs_taint(&finite));
         assert_eq!(
-            analyze(&finite, None, None).findings[&key(1, U)].consequence,
+            analyze(&finite, None, None, None).findings[&key(1, U)].consequence,
             Some(Consequence::Absorbed)
         );
         // A non-finite result without a taint replay: cannot be told.
         let inf = replay(vec![exc(1, O, true)], vec![res(Some(0), None, "-inf")], false);
         assert!(needs_taint(&inf));
-        assert_eq!(analyze(&inf, None, None).findings[&key(1, O)].consequence, None);
+        assert_eq!(analyze(&inf, None, None, None).findings[&key(1, O)].consequence, None);
         // No declared results: no consequences at all.
         let none = replay(vec![exc(1, O, true)], vec![], false);
-        let a = analyze(&none, None, None);
+        let a = analyze(&none, None, None, None);
         assert!(!a.has_results);
         assert_eq!(a.findings[&key(1, O)].consequence, None);
     }
@@ -384,10 +468,11 @@ mod tests {
         let flow = Flow {
             mode: None,
             order: vec![key(1, ExceptionKind::Invalid)],
+            ids: vec![],
             from: vec![BTreeSet::new()],
             results: vec![(res(Some(0), None, "NaN"), BTreeSet::from([0]))],
         };
-        let a = analyze(&r, Some(&flow), Some(&sig));
+        let a = analyze(&r, Some(&flow), None, Some(&sig));
         assert!(a.input_borne);
         let f = &a.findings[&key(1, ExceptionKind::Invalid)];
         assert_eq!(
@@ -414,6 +499,7 @@ mod tests {
             consequence: Some(c),
             root,
             named: vec![],
+            root_by: None,
         };
         let absorbed = f(Consequence::Absorbed, None);
         let chained = f(Consequence::Escapes, Some(key(9, U)));

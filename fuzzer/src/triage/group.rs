@@ -1,6 +1,7 @@
 //! The triage model: findings grouped by (site, kind), real crashes grouped by (signal, top
 //! frame), hangs, and inputs that did not reproduce; and the grouping of replays into it.
 
+use super::attribution::{RootBy, Via};
 use super::campaign::{Campaign, Expectation, InputFile};
 use super::consequence::{self, Consequence, InputAnalysis};
 use super::oracle::{ResultVerdict, Verdict};
@@ -94,6 +95,8 @@ pub enum Class {
     /// NaN is the answer.
     Undefined,
     Handled,
+    /// Raised in inputs whose non-finite result another exception explains (or none could).
+    Coincident,
     Absorbed,
     /// Only inputs holding NaN or an infinity raise it.
     InputBorne,
@@ -109,6 +112,7 @@ impl Class {
             Class::Propagated => "propagated",
             Class::Undefined => "undefined",
             Class::Handled => "handled",
+            Class::Coincident => "coincident",
             Class::Absorbed => "absorbed",
             Class::InputBorne => "input-borne",
             Class::Unjudged => "unjudged",
@@ -148,6 +152,8 @@ pub struct Finding {
     pub consequence: Option<Consequence>,
     /// Escaping findings: the root of their chain (their own key for a root).
     pub escape_root: Option<FindingKey>,
+    /// A root: how it was chosen, and how it reaches the result, in the input shown.
+    pub root_by: Option<(RootBy, Via)>,
     /// One input per consequence.
     pub examples: BTreeMap<Consequence, InputView>,
     /// Secondary results (`NUMFUZZ_RESULT_NAMED`) it made Inf or NaN.
@@ -216,6 +222,7 @@ impl Finding {
         }
         match c {
             Consequence::Handled => Class::Handled,
+            Consequence::Coincident => Class::Coincident,
             // Escaping without an escaping origin before it is a propagation (handled above).
             Consequence::Absorbed | Consequence::Escapes => Class::Absorbed,
         }
@@ -254,6 +261,20 @@ pub struct NotReproduced {
     pub observed: String,
 }
 
+/// Inputs whose primary result is non-finite and unreported, with no exception whose repair
+/// alone makes it finite and none whose value reaches it: a bug whose cause is not isolated.
+/// Inputs raising the same origins are one entry.
+#[derive(Clone, Debug)]
+pub struct Unexplained {
+    /// The first such input, its results and the origins it raised.
+    pub input: InputView,
+    pub results: Vec<ResultReport>,
+    pub origins: Vec<FindingKey>,
+    /// Every input of the entry (relative paths).
+    pub inputs: Vec<String>,
+    pub first_seen_ms: Option<u64>,
+}
+
 /// Whether the report could tell what each exception did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Consequences {
@@ -290,6 +311,10 @@ pub struct Report {
     pub crashes: Vec<CrashGroup>,
     pub hangs: Vec<Hang>,
     pub not_reproduced: Vec<NotReproduced>,
+    /// Non-finite results no exception could be isolated as the root of.
+    pub unexplained: Vec<Unexplained>,
+    /// Repaired replays on the taint build (the cost of attributing roots by repair).
+    pub repair_replays: usize,
     /// Where minimised inputs were written (with `--minimize`).
     pub minimized_dir: Option<PathBuf>,
     pub consequences: Consequences,
@@ -310,6 +335,12 @@ impl Report {
     /// The bugs, in report order.
     pub fn bugs(&self) -> impl Iterator<Item = &Finding> {
         self.findings.iter().filter(|f| f.is_bug())
+    }
+
+    /// Entries of the bug list: the bug findings and the non-finite results whose cause is not
+    /// isolated.
+    pub fn bug_count(&self) -> usize {
+        self.bugs().count() + self.unexplained.len()
     }
 
     /// The findings of a class.
@@ -394,8 +425,6 @@ fn min_time(times: impl Iterator<Item = Option<u64>>) -> Option<u64> {
     times.flatten().min()
 }
 
-/// Groups the replays of a campaign's inputs (`replays[i]` is the replay of
-/// `campaign.inputs[i]`).
 /// The exception of `key` in `replay` to show: its first origin when it has one (the
 /// operands that generated the exceptional value), else its first exception.
 pub fn example_exception<'a>(replay: &'a Replay, key: &FindingKey) -> Option<&'a ExceptionReport> {
@@ -408,8 +437,19 @@ pub fn example_exception<'a>(replay: &'a Replay, key: &FindingKey) -> Option<&'a
     })
 }
 
-/// `analyses[i]` is the consequence analysis of `replays[i]` (`None` when it was not replayed);
-/// `judge` says whether consequences count (they are left out when they could not be computed).
+/// A campaign's replays grouped.
+pub struct Grouped {
+    pub findings: Vec<Finding>,
+    pub crashes: Vec<CrashGroup>,
+    pub hangs: Vec<Hang>,
+    pub not_reproduced: Vec<NotReproduced>,
+    pub unexplained: Vec<Unexplained>,
+}
+
+/// Groups the replays of a campaign's inputs (`replays[i]` is the replay of
+/// `campaign.inputs[i]`). `analyses[i]` is the consequence analysis of `replays[i]` (`None`
+/// when it was not replayed); `judge` says whether consequences count (they are left out when
+/// they could not be computed).
 pub fn group(
     campaign: &Campaign,
     replays: Vec<std::io::Result<Replay>>,
@@ -417,7 +457,7 @@ pub fn group(
     judge: bool,
     signature: Option<&Signature>,
     timeout_ms: u64,
-) -> (Vec<Finding>, Vec<CrashGroup>, Vec<Hang>, Vec<NotReproduced>) {
+) -> Grouped {
     let view = |input: &InputFile, bytes: &[u8]| InputView {
         rel: input.rel.clone(),
         fields: view_fields(signature, bytes),
@@ -426,6 +466,7 @@ pub fn group(
     let mut crashes: BTreeMap<(String, String), CrashGroup> = BTreeMap::new();
     let mut hangs = Vec::new();
     let mut not_reproduced = Vec::new();
+    let mut unexplained: BTreeMap<Vec<FindingKey>, Unexplained> = BTreeMap::new();
     // Time of each input by its relative path, for first-seen fallbacks.
     let time_of: BTreeMap<&str, Option<u64>> = campaign.inputs.iter().map(|i| (i.rel.as_str(), i.time_ms)).collect();
     let mut replayed: HashMap<String, (&InputFile, Replay)> = HashMap::new();
@@ -470,6 +511,7 @@ pub fn group(
                 input_borne: false,
                 consequence: None,
                 escape_root: None,
+                root_by: None,
                 examples: BTreeMap::new(),
                 escapes_to: Vec::new(),
                 reference: None,
@@ -514,6 +556,25 @@ pub fn group(
                 observed: observed_text(&replay),
             });
         }
+        if judge {
+            if let Some(a) = analyses.get(index).and_then(Option::as_ref).filter(|a| a.unexplained) {
+                let origins: Vec<FindingKey> = a
+                    .findings
+                    .iter()
+                    .filter(|(_, f)| f.origin)
+                    .map(|(k, _)| k.clone())
+                    .collect();
+                let u = unexplained.entry(origins.clone()).or_insert_with(|| Unexplained {
+                    input: view(input, &replay.bytes),
+                    results: replay.results.clone(),
+                    origins,
+                    inputs: Vec::new(),
+                    first_seen_ms: None,
+                });
+                u.inputs.push(input.rel.clone());
+                u.first_seen_ms = min_time([u.first_seen_ms, input.time_ms].into_iter());
+            }
+        }
         replayed.insert(input.rel.clone(), (input, replay));
     }
 
@@ -548,6 +609,7 @@ pub fn group(
         if judge {
             f.consequence = merged.consequence;
             f.escape_root = merged.root.clone();
+            f.root_by = merged.root_by;
             f.escapes_to = merged.named.iter().cloned().collect();
             for (&c, &k) in &merged.examples {
                 let rel = &campaign.inputs[with[k].2].rel;
@@ -570,5 +632,11 @@ pub fn group(
         f.id = id;
         out.push(f);
     }
-    (out, crashes.into_values().collect(), hangs, not_reproduced)
+    Grouped {
+        findings: out,
+        crashes: crashes.into_values().collect(),
+        hangs,
+        not_reproduced,
+        unexplained: unexplained.into_values().collect(),
+    }
 }

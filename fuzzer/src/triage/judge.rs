@@ -3,6 +3,7 @@
 //! value flow into a wrong one)? Used to attach references to findings and as the predicate
 //! that keeps a finding's consequence through minimisation.
 
+use super::attribution;
 use super::consequence::{self, Consequence};
 use super::group::{Finding, Reference};
 use super::oracle::{self, Oracle, Request, RequestResult, ResultVerdict, Verdict};
@@ -168,10 +169,18 @@ impl Judge<'_> {
                 .run_bytes(bytes)
                 .is_ok_and(|r| r.exceptions.iter().any(|e| key.matches(e))),
             Keep::Escapes | Keep::EscapesAsRoot => {
-                let Some((replay, flow)) = self.taint_analysis(bytes, TaintMode::NonFinite) else {
-                    return false;
-                };
-                let a = consequence::analyze(&replay, Some(&flow), self.signature);
+                let Some(t) = self.taint else { return false };
+                let analysis = with_file(bytes, |path| {
+                    let replay = self.replayer.run(path).ok()?;
+                    let (flow, attribution) = attribution::on_taint_build(t, path, &replay, self.signature)?;
+                    Some(consequence::analyze(
+                        &replay,
+                        Some(&flow),
+                        attribution.as_ref(),
+                        self.signature,
+                    ))
+                });
+                let Some(a) = analysis else { return false };
                 // The taint build's identity of the finding (its directory may differ).
                 let Some(key) = a.findings.keys().find(|k| *k == key || k.loosely_equals(key)) else {
                     return false;

@@ -5,6 +5,7 @@
 //! oracle, optionally minimises each finding's input keeping what makes it matter, and
 //! renders the result, bugs first, as a table, Markdown, JSON or SARIF.
 
+pub mod attribution;
 pub mod campaign;
 pub mod consequence;
 pub mod format;
@@ -17,11 +18,11 @@ pub mod taint;
 
 use crate::replay::{Replay, Replayer};
 use crate::target::{Target, TargetError};
+use attribution::Attribution;
 use campaign::Campaign;
 use group::{view_fields, Consequences, Finding, Minimized, OracleUse, Report};
 use judge::{Judge, Keep, OracleJudge};
 use numfuzz_abi::signature::Signature;
-use numfuzz_abi::taint::TaintMode;
 use numfuzz_outdir::OutDirError;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -156,34 +157,43 @@ pub fn triage(opts: &Options, progress: impl Fn(usize, usize) + Sync) -> Result<
         |done| progress(done, total),
     );
 
-    // Consequences: the inputs that returned Inf or NaN unreported go to the taint build.
+    // Consequences: the inputs that returned Inf or NaN unreported go to the taint build, and
+    // those with a non-finite primary result get their root by repair there.
     let needs: Vec<usize> = (0..replays.len())
         .filter(|&i| replays[i].as_ref().is_ok_and(consequence::needs_taint))
         .collect();
-    let flows: Vec<Option<taint::Flow>> = match &taint_replayer {
+    let on_taint: Vec<Option<(taint::Flow, Option<Attribution>)>> = match &taint_replayer {
         Some(t) => pool::map(
             &needs,
             opts.jobs,
             |&i| {
-                taint::replay(t, &campaign.inputs[i].path, TaintMode::NonFinite)
-                    .ok()
-                    .map(|(_, flow)| flow)
+                let replay = replays[i].as_ref().ok()?;
+                attribution::on_taint_build(t, &campaign.inputs[i].path, replay, signature.as_ref())
             },
             |_| {},
         ),
         None => vec![None; needs.len()],
     };
-    let mut flow_of: Vec<Option<&taint::Flow>> = vec![None; replays.len()];
-    for (&i, flow) in needs.iter().zip(&flows) {
-        flow_of[i] = flow.as_ref();
+    let mut taint_of: Vec<Option<&(taint::Flow, Option<Attribution>)>> = vec![None; replays.len()];
+    for (&i, t) in needs.iter().zip(&on_taint) {
+        taint_of[i] = t.as_ref();
     }
+    let repair_replays = on_taint
+        .iter()
+        .flatten()
+        .filter_map(|(_, a)| a.as_ref())
+        .map(|a| a.replays)
+        .sum();
     let analyses: Vec<Option<consequence::InputAnalysis>> = replays
         .iter()
-        .zip(&flow_of)
-        .map(|(r, flow)| {
-            r.as_ref()
-                .ok()
-                .map(|r| consequence::analyze(r, *flow, signature.as_ref()))
+        .zip(&taint_of)
+        .map(|(r, t)| {
+            let r = r.as_ref().ok()?;
+            let (flow, attribution) = match t {
+                Some((flow, a)) => (Some(flow), a.as_ref()),
+                None => (None, None),
+            };
+            Some(consequence::analyze(r, flow, attribution, signature.as_ref()))
         })
         .collect();
     let consequences = if !analyses.iter().flatten().any(|a| a.has_results) {
@@ -196,7 +206,7 @@ pub fn triage(opts: &Options, progress: impl Fn(usize, usize) + Sync) -> Result<
         Consequences::Computed
     };
     let timeout_ms = opts.timeout.as_millis() as u64;
-    let (findings, crashes, hangs, not_reproduced) = group::group(
+    let grouped = group::group(
         &campaign,
         replays,
         &analyses,
@@ -211,10 +221,12 @@ pub fn triage(opts: &Options, progress: impl Fn(usize, usize) + Sync) -> Result<
         instances: campaign.out.instance_names(),
         inputs_replayed: total,
         timeout_ms,
-        findings,
-        crashes,
-        hangs,
-        not_reproduced,
+        findings: grouped.findings,
+        crashes: grouped.crashes,
+        hangs: grouped.hangs,
+        not_reproduced: grouped.not_reproduced,
+        unexplained: grouped.unexplained,
+        repair_replays,
         minimized_dir: None,
         consequences,
         taint_target: taint_target.clone(),

@@ -10,7 +10,7 @@ use crate::replay::{Ending, Replay, Replayer};
 use numfuzz_abi::env;
 use numfuzz_abi::kind::ExceptionKind;
 use numfuzz_abi::report::ResultReport;
-use numfuzz_abi::taint::{TaintMode, LABELS};
+use numfuzz_abi::taint::{Repair, TaintMode, LABELS};
 use numfuzz_outdir::FindingKey;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -22,6 +22,8 @@ pub struct Flow {
     pub mode: Option<TaintMode>,
     /// Findings in the order of their first exception.
     pub order: Vec<FindingKey>,
+    /// Per finding: its (site number, kind) in the taint build, what a repair names.
+    pub ids: Vec<(u32, ExceptionKind)>,
     /// Per finding: the findings whose exceptional values flowed into it.
     pub from: Vec<BTreeSet<usize>>,
     /// Per declared result (in declaration order): the findings it came from.
@@ -98,6 +100,7 @@ pub fn merge(runs: &[Replay]) -> Result<Flow, TaintError> {
                     op: String::new(),
                 });
                 flow.order.push(key);
+                flow.ids.push((f.site, f.kind));
                 flow.from.push(BTreeSet::new());
             }
         }
@@ -158,6 +161,12 @@ pub fn replay(taint: &Replayer, input: &Path, mode: TaintMode) -> Result<(Replay
         merge(&runs)?
     };
     Ok((runs.swap_remove(0), flow))
+}
+
+/// Replays `input` once on the taint build with `repair` applied: what the program returns
+/// when that one exception's result is replaced by its finite stand-in.
+pub fn replay_repaired(taint: &Replayer, input: &Path, repair: Repair) -> std::io::Result<Replay> {
+    taint.run_with_env(input, &[(env::REPAIR, repair.to_env())])
 }
 
 #[cfg(test)]

@@ -34,6 +34,11 @@ pub const TAINT_SKIP: &str = "NUMFUZZ_TAINT_SKIP";
 /// Taint builds: `nonfinite` (default: a label follows Inf, NaN, zero and subnormal values)
 /// or `influence` (a label follows every value computed from a labelled one); see `taint`.
 pub const TAINT_MODE: &str = "NUMFUZZ_TAINT_MODE";
+/// Taint builds: `SITE:KIND` (the build's site number and an exception kind's name) replaces
+/// every result of that (site, kind) whose operands were all finite by a finite stand-in
+/// (see `taint::Repair`), so that triage can ask whether repairing one exception alone makes
+/// a declared result finite. Unset: no repair.
+pub const REPAIR: &str = "NUMFUZZ_REPAIR";
 /// Makes `numfuzz-cc` print the clang command lines it runs.
 pub const CC_VERBOSE: &str = "NUMFUZZ_CC_VERBOSE";
 /// Overrides where `numfuzz-cc` looks for `libnumfuzz_runtime.a`.

@@ -33,8 +33,9 @@ pub use value::Value;
 /// event in `NUMFUZZ_REPORT=json` mode instead of text lines. 5: the header's probe words,
 /// through which the local-search stage reads one slot's exact gap. 6: fast runs, asked for with
 /// `shm::MODE_FAST`. 7: an in-process target is started once per core by `numfuzz run`, which
-/// runs the broker, and joins it as the client named in `env::CLIENT`.)
-pub const ABI_VERSION: u32 = 7;
+/// runs the broker, and joins it as the client named in `env::CLIENT`. 8: a taint build repairs
+/// the (site, kind) named in `env::REPAIR`.)
+pub const ABI_VERSION: u32 = 8;
 
 /// Name of the ELF section holding the harness's `NUMFUZZ_SIGNATURE` string.
 pub const SIGNATURE_SECTION: &str = "__numfuzz_sig";

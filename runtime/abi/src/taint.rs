@@ -10,6 +10,8 @@
 //! for every finding, which labelled findings flowed into it, so the flow graph is complete
 //! after `ceil(findings / LABELS)` runs.
 
+use crate::kind::ExceptionKind;
+use crate::value::Float;
 use serde::{Deserialize, Serialize};
 
 /// Findings one run can label (DataFlowSanitizer's label width).
@@ -62,6 +64,60 @@ pub fn label_set(labels: &[u8]) -> u8 {
         .fold(0, |s, &k| s | (1 << k))
 }
 
+/// A repair (`NUMFUZZ_REPAIR=SITE:KIND`): in a taint build's run, every exception of `kind` at
+/// the build's site `site` that an operation generated from finite operands gets a finite
+/// stand-in for its result ([`stand_in`]), and the program goes on with it. Triage replays an
+/// input with one exception repaired at a time: the exception whose repair alone makes the
+/// declared result finite is the one a maintainer must fix (an intervention, which also sees
+/// a cause that reaches the result through a branch, where labels do not go).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Repair {
+    pub site: u32,
+    pub kind: ExceptionKind,
+}
+
+impl Repair {
+    /// `SITE:KIND`, e.g. `12:Overflow`.
+    pub fn parse(s: &str) -> Option<Repair> {
+        let (site, kind) = s.split_once(':')?;
+        Some(Repair {
+            site: site.trim().parse().ok()?,
+            kind: kind.trim().parse().ok()?,
+        })
+    }
+
+    pub fn to_env(self) -> String {
+        format!("{}:{}", self.site, self.kind)
+    }
+}
+
+/// The finite value a repaired exception's result `r` is replaced by, or `None` when the
+/// result needs none (it is not the exceptional value the kind makes):
+/// - Overflow and DivByZero: the largest finite value of the result's sign and format (what
+///   the exact result would round to with a wider exponent range is beyond it, and the
+///   largest finite value is the nearest thing the format has);
+/// - Underflow: the smallest normal value of the result's sign (the result lost its
+///   significance or became 0; a normal value of the right sign keeps later divisions,
+///   logarithms and zero tests on the path the exact value would take);
+/// - Invalid: +0. An Invalid from finite operands is `0/0`, `sqrt`, `log` or `acos` of an
+///   argument just outside the domain, `fmod(x, 0)` or a conversion out of range; in
+///   numerical code it is mostly an argument that rounding pushed past the domain's
+///   boundary, where these functions' value is 0 (`sqrt(-1e-17)`), and 0 is the value that
+///   ends in the fewest new exceptions downstream.
+pub fn stand_in(kind: ExceptionKind, r: Float) -> Option<Float> {
+    let ty = r.ty;
+    let negative = r.is_negative();
+    match kind {
+        ExceptionKind::Overflow | ExceptionKind::DivByZero => r.is_infinite().then(|| Float::max_finite(ty, negative)),
+        ExceptionKind::Underflow => {
+            let tiny = r.is_finite()
+                && r.abs().partial_cmp_num(Float::min_normal(ty, false)) == Some(std::cmp::Ordering::Less);
+            tiny.then(|| Float::min_normal(ty, negative))
+        }
+        ExceptionKind::Invalid => r.is_nan().then(|| Float::zero(ty, false)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -77,5 +133,33 @@ mod tests {
             Some(TaintMode::NonFinite)
         );
         assert_eq!(TaintMode::parse("x"), None);
+    }
+
+    #[test]
+    fn repairs_parse_and_stand_ins_are_finite_of_the_right_sign() {
+        let r = Repair::parse("12:Overflow").unwrap();
+        assert_eq!(
+            r,
+            Repair {
+                site: 12,
+                kind: ExceptionKind::Overflow
+            }
+        );
+        assert_eq!(Repair::parse(&r.to_env()), Some(r));
+        assert_eq!(Repair::parse("12"), None);
+        assert_eq!(Repair::parse("x:Overflow"), None);
+        assert_eq!(Repair::parse("3:Overfl"), None);
+        let f = Float::from_f64;
+        let v = |k, x: f64| stand_in(k, f(x)).map(Float::as_f64);
+        assert_eq!(v(ExceptionKind::Overflow, f64::NEG_INFINITY), Some(-f64::MAX));
+        assert_eq!(v(ExceptionKind::DivByZero, f64::INFINITY), Some(f64::MAX));
+        assert_eq!(v(ExceptionKind::Underflow, -0.0), Some(-f64::MIN_POSITIVE));
+        assert_eq!(v(ExceptionKind::Underflow, 5e-324), Some(f64::MIN_POSITIVE));
+        assert_eq!(v(ExceptionKind::Invalid, f64::NAN), Some(0.0));
+        // Not the kind's exceptional value: nothing to repair.
+        assert_eq!(v(ExceptionKind::Overflow, 1.0), None);
+        assert_eq!(v(ExceptionKind::Underflow, 1e-300), None);
+        let x = stand_in(ExceptionKind::Overflow, Float::from_f32(f32::INFINITY)).unwrap();
+        assert_eq!(x.as_f32(), f32::MAX);
     }
 }

@@ -4,6 +4,7 @@
 //! meaning.
 
 use crate::replay::{DecodedField, Frame};
+use crate::triage::attribution::{RootBy, Via};
 use crate::triage::consequence::Consequence;
 use crate::triage::group::{Class, Consequences, InputView, KindCount, Report};
 use crate::triage::oracle::Verdict;
@@ -11,8 +12,10 @@ use numfuzz_abi::kind::ExceptionKind;
 use numfuzz_abi::report::ResultReport;
 use serde::Serialize;
 
-/// Version of the JSON schema (2: consequences, chains, references and the bug list).
-pub const SCHEMA_VERSION: u32 = 2;
+/// Version of the JSON schema (2: consequences, chains, references and the bug list; 3: roots
+/// by repair (`root_by`, `via`), the `coincident` consequence and class, and the bugs whose
+/// cause is not isolated, `unexplained`).
+pub const SCHEMA_VERSION: u32 = 3;
 
 #[derive(Serialize)]
 struct Document<'a> {
@@ -29,6 +32,7 @@ struct Document<'a> {
     oracle: Option<Oracle<'a>>,
     summary: Summary,
     bugs: Vec<&'a str>,
+    unexplained: Vec<Unexplained<'a>>,
     findings: Vec<Finding<'a>>,
     crashes: Vec<Crash<'a>>,
     hangs: Vec<Hang<'a>>,
@@ -83,6 +87,7 @@ struct Classes {
     propagated: usize,
     undefined: usize,
     handled: usize,
+    coincident: usize,
     absorbed: usize,
     input_borne: usize,
     unjudged: usize,
@@ -92,6 +97,7 @@ struct Classes {
 struct ConsequenceCounts {
     escapes: usize,
     handled: usize,
+    coincident: usize,
     absorbed: usize,
 }
 
@@ -101,6 +107,8 @@ struct Summary {
     silent: usize,
     handled: usize,
     bugs: usize,
+    unexplained: usize,
+    repair_replays: usize,
     wrong: usize,
     classes: Classes,
     consequences: ConsequenceCounts,
@@ -114,7 +122,18 @@ struct Summary {
 struct Examples<'a> {
     escapes: Option<Input<'a>>,
     handled: Option<Input<'a>>,
+    coincident: Option<Input<'a>>,
     absorbed: Option<Input<'a>>,
+}
+
+#[derive(Serialize)]
+struct Unexplained<'a> {
+    input: Input<'a>,
+    results: &'a [ResultReport],
+    origins: Vec<String>,
+    input_count: usize,
+    inputs: &'a [String],
+    first_seen_ms: Option<u64>,
 }
 
 #[derive(Serialize)]
@@ -185,6 +204,8 @@ struct Finding<'a> {
     origin: bool,
     input_borne: bool,
     root: Option<&'a str>,
+    root_by: Option<RootBy>,
+    via: Option<Via>,
     escapes_to: &'a [String],
     reference: Option<Reference<'a>>,
     location: Location<'a>,
@@ -251,6 +272,8 @@ fn document(report: &Report) -> Document<'_> {
                 origin: f.origin,
                 input_borne: f.input_borne,
                 root: f.root().and_then(|k| report.id_of(k)),
+                root_by: f.is_bug().then_some(f.root_by).flatten().map(|(by, _)| by),
+                via: f.is_bug().then_some(f.root_by).flatten().map(|(_, via)| via),
                 escapes_to: &f.escapes_to,
                 reference: f.reference.as_ref().map(|r| Reference {
                     value: &r.judged.reference,
@@ -284,6 +307,7 @@ fn document(report: &Report) -> Document<'_> {
                 examples: Examples {
                     escapes: example(Consequence::Escapes),
                     handled: example(Consequence::Handled),
+                    coincident: example(Consequence::Coincident),
                     absorbed: example(Consequence::Absorbed),
                 },
                 input_count: f.inputs.len(),
@@ -339,11 +363,30 @@ fn document(report: &Report) -> Document<'_> {
             error: o.error.as_deref(),
         }),
         bugs: report.bugs().map(|f| f.id.as_str()).collect(),
+        unexplained: report
+            .unexplained
+            .iter()
+            .map(|u| Unexplained {
+                input: (&u.input).into(),
+                results: &u.results,
+                origins: u
+                    .origins
+                    .iter()
+                    .filter_map(|k| report.id_of(k))
+                    .map(str::to_string)
+                    .collect(),
+                input_count: u.inputs.len(),
+                inputs: &u.inputs,
+                first_seen_ms: u.first_seen_ms,
+            })
+            .collect(),
         summary: Summary {
             findings: total.findings,
             silent: total.silent,
             handled: total.handled,
-            bugs: report.bugs().count(),
+            bugs: report.bug_count(),
+            unexplained: report.unexplained.len(),
+            repair_replays: report.repair_replays,
             wrong: report
                 .findings
                 .iter()
@@ -355,6 +398,7 @@ fn document(report: &Report) -> Document<'_> {
                 propagated: report.class_count(Class::Propagated),
                 undefined: report.class_count(Class::Undefined),
                 handled: report.class_count(Class::Handled),
+                coincident: report.class_count(Class::Coincident),
                 absorbed: report.class_count(Class::Absorbed),
                 input_borne: report.class_count(Class::InputBorne),
                 unjudged: report.class_count(Class::Unjudged),
@@ -362,6 +406,7 @@ fn document(report: &Report) -> Document<'_> {
             consequences: ConsequenceCounts {
                 escapes: consequence_count(report, Consequence::Escapes),
                 handled: consequence_count(report, Consequence::Handled),
+                coincident: consequence_count(report, Consequence::Coincident),
                 absorbed: consequence_count(report, Consequence::Absorbed),
             },
             by_kind: ByKind {

@@ -4,10 +4,10 @@
 //! a summary per kind. Then real crashes, hangs and inputs that did not reproduce.
 
 use super::{
-    consequence_note, count, elapsed, finding_cells, finding_titles, headline, judged, others_line, sources_line,
-    BugView,
+    consequence_note, count, elapsed, finding_cells, finding_titles, headline, judged, others_line, results_text,
+    root_text, sources_line, BugView,
 };
-use crate::replay::DecodedField;
+use crate::replay::{fields_decimal, DecodedField};
 use crate::triage::group::Report;
 use numfuzz_abi::kind::ExceptionKind;
 use std::fmt::Write as _;
@@ -45,7 +45,7 @@ fn table(out: &mut String, titles: &[&str], rows: &[Vec<String>]) {
 
 /// The bug table.
 fn bugs(out: &mut String, report: &Report) {
-    let rows: Vec<Vec<String>> = report
+    let mut rows: Vec<Vec<String>> = report
         .bugs()
         .enumerate()
         .map(|(n, f)| {
@@ -71,6 +71,7 @@ fn bugs(out: &mut String, report: &Report) {
                 format!("{}{}", code(&v.input), if v.minimized { " (minimised)" } else { "" }),
                 code(&v.returned),
                 v.reference.map_or_else(|| "-".into(), |r| cell(&r)),
+                root_text(f).map_or_else(|| "-".into(), |r| cell(&r)),
                 if chain.is_empty() {
                     "-".into()
                 } else {
@@ -79,6 +80,30 @@ fn bugs(out: &mut String, report: &Report) {
             ]
         })
         .collect();
+    let first = rows.len();
+    rows.extend(report.unexplained.iter().enumerate().map(|(n, u)| {
+        let origins: Vec<String> = u
+            .origins
+            .iter()
+            .map(|k| format!("{} at {}", k.kind, code(&format!("{}:{}:{}", k.path, k.line, k.column))))
+            .collect();
+        vec![
+            (first + n + 1).to_string(),
+            "non-finite result".into(),
+            "cause not isolated".into(),
+            "-".into(),
+            "-".into(),
+            code(&fields_decimal(&u.input.fields)),
+            code(&results_text(&u.results)),
+            "-".into(),
+            "no exception's value reaches the result, and repairing any one alone leaves it non-finite".into(),
+            if origins.is_empty() {
+                "-".into()
+            } else {
+                origins.join("<br>")
+            },
+        ]
+    }));
     if rows.is_empty() {
         let _ = writeln!(
             out,
@@ -102,6 +127,7 @@ fn bugs(out: &mut String, report: &Report) {
             "Input",
             "Returned",
             "Reference",
+            "Root",
             "Chain",
         ],
         &rows,

@@ -60,6 +60,9 @@ pub fn sources_line(report: &Report) -> Option<String> {
     if let Some(t) = &report.taint_target {
         if judged(report) {
             parts.push(format!("consequences from the taint build {}", t.display()));
+            if report.repair_replays > 0 {
+                parts.push(format!("roots by repair ({} repaired replays)", report.repair_replays));
+            }
         }
     }
     if let Some(o) = &report.oracle {
@@ -84,6 +87,7 @@ pub fn sources_line(report: &Report) -> Option<String> {
 pub fn others_line(report: &Report, all: bool) -> String {
     let classes = [
         Class::Chained,
+        Class::Coincident,
         Class::Absorbed,
         Class::Handled,
         Class::Undefined,
@@ -148,6 +152,28 @@ pub fn results_text(results: &[ResultReport]) -> String {
     text
 }
 
+/// How a bug's root was chosen, as reports say it (`root_by` and `via` in the JSON).
+pub fn root_text(f: &Finding) -> Option<String> {
+    use crate::triage::attribution::{RootBy, Via};
+    let (by, via) = f.root_by?;
+    let how = match via {
+        Via::Data => "its value reaches the result",
+        Via::Control => "only a branch it decides leads to the result",
+    };
+    Some(match by {
+        RootBy::Labels | RootBy::Repair => format!(
+            "repairing it alone makes the result finite; {how} (by {}, via {})",
+            by.name(),
+            via.name()
+        ),
+        RootBy::Earliest => format!(
+            "no single repair makes the result finite; the earliest exception whose value reaches it (by {}, via {})",
+            by.name(),
+            via.name()
+        ),
+    })
+}
+
 /// What a bug shows: its input (minimised when it was), the results returned for it and the
 /// reference.
 pub struct BugView {
@@ -205,7 +231,7 @@ pub fn count(n: usize, one: &str, many: &str) -> String {
 /// The one-line headline: what was replayed and what came out.
 pub fn headline(report: &Report) -> String {
     let bugs = if judged(report) {
-        format!("{} in ", count(report.bugs().count(), "bug", "bugs"))
+        format!("{} in ", count(report.bug_count(), "bug", "bugs"))
     } else {
         String::new()
     };
@@ -220,9 +246,9 @@ pub fn headline(report: &Report) -> String {
     )
 }
 
-/// The cells of one finding's row: kind, location, function, operation, input, status (its
-/// class when consequences are `judged`), first seen, inputs (and the minimised input when
-/// `minimized`).
+/// The cells of one finding's row: kind, location, function, operation, input, what the
+/// input returned, status (its class when consequences are `judged`), first seen, inputs (and
+/// the minimised input when `minimized`).
 pub fn finding_cells(f: &Finding, minimized: bool, judged: bool) -> Vec<String> {
     let mut cells = vec![
         f.key.kind.name().to_string(),
@@ -230,6 +256,7 @@ pub fn finding_cells(f: &Finding, minimized: bool, judged: bool) -> Vec<String> 
         crate::replay::function_of(&f.example).to_string(),
         f.example.expression(),
         fields_with_hex(&f.input.fields),
+        results_text(&f.results),
         if judged {
             f.class().name().to_string()
         } else {
@@ -256,6 +283,7 @@ pub fn finding_titles(minimized: bool, judged: bool) -> Vec<&'static str> {
         "function",
         "operation",
         "input",
+        "returned",
         if judged { "class" } else { "status" },
         "first seen",
         "inputs",

@@ -4,10 +4,10 @@
 //! Then real crashes, hangs and inputs that did not reproduce.
 
 use super::{
-    consequence_note, count, elapsed, finding_cells, finding_titles, headline, judged, others_line, sources_line,
-    BugView,
+    consequence_note, count, elapsed, finding_cells, finding_titles, headline, judged, others_line, results_text,
+    root_text, sources_line, BugView,
 };
-use crate::replay::fields_with_hex;
+use crate::replay::{fields_decimal, fields_with_hex};
 use crate::triage::group::{Finding, Report};
 use numfuzz_abi::kind::ExceptionKind;
 use std::fmt::Write as _;
@@ -44,7 +44,7 @@ pub fn aligned(rows: &[Vec<String>]) -> String {
 /// The bug list: one block per bug, with the chain under it.
 fn bugs(out: &mut String, report: &Report) {
     let bugs: Vec<&Finding> = report.bugs().collect();
-    if bugs.is_empty() {
+    if bugs.is_empty() && report.unexplained.is_empty() {
         let _ = writeln!(
             out,
             "No bugs: no exception makes a declared result non-finite or wrong without the library reporting it.\n"
@@ -54,7 +54,7 @@ fn bugs(out: &mut String, report: &Report) {
     let _ = writeln!(
         out,
         "Bugs ({}): exceptions that make the function return a non-finite or wrong value without reporting it\n",
-        bugs.len()
+        report.bug_count()
     );
     for (n, f) in bugs.iter().enumerate() {
         let v = BugView::of(f);
@@ -77,6 +77,9 @@ fn bugs(out: &mut String, report: &Report) {
         ];
         if let Some(r) = v.reference {
             rows.push(vec!["    reference".to_string(), r]);
+        }
+        if let Some(root) = root_text(f) {
+            rows.push(vec!["    root".to_string(), root]);
         }
         rows.push(vec![
             "    first seen".to_string(),
@@ -101,6 +104,45 @@ fn bugs(out: &mut String, report: &Report) {
         out.push_str(&aligned(&rows));
         out.push('\n');
     }
+    for (n, u) in report.unexplained.iter().enumerate() {
+        let _ = writeln!(out, "{:>2}. Non-finite result, cause not isolated", bugs.len() + n + 1);
+        let origins: Vec<String> = u
+            .origins
+            .iter()
+            .map(|k| format!("{} at {}:{}:{}", k.kind, file_name(&k.path), k.line, k.column))
+            .collect();
+        let rows = vec![
+            vec!["    input".to_string(), fields_decimal(&u.input.fields)],
+            vec!["    returned".to_string(), results_text(&u.results)],
+            vec![
+                "    exceptions".to_string(),
+                if origins.is_empty() {
+                    "none generated a non-finite value".into()
+                } else {
+                    origins.join(", ")
+                },
+            ],
+            vec![
+                "    why".to_string(),
+                "no exception's value reaches the result, and repairing any one alone leaves it non-finite".into(),
+            ],
+            vec![
+                "    first seen".to_string(),
+                format!(
+                    "{} ({})",
+                    elapsed(u.first_seen_ms),
+                    count(u.inputs.len(), "input", "inputs")
+                ),
+            ],
+        ];
+        out.push_str(&aligned(&rows));
+        out.push('\n');
+    }
+}
+
+/// The file name of a source path.
+fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
 }
 
 pub fn render(report: &Report, all: bool) -> String {
