@@ -361,6 +361,7 @@ fn rooted(f: &Value) -> (&str, &str, &str) {
 fn roots_are_the_exceptions_whose_repair_fixes_the_result_also_through_a_branch() {
     let built = compile_with_taint("shapes", &[("shapes.c", SHAPES)], &["-O2"]);
     let inputs = [
+        (1, shape_input(1, 1e300, 0.0)),
         (1, shape_input(1, 1e10, 0.0)),
         (2, shape_input(2, 40.0, 0.0)),
         (3, shape_input(3, 1e10, 0.0)),
@@ -378,6 +379,10 @@ fn roots_are_the_exceptions_whose_repair_fixes_the_result_also_through_a_branch(
     assert_eq!(classed(nan), ("escapes", true, false, "bug"), "{nan:#}");
     assert_eq!(rooted(nan), (nan["id"].as_str().unwrap(), "repair", "control"));
     assert_eq!(nan["results"][0]["value"], "NaN");
+    assert_eq!(
+        nan["input"]["fields"][1]["value"], "10000000000.0",
+        "of its two inputs (1e300 first), the more ordinary one is shown"
+    );
     // A probability that underflowed to 0 becomes a -inf constant on the log scale.
     let log = get(&f, "Underflow", LINE_LOG_SCALE);
     assert_eq!(classed(log), ("escapes", true, false, "bug"), "{log:#}");
@@ -426,16 +431,15 @@ fn roots_are_the_exceptions_whose_repair_fixes_the_result_also_through_a_branch(
     expected_origins.sort_unstable();
     assert_eq!(origins, expected_origins);
 
-    // The bug list: exactly the three roots, plus the unexplained result.
-    let mut bugs: Vec<&str> = doc["bugs"]
+    // The bug list: exactly the three roots, plus the unexplained result, most ordinary input
+    // first (largest |log10 |x||: 40 is 1.6, 1e10 is 10, 1e-20 is 20).
+    let bugs: Vec<&str> = doc["bugs"]
         .as_array()
         .unwrap()
         .iter()
         .map(|b| b.as_str().unwrap())
         .collect();
-    bugs.sort_unstable();
-    let mut expected: Vec<&str> = [nan, log, over].iter().map(|x| x["id"].as_str().unwrap()).collect();
-    expected.sort_unstable();
+    let expected: Vec<&str> = [log, nan, over].iter().map(|x| x["id"].as_str().unwrap()).collect();
     assert_eq!(bugs, expected);
     assert_eq!(doc["summary"]["bugs"], 4);
     assert_eq!(doc["summary"]["unexplained"], 1);
@@ -445,6 +449,11 @@ fn roots_are_the_exceptions_whose_repair_fixes_the_result_also_through_a_branch(
     let o = numfuzz(&["triage", out.to_str().unwrap()]);
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("4 bugs in 8 findings"), "{text}");
+    let at = |needle: &str| text.find(needle).unwrap_or_else(|| panic!("no {needle}:\n{text}"));
+    assert!(
+        at(&format!("Underflow at shapes.c:{LINE_LOG_SCALE}")) < at(&format!("Overflow at shapes.c:{LINE_BRANCH_NAN}")),
+        "{text}"
+    );
     assert!(text.contains("(by repair, via control)"), "{text}");
     assert!(text.contains("Non-finite result, cause not isolated"), "{text}");
     assert!(

@@ -22,6 +22,7 @@
 //! judged on inputs that are not input-borne when it has any.
 
 use super::attribution::{Attribution, RootBy, Via};
+use super::ordinary::Ordinariness;
 use super::taint::Flow;
 use crate::replay::{Ending, Replay};
 use numfuzz_abi::signature::Signature;
@@ -82,6 +83,8 @@ pub struct InputAnalysis {
     /// A primary result is non-finite, unreported, and no exception could be isolated as its
     /// root: a bug with no root site.
     pub unexplained: bool,
+    /// How ordinary the input is (the most ordinary one is the example a bug shows).
+    pub ordinariness: Ordinariness,
     pub findings: BTreeMap<FindingKey, InInput>,
 }
 
@@ -203,6 +206,7 @@ pub fn analyze(
         input_borne: input_borne(signature, &replay.bytes),
         has_results: !replay.results.is_empty(),
         unexplained: completed && !handled && attribution.is_some_and(|a| a.root.is_none()),
+        ordinariness: super::ordinary::of(signature, &replay.bytes),
         findings: BTreeMap::new(),
     };
     let escape = flow.map(|flow| Escape::of(flow, &origin));
@@ -318,8 +322,14 @@ pub fn merge(key: &FindingKey, inputs: &[(&InputAnalysis, &InInput)]) -> Merged 
                 .map(|&i| inputs[i].1)
                 .filter(|f| f.consequence == Some(Consequence::Escapes))
         };
-        // Its own root in some input: a bug of its own (that input becomes the example).
-        if let Some(i) = judged.iter().copied().find(|&i| inputs[i].1.root.as_ref() == Some(key)) {
+        // Its own root in some input: a bug of its own (the most ordinary such input becomes
+        // the example).
+        let own_root = judged
+            .iter()
+            .copied()
+            .filter(|&i| inputs[i].1.root.as_ref() == Some(key))
+            .min_by_key(|&i| inputs[i].0.ordinariness);
+        if let Some(i) = own_root {
             m.root = Some(key.clone());
             m.root_by = inputs[i].1.root_by;
             m.examples.insert(Consequence::Escapes, i);

@@ -5,6 +5,7 @@ use super::attribution::{RootBy, Via};
 use super::campaign::{Campaign, Expectation, InputFile};
 use super::consequence::{self, Consequence, InputAnalysis};
 use super::oracle::{ResultVerdict, Verdict};
+use super::ordinary::Ordinariness;
 use crate::replay::{decode_fields, DecodedField, Ending, Frame, Replay};
 use numfuzz_abi::kind::ExceptionKind;
 use numfuzz_abi::report::{ExceptionReport, ResultReport};
@@ -154,6 +155,8 @@ pub struct Finding {
     pub escape_root: Option<FindingKey>,
     /// A root: how it was chosen, and how it reaches the result, in the input shown.
     pub root_by: Option<(RootBy, Via)>,
+    /// How ordinary the input shown is (bugs are listed most ordinary first).
+    pub ordinariness: Ordinariness,
     /// One input per consequence.
     pub examples: BTreeMap<Consequence, InputView>,
     /// Secondary results (`NUMFUZZ_RESULT_NAMED`) it made Inf or NaN.
@@ -266,13 +269,15 @@ pub struct NotReproduced {
 /// Inputs raising the same origins are one entry.
 #[derive(Clone, Debug)]
 pub struct Unexplained {
-    /// The first such input, its results and the origins it raised.
+    /// The entry's most ordinary input, its results, and the origins it raised.
     pub input: InputView,
     pub results: Vec<ResultReport>,
     pub origins: Vec<FindingKey>,
     /// Every input of the entry (relative paths).
     pub inputs: Vec<String>,
     pub first_seen_ms: Option<u64>,
+    /// Of the input shown: the entry's most ordinary.
+    pub ordinariness: Ordinariness,
 }
 
 /// Whether the report could tell what each exception did.
@@ -323,6 +328,20 @@ pub struct Report {
     pub oracle: Option<OracleUse>,
 }
 
+/// How bad what an input returned looks: 0 all primary results finite (a wrong value), 1 a NaN,
+/// 2 an infinity.
+fn returned_rank(results: &[ResultReport]) -> u8 {
+    let primary = results.iter().filter(|r| r.index.is_some());
+    primary
+        .map(|r| match r.value.trim_start_matches('-').to_ascii_lowercase().as_str() {
+            "inf" => 2,
+            "nan" => 1,
+            _ => 0,
+        })
+        .max()
+        .unwrap_or(0)
+}
+
 /// Findings, silent and handled counts of one kind (or of all kinds with `None`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct KindCount {
@@ -332,9 +351,12 @@ pub struct KindCount {
 }
 
 impl Report {
-    /// The bugs, in report order.
+    /// The bugs, most ordinary input first (see `ordinary`); at equal ordinariness a wrong
+    /// finite value before a NaN before an infinity, then in finding order.
     pub fn bugs(&self) -> impl Iterator<Item = &Finding> {
-        self.findings.iter().filter(|f| f.is_bug())
+        let mut bugs: Vec<&Finding> = self.findings.iter().filter(|f| f.is_bug()).collect();
+        bugs.sort_by_key(|f| (f.ordinariness, returned_rank(&f.results)));
+        bugs.into_iter()
     }
 
     /// Entries of the bug list: the bug findings and the non-finite results whose cause is not
@@ -512,6 +534,7 @@ pub fn group(
                 consequence: None,
                 escape_root: None,
                 root_by: None,
+                ordinariness: Ordinariness::default(),
                 examples: BTreeMap::new(),
                 escapes_to: Vec::new(),
                 reference: None,
@@ -570,7 +593,13 @@ pub fn group(
                     origins,
                     inputs: Vec::new(),
                     first_seen_ms: None,
+                    ordinariness: a.ordinariness,
                 });
+                if a.ordinariness < u.ordinariness {
+                    u.input = view(input, &replay.bytes);
+                    u.results = replay.results.clone();
+                    u.ordinariness = a.ordinariness;
+                }
                 u.inputs.push(input.rel.clone());
                 u.first_seen_ms = min_time([u.first_seen_ms, input.time_ms].into_iter());
             }
@@ -629,6 +658,7 @@ pub fn group(
                 f.results = replay.results.clone();
             }
         }
+        f.ordinariness = super::ordinary::of(signature, &f.input_bytes);
         f.id = id;
         out.push(f);
     }
@@ -637,6 +667,10 @@ pub fn group(
         crashes: crashes.into_values().collect(),
         hangs,
         not_reproduced,
-        unexplained: unexplained.into_values().collect(),
+        unexplained: {
+            let mut u: Vec<Unexplained> = unexplained.into_values().collect();
+            u.sort_by_key(|u| (u.ordinariness, returned_rank(&u.results)));
+            u
+        },
     }
 }

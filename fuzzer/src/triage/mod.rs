@@ -13,6 +13,7 @@ pub mod group;
 pub mod judge;
 pub mod minimize;
 pub mod oracle;
+pub mod ordinary;
 mod pool;
 pub mod taint;
 

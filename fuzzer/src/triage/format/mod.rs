@@ -61,7 +61,10 @@ pub fn sources_line(report: &Report) -> Option<String> {
         if judged(report) {
             parts.push(format!("consequences from the taint build {}", t.display()));
             if report.repair_replays > 0 {
-                parts.push(format!("roots by repair ({} repaired replays)", report.repair_replays));
+                parts.push(format!(
+                    "roots by repair ({})",
+                    count(report.repair_replays, "repaired replay", "repaired replays")
+                ));
             }
         }
     }
