@@ -96,7 +96,7 @@ def main():
     print(f"# GSL runs compared over the {len(common)} functions both triaged\n")
     print(table([(n, summary_row(m, s, common)) for n, m, s in zip(names, merged, stats)]))
     found = [[k["id"] for k in known_bugs(m, hangs, load_tool(r, "numfuzz", internal)[0]) if k["found"]]
-             for r, (m, _, _, hangs, _) in zip(runs, loaded)]
+             for r, (m, _, _, hangs, *_) in zip(runs, loaded)]
     for n, f in zip(names, found):
         print(f"\n{n[:1]}: known bugs found: {len(f)} ({', '.join(f)})")
     for label, group in [(f"stage-heavy functions (the stage took > {STAGE_HEAVY:.0%} of a run's executions)", heavy),

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Merges the per-function `numfuzz triage --format json` reports (schema 2) of a GSL benchmark run.
+"""Merges the per-function `numfuzz triage --format json` reports (schema 3) of a GSL benchmark run.
 
     bench_report.py RESULTS_DIR
 
@@ -24,13 +24,14 @@ through them.
 """
 
 import json
+import math
 import os
 import sys
 
 from gen_harnesses import INTERNAL
 
 KINDS = ["Overflow", "Underflow", "DivByZero", "Invalid"]
-CONSEQUENCES = ["escapes", "handled", "absorbed"]
+CONSEQUENCES = ["escapes", "handled", "coincident", "absorbed"]
 
 # The NumFuzz paper (APSEC 2022), GSL 2.7.1: findings at 10 minutes per function, 3 runs;
 # 331 is the union of all its runs.
@@ -72,6 +73,28 @@ def results_text(results):
     return text + (f" ({', '.join(named)})" if named else "")
 
 
+def ordinariness(fields):
+    """As numfuzz triage orders bugs (fuzzer/src/triage/ordinary.rs): (edge, magnitude), where
+    magnitude is the largest |log10 |x|| over the fields and edge marks a NaN, infinite or
+    subnormal float field (the 4-ulp margin at the format's limits is approximated by 1e-12)."""
+    edge, mag = False, 0.0
+    for f in fields:
+        try:
+            x = float(f["value"])
+        except ValueError:
+            continue
+        if f["type"].startswith("f"):
+            tiny = {"f32": 1.1754943508222875e-38, "f64": 2.2250738585072014e-308}.get(f["type"], 3.3621e-4932)
+            big = {"f32": 3.4028234663852886e38, "f64": 1.7976931348623157e308}.get(f["type"], 1.1897e4932)
+            if math.isnan(x) or math.isinf(x) or (x != 0 and abs(x) < tiny * (1 + 1e-12)) or abs(x) >= big * (1 - 1e-12):
+                edge = True
+            if x != 0 and math.isfinite(x):
+                mag = max(mag, abs(math.log10(abs(x))))
+        else:
+            mag = max(mag, math.log10(abs(x) + 1))
+    return (edge, mag)
+
+
 def site_of(f):
     loc = f["location"]
     return f"{short_path(loc['path'])}:{loc['line']}:{loc['column']}"
@@ -80,12 +103,13 @@ def site_of(f):
 def new_merged(f):
     return {"kind": f["kind"], "site": site_of(f), "op": f["operation"]["op"], "file": os.path.basename(f["location"]["path"]),
             "line": f["location"]["line"], "functions": [], "bug_in": [], "consequence": None, "classes": set(),
-            "wrong": False, "input_borne": True, "silent": False, "first_seen_ms": None, "bug": None, "example": None}
+            "wrong": False, "input_borne": True, "silent": False, "first_seen_ms": None, "bug": None, "example": None,
+            "bug_inputs": 0}
 
 
 def load_tool(results, tool, functions):
     """Merged findings of one tool (key -> merged), per-function counts, problems and hangs."""
-    merged, per_function, problems, hangs, schema = {}, {}, {}, [], set()
+    merged, per_function, problems, hangs, schema, unexplained = {}, {}, {}, [], set(), []
     for fn in functions:
         report = report_of(results, tool, fn)
         if report is None:
@@ -95,7 +119,12 @@ def load_tool(results, tool, functions):
         bugs = set(report.get("bugs", []))
         by_id = {f["id"]: f for f in report["findings"]}
         counts = {k: 0 for k in KINDS}
-        counts["bugs"] = len(bugs)
+        counts["bugs"] = len(bugs) + len(report.get("unexplained", []))
+        for u in report.get("unexplained", []):
+            unexplained.append({"function": fn, "input": fields_text(u["input"]["fields"]),
+                                "returned": results_text(u["results"]), "input_count": u["input_count"],
+                                "origins": [site_of(by_id[o]) + f" {by_id[o]['kind']}" for o in u["origins"] if o in by_id],
+                                "order": ordinariness(u["input"]["fields"])})
         for f in report["findings"]:
             counts[f["kind"]] += 1
             key = f.get("key") or f"{f['kind']} {f['location']['path']}:{f['location']['line']}:{f['location']['column']} {f['operation']['op']}"
@@ -115,9 +144,14 @@ def load_tool(results, tool, functions):
                 m["example"] = {"function": fn, "expression": f["operation"]["expression"]}
             if f["id"] in bugs:
                 m["bug_in"].append(fn)
-                if m["bug"] is None:
-                    shown = f["minimized"] or f["input"]
+                m["bug_inputs"] += f["input_count"]
+                shown = f["minimized"] or f["input"]
+                # One example per entry over every function it explains: the most ordinary.
+                if m["bug"] is None or ordinariness(shown["fields"]) < m["bug"]["order"]:
                     m["bug"] = {
+                        "order": ordinariness(shown["fields"]),
+                        "root_by": f.get("root_by"),
+                        "via": f.get("via"),
                         "function": fn,
                         "input": fields_text(shown["fields"]),
                         "minimized": f["minimized"] is not None,
@@ -137,13 +171,14 @@ def load_tool(results, tool, functions):
                           "first_seen_ms": h["first_seen_ms"]})
     for m in merged.values():
         m["classes"] = sorted(m["classes"])
-    return merged, per_function, problems, hangs, schema
+    unexplained.sort(key=lambda u: u["order"])
+    return merged, per_function, problems, hangs, schema, unexplained
 
 
 def tally(merged):
     """Counts per kind and in total: raw (site, kind) findings, bugs, consequences, wrong, input-borne."""
     t = {k: {"findings": 0, "bugs": 0, "escapes": 0, "wrong": 0, "absorbed": 0, "handled": 0, "input_borne": 0,
-             "silent": 0} for k in KINDS + ["total"]}
+             "coincident": 0, "silent": 0} for k in KINDS + ["total"]}
     for m in merged.values():
         for row in (t[m["kind"]], t["total"]):
             row["findings"] += 1
@@ -152,7 +187,7 @@ def tally(merged):
             row["silent"] += m["silent"]
             if m["input_borne"]:
                 row["input_borne"] += 1
-            elif m["consequence"] in ("escapes", "absorbed", "handled"):
+            elif m["consequence"] in ("escapes", "absorbed", "handled", "coincident"):
                 row[m["consequence"]] += 1
     return t
 
@@ -237,19 +272,33 @@ def counts_table(tools, data):
     return "\n".join("| " + " | ".join(r) + " |" for r in rows)
 
 
-def bug_table(merged):
+def returned_rank(text):
+    """0 a finite (wrong) value, 1 a NaN, 2 an infinity, as numfuzz triage orders bugs."""
+    first = text.split(" (")[0].lower()
+    return 2 if "inf" in first else 1 if "nan" in first else 0
+
+
+def bug_table(merged, unexplained):
+    """One entry per root site over every function: most ordinary example first; then the
+    non-finite results whose cause is not isolated."""
     bugs = sorted((m for m in merged.values() if m["bug"] is not None),
-                  key=lambda m: (KINDS.index(m["kind"]), m["site"]))
-    lines = ["| # | kind | site | function | input | operation | returned | reference | chain |",
-             "|---|---|---|---|---|---|---|---|---|"]
+                  key=lambda m: (m["bug"]["order"], returned_rank(m["bug"]["returned"]), m["site"]))
+    lines = ["| # | kind | site | functions | inputs | example input | operation | returned | reference | root | chain |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for n, m in enumerate(bugs, 1):
         b = m["bug"]
         ref = b["reference"]
         ref_text = "-" if not ref else f"{short_decimal(ref['value'])} ({ref['verdict']})"
-        fn = b["function"] + (f" (+{len(m['bug_in']) - 1} more)" if len(m["bug_in"]) > 1 else "")
+        fns = sorted(set(m["bug_in"]))
+        fn = ", ".join(fns[:3]) + (f" (+{len(fns) - 3} more)" if len(fns) > 3 else "")
+        root = f"{b['root_by']}, via {b['via']}" if b.get("root_by") else "-"
         lines.append("| " + " | ".join(md_cell(x) for x in [
-            n, m["kind"], m["site"], fn, b["input"] + (" (minimised)" if b["minimized"] else ""),
-            f"`{b['expression']}`", b["returned"], ref_text, "<br>".join(b["chain"]) or "-"]) + " |")
+            n, m["kind"], m["site"], fn, m["bug_inputs"], b["input"] + (" (minimised)" if b["minimized"] else ""),
+            f"`{b['expression']}`", b["returned"], ref_text, root, "<br>".join(b["chain"]) or "-"]) + " |")
+    for k, u in enumerate(unexplained, len(bugs) + 1):
+        lines.append("| " + " | ".join(md_cell(x) for x in [
+            k, "non-finite result", "cause not isolated", u["function"], u["input_count"], u["input"], "-",
+            u["returned"], "-", "no single repair", "<br>".join(u["origins"]) or "-"]) + " |")
     return bugs, "\n".join(lines)
 
 
@@ -283,10 +332,11 @@ def main():
     tools = ["numfuzz"] + (["afl"] if cfg.get("afl") else [])
     data = {}
     for tool in tools:
-        merged, per_function, problems, hangs, schema = load_tool(results, tool, functions)
+        merged, per_function, problems, hangs, schema, unexplained = load_tool(results, tool, functions)
         done = [fn for fn in functions if per_function[fn] is not None]
         data[tool] = {
             "merged": merged, "per_function": per_function, "problems": problems, "hangs": hangs,
+            "unexplained": unexplained,
             "tally": tally(merged), "schema": sorted(s for s in schema if s is not None),
             "functions_done": len(done),
             "functions_with_findings": sum(1 for fn in done if sum(per_function[fn][k] for k in KINDS) > 0),
@@ -295,7 +345,7 @@ def main():
     total = nf["tally"]["total"]
     internal_merged = load_tool(results, "numfuzz", internal)[0]
     known = known_bugs(nf["merged"], nf["hangs"], internal_merged)
-    bugs, bugs_md = bug_table(nf["merged"])
+    bugs, bugs_md = bug_table(nf["merged"], nf["unexplained"])
 
     intro = (
         f"GSL 2.7.1 special functions: {len(functions)} harnesses x {cfg['seconds']} s "
@@ -309,7 +359,10 @@ def main():
         "functions reaching it); wrong: some function's result for it is wrong against the reference.\n"
         f"Paper: NumFuzz on {PAPER['functions']} GSL functions, 10 min each, 3 runs.\n")
     bug_lines = len({(m["file"], m["line"]) for m in nf["merged"].values() if m["bug"] is not None})
-    headline = (f"numfuzz: {total['bugs']} bugs (on {bug_lines} source lines) out of {total['findings']} unique (site, kind) findings "
+    not_isolated = len(nf["unexplained"])
+    headline = (f"numfuzz: {total['bugs']} bugs (on {bug_lines} source lines; one entry per root site over every function)"
+                f"{f', and {not_isolated} non-finite results whose cause is not isolated' if not_isolated else ''}"
+                f" out of {total['findings']} unique (site, kind) findings "
                 f"({total['escapes']} escape, {total['wrong']} wrong, {total['absorbed']} absorbed, "
                 f"{total['handled']} handled, {total['input_borne']} input-borne).")
     found = [r for r in known if r["found"]]
@@ -327,7 +380,7 @@ def main():
     print(summary)
 
     md = [f"# GSL benchmark ({os.path.basename(os.path.normpath(results))})", "", intro, f"**{headline}**", "",
-          f"## Bugs ({len(bugs)})", "", "The roots: each exception that makes the function return a non-finite "
+          f"## Bugs ({len(bugs) + not_isolated})", "", "The roots: each exception that makes the function return a non-finite "
           "or wrong value without reporting it, with its minimal input, what GSL returned, mpmath's value, and the "
           "findings downstream of it.", "", bugs_md, "", "## Counts", "", summary, "",
           f"## Known bugs ({len(found)} of {len(known)} found)", "", known_table(known), ""]
@@ -367,8 +420,10 @@ def main():
             "per_function": d["per_function"],
             "problems": d["problems"],
             "hangs": d["hangs"],
-            "bugs": [dict(m["bug"], kind=m["kind"], site=m["site"], functions=m["bug_in"])
+            "bugs": [dict({k: v for k, v in m["bug"].items() if k != "order"}, kind=m["kind"], site=m["site"],
+                          functions=m["bug_in"], inputs=m["bug_inputs"])
                      for m in d["merged"].values() if m["bug"] is not None],
+            "unexplained": [{k: v for k, v in u.items() if k != "order"} for u in d["unexplained"]],
             "findings": [dict({k: v for k, v in m.items() if k != "bug"}, key=key)
                          for key, m in sorted(d["merged"].items())],
         }

@@ -333,11 +333,13 @@ pub struct Report {
 fn returned_rank(results: &[ResultReport]) -> u8 {
     let primary = results.iter().filter(|r| r.index.is_some());
     primary
-        .map(|r| match r.value.trim_start_matches('-').to_ascii_lowercase().as_str() {
-            "inf" => 2,
-            "nan" => 1,
-            _ => 0,
-        })
+        .map(
+            |r| match r.value.trim_start_matches('-').to_ascii_lowercase().as_str() {
+                "inf" => 2,
+                "nan" => 1,
+                _ => 0,
+            },
+        )
         .max()
         .unwrap_or(0)
 }

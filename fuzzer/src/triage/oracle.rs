@@ -327,7 +327,12 @@ pub fn judge(results: &[ResultReport], j: &Judgement, handled: bool, tolerance: 
                 tolerance,
             })
         })
-        .max_by_key(|v| v.verdict);
+        // The first of the worst: `max_by_key` keeps the last, which showed an imaginary part's
+        // reference beside a complex function's real part.
+        .fold(None, |worst: Option<ResultVerdict>, v| match worst {
+            Some(w) if w.verdict >= v.verdict => Some(w),
+            _ => Some(v),
+        });
     let unjudged_non_finite = results.iter().zip(&j.references).any(|(r, reference)| {
         r.index.is_some() && reference.is_none() && r.value.trim().parse::<f64>().is_ok_and(|v| !v.is_finite())
     });
@@ -421,6 +426,17 @@ mod tests {
             tolerance: None,
         };
         assert_eq!(judge(&results, &unknown, false, T), None);
+        // complex_psi(5e-324, 5e-324): both parts overflow; the real part (result 0) is shown.
+        let both = [res(Some(0), None, "-inf"), res(Some(1), None, "inf")];
+        let refs = Judgement {
+            references: vec![Some("-1.012e323".into()), Some("1.012e323".into())],
+            tolerance: None,
+        };
+        let w = judge(&both, &refs, false, T).unwrap();
+        assert_eq!(
+            (w.index, w.verdict, w.reference.as_str()),
+            (0, Verdict::UnreportedRange, "-1.012e323")
+        );
     }
 
     #[test]

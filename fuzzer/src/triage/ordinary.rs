@@ -72,10 +72,12 @@ pub fn of(signature: Option<&Signature>, bytes: &[u8]) -> Ordinariness {
     let Some(sig) = signature else {
         return Ordinariness::default();
     };
-    sig.decode(bytes).iter().fold(Ordinariness::default(), |acc, v| Ordinariness {
-        edge: acc.edge || matches!(v, Value::Float(f) if at_edge(*f)),
-        magnitude: acc.magnitude.max(magnitude(v)),
-    })
+    sig.decode(bytes)
+        .iter()
+        .fold(Ordinariness::default(), |acc, v| Ordinariness {
+            edge: acc.edge || matches!(v, Value::Float(f) if at_edge(*f)),
+            magnitude: acc.magnitude.max(magnitude(v)),
+        })
 }
 
 #[cfg(test)]
