@@ -123,6 +123,41 @@ NUMFUZZ_DEFINE_READER_(nf_u64, uint64_t, NUMFUZZ_FIELD_U64, 8)
 
 #undef NUMFUZZ_DEFINE_READER_
 
+/* Plain mode: a program built with any C compiler, without numfuzz-cc and its runtime (a
+ * reproducer written by `numfuzz triage --repro`). Exactly one file of the program defines
+ * NUMFUZZ_PLAIN_RUNTIME before including this header: it gets the entry points the harness
+ * calls, which record the declared results and whether the library reported an error, and it
+ * defines the input's field offsets (numfuzz_plain_offsets, numfuzz_plain_fields). The
+ * harness's own file includes the header as usual. */
+#ifdef NUMFUZZ_PLAIN_RUNTIME
+#define NUMFUZZ_PLAIN_MAX_RESULTS 64
+struct numfuzz_plain_result {
+  const char *name; /* NULL for a primary result (NUMFUZZ_RESULT) */
+  long double value;
+};
+extern const size_t numfuzz_plain_offsets[];
+extern const unsigned numfuzz_plain_fields;
+struct numfuzz_plain_result numfuzz_plain_results[NUMFUZZ_PLAIN_MAX_RESULTS];
+unsigned numfuzz_plain_count;
+int numfuzz_plain_handled;
+
+size_t numfuzz_field_offset(unsigned field, unsigned type_code) {
+  (void)type_code;
+  return field < numfuzz_plain_fields ? numfuzz_plain_offsets[field] : (size_t)-1;
+}
+void numfuzz_handled(void) { numfuzz_plain_handled = 1; }
+static void numfuzz_plain_record_(const char *name, long double v) {
+  if (numfuzz_plain_count < NUMFUZZ_PLAIN_MAX_RESULTS) {
+    numfuzz_plain_results[numfuzz_plain_count].name = name;
+    numfuzz_plain_results[numfuzz_plain_count].value = v;
+    numfuzz_plain_count++;
+  }
+}
+void numfuzz_result_f32(const char *name, float v) { numfuzz_plain_record_(name, v); }
+void numfuzz_result_f64(const char *name, double v) { numfuzz_plain_record_(name, v); }
+void numfuzz_result_f80(const char *name, const long double *v) { numfuzz_plain_record_(name, *v); }
+#endif
+
 #ifdef __cplusplus
 }
 #endif

@@ -39,7 +39,9 @@
 #else
 #include "llvm/Passes/PassPlugin.h"
 #endif
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/ModRef.h"
+#include "llvm/Support/Path.h"
 #include "llvm/TargetParser/Triple.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/Cloning.h"
@@ -138,8 +140,9 @@ public:
       for (CmpInst *C : Cmps)
         emitCmp(F, C);
     }
+    bool Harness = markHarnessSource();
     if (Sites.empty() && CmpSites.empty())
-      return false;
+      return Harness;
     if (Taint)
       markTaintBuild();
     if (!Sites.empty())
@@ -778,6 +781,32 @@ private:
     for (Use *U : Uses)
       U->set(New);
     Replaced[Produced] = New;
+  }
+
+  // The module that defines the harness records its source file's absolute path, so that
+  // `numfuzz triage --repro` can print how to build a reproducer from it.
+  bool markHarnessSource() {
+    Function *H = M.getFunction("LLVMFuzzerTestOneInput");
+    if (!H || H->isDeclaration())
+      return false;
+    SmallString<256> Path;
+    if (DISubprogram *SP = H->getSubprogram()) {
+      Path = SP->getFilename();
+      if (!sys::path::is_absolute(Path)) {
+        SmallString<256> Dir(SP->getDirectory());
+        sys::path::append(Dir, Path);
+        Path = Dir;
+      }
+    } else {
+      Path = M.getSourceFileName();
+    }
+    sys::fs::make_absolute(Path);
+    sys::path::remove_dots(Path, true);
+    Constant *Init = ConstantDataArray::getString(Ctx, Path.str());
+    auto *GV = new GlobalVariable(M, Init->getType(), true, GlobalValue::PrivateLinkage, Init, ".numfuzz.harness");
+    GV->setSection(NUMFUZZ_HARNESS_SECTION);
+    appendToCompilerUsed(M, {GV});
+    return true;
   }
 
   // A taint build says so in its own section (numfuzz reads it from the ELF file).

@@ -200,6 +200,11 @@ pub struct TriageArgs {
     /// only the bugs' inputs.
     #[arg(long, value_enum, num_args = 0..=1, default_missing_value = "all", require_equals = true)]
     pub minimize: Option<MinimizeWhich>,
+    /// Write one standalone C reproducer per bug into this directory (with numfuzz.h): it runs
+    /// the harness on the bug's input (minimised with --minimize) against the library built
+    /// without numfuzz-cc and exits 1 while the bug is there; the report prints how to build it.
+    #[arg(long, value_name = "DIR")]
+    pub repro: Option<PathBuf>,
     /// Parallel replays (default: the number of CPUs).
     #[arg(short = 'j', long)]
     pub jobs: Option<usize>,

@@ -4,7 +4,8 @@
 use numfuzz_abi::signature::Signature;
 use numfuzz_abi::site::SiteTable;
 use numfuzz_abi::{
-    ABI_VERSION, FUNCTION_SECTION, RUNTIME_MARKER_PREFIX, RUNTIME_SECTION, SIGNATURE_SECTION, TAINT_SECTION,
+    ABI_VERSION, FUNCTION_SECTION, HARNESS_SECTION, RUNTIME_MARKER_PREFIX, RUNTIME_SECTION, SIGNATURE_SECTION,
+    TAINT_SECTION,
 };
 use object::{Object, ObjectSection, ObjectSymbol};
 use std::path::{Path, PathBuf};
@@ -45,6 +46,8 @@ pub struct Target {
     pub function: Option<String>,
     /// A taint build (`NUMFUZZ_CC_TAINT=1 numfuzz-cc`): replay only.
     pub is_taint: bool,
+    /// The source file that defines the harness, as the compiler saw it (absolute).
+    pub harness_source: Option<PathBuf>,
     /// A coverage build (`NUMFUZZ_CC_COVERAGE=1 numfuzz-cc`, llvm-cov's mapping inside): no
     /// edges and no checkers, for `numfuzz cov` only.
     pub is_coverage: bool,
@@ -102,6 +105,10 @@ impl Target {
             signature,
             has_harness,
             function: section_strings(&file, FUNCTION_SECTION).into_iter().next(),
+            harness_source: section_strings(&file, HARNESS_SECTION)
+                .into_iter()
+                .next()
+                .map(PathBuf::from),
             is_taint,
             is_coverage: has_coverage_mapping(&file),
         })

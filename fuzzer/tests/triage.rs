@@ -304,6 +304,7 @@ const JSON_KEYS: &[&str] = &[
     "findings[].operation.type",
     "findings[].origin",
     "findings[].reference",
+    "findings[].reproducer",
     "findings[].results",
     "findings[].root",
     "findings[].root_by",

@@ -42,6 +42,7 @@ pub fn run(args: TriageArgs) -> anyhow::Result<()> {
         oracle: args.oracle.clone(),
         oracle_timeout: Duration::from_secs(args.oracle_timeout),
         tolerance: args.tolerance,
+        repro_into: args.repro.clone(),
     };
     let show_progress = std::io::stderr().is_terminal();
     let report = triage(&opts, |done, total| {

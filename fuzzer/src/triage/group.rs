@@ -162,6 +162,8 @@ pub struct Finding {
     /// Secondary results (`NUMFUZZ_RESULT_NAMED`) it made Inf or NaN.
     pub escapes_to: Vec<String>,
     pub reference: Option<Reference>,
+    /// Its C reproducer (`--repro`), bugs only.
+    pub reproducer: Option<super::repro::Reproducer>,
 }
 
 impl Finding {
@@ -540,6 +542,7 @@ pub fn group(
                 examples: BTreeMap::new(),
                 escapes_to: Vec::new(),
                 reference: None,
+                reproducer: None,
             });
             f.inputs.push(input.rel.clone());
             if handled {

@@ -15,6 +15,7 @@ pub mod minimize;
 pub mod oracle;
 pub mod ordinary;
 mod pool;
+pub mod repro;
 pub mod taint;
 
 use crate::replay::{Replay, Replayer};
@@ -42,6 +43,10 @@ pub enum TriageError {
     RecordedTargetNotNumfuzz { target: PathBuf, cmdline: String },
     #[error("cannot write minimised inputs to `{0}`: {1}")]
     MinimizedDir(PathBuf, std::io::Error),
+    #[error("cannot write reproducers to `{0}`: {1}")]
+    Repro(PathBuf, std::io::Error),
+    #[error("--repro needs the target's NUMFUZZ_SIGNATURE (a reproducer embeds the input's fields)")]
+    ReproWithoutSignature,
     #[error("--taint-target `{0}` is not a taint build; build it with NUMFUZZ_CC_TAINT=1 numfuzz-cc (same sources and flags as the target)")]
     NotTaint(PathBuf),
 }
@@ -70,6 +75,8 @@ pub struct Options {
     pub oracle_timeout: Duration,
     /// Relative tolerance of the `wrong` verdict.
     pub tolerance: f64,
+    /// Write a C reproducer per bug into this directory.
+    pub repro_into: Option<PathBuf>,
 }
 
 /// The taint build to replay on: `explicit`, else `TARGET.taint` beside the target when that
@@ -269,6 +276,16 @@ pub fn triage(opts: &Options, progress: impl Fn(usize, usize) + Sync) -> Result<
         // The references of what is shown now: the minimised inputs.
         if oracle.is_some() {
             attach_references(&mut report, &judge, opts.jobs, true);
+        }
+    }
+    if let Some(dir) = &opts.repro_into {
+        let sig = signature.as_ref().ok_or(TriageError::ReproWithoutSignature)?;
+        let written = repro::write(&report, sig, target.harness_source.as_deref(), dir)
+            .map_err(|e| TriageError::Repro(dir.clone(), e))?;
+        for (id, r) in written {
+            if let Some(f) = report.findings.iter_mut().find(|f| f.id == id) {
+                f.reproducer = Some(r);
+            }
         }
     }
     if let Some(o) = &oracle {

@@ -187,6 +187,7 @@ pub fn generate() -> String {
     writeln!(w, "#define NUMFUZZ_RUNTIME_SECTION \"{}\"", crate::RUNTIME_SECTION).unwrap();
     writeln!(w, "#define NUMFUZZ_FUNCTION_SECTION \"{}\"", crate::FUNCTION_SECTION).unwrap();
     writeln!(w, "#define NUMFUZZ_TAINT_SECTION \"{}\"", crate::TAINT_SECTION).unwrap();
+    writeln!(w, "#define NUMFUZZ_HARNESS_SECTION \"{}\"", crate::HARNESS_SECTION).unwrap();
     writeln!(w, "#define NUMFUZZ_ENV_CC_TAINT \"{}\"", crate::env::CC_TAINT).unwrap();
     writeln!(w, "#define NUMFUZZ_TAINT_LABELS {}", crate::taint::LABELS).unwrap();
     writeln!(

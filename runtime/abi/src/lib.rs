@@ -47,6 +47,9 @@ pub const FUNCTION_SECTION: &str = "__numfuzz_fn";
 /// Name of the ELF section a taint build (`NUMFUZZ_CC_TAINT=1`) carries: a replay-only build
 /// whose values carry the findings they came from (see `taint`).
 pub const TAINT_SECTION: &str = "__numfuzz_taint";
+/// Name of the ELF section holding the absolute path of the source file that defines the
+/// harness (`LLVMFuzzerTestOneInput`), for reproducers built outside numfuzz.
+pub const HARNESS_SECTION: &str = "__numfuzz_harness";
 /// Name of the ELF section holding the runtime's marker string (`numfuzz-runtime abi=N`).
 pub const RUNTIME_SECTION: &str = "__numfuzz_rt";
 /// Prefix of the runtime marker string; the ABI version follows it in decimal.

@@ -127,6 +127,12 @@ struct Examples<'a> {
 }
 
 #[derive(Serialize)]
+struct Reproducer<'a> {
+    path: String,
+    build: &'a str,
+}
+
+#[derive(Serialize)]
 struct Unexplained<'a> {
     input: Input<'a>,
     results: &'a [ResultReport],
@@ -208,6 +214,7 @@ struct Finding<'a> {
     via: Option<Via>,
     escapes_to: &'a [String],
     reference: Option<Reference<'a>>,
+    reproducer: Option<Reproducer<'a>>,
     location: Location<'a>,
     operation: Operation<'a>,
     input: Input<'a>,
@@ -283,6 +290,10 @@ fn document(report: &Report) -> Document<'_> {
                     tolerance: r.judged.tolerance,
                     input: &r.input,
                     reaches: r.reaches,
+                }),
+                reproducer: f.reproducer.as_ref().map(|r| Reproducer {
+                    path: r.path.display().to_string(),
+                    build: &r.build,
                 }),
                 location: Location {
                     file: &f.site.file,

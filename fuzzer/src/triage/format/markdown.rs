@@ -133,6 +133,22 @@ fn bugs(out: &mut String, report: &Report) {
         &rows,
     );
     out.push('\n');
+    let repros: Vec<String> = report
+        .bugs()
+        .enumerate()
+        .filter_map(|(n, f)| {
+            f.reproducer
+                .as_ref()
+                .map(|r| format!("# {}. {}\n{}", n + 1, f.id, r.build))
+        })
+        .collect();
+    if !repros.is_empty() {
+        let _ = writeln!(
+            out,
+            "Reproducers (LIBRARY: the library built without numfuzz-cc; each exits 1 while its bug is there):\n\n```sh\n{}\n```\n",
+            repros.join("\n")
+        );
+    }
 }
 
 pub fn render(report: &Report, all: bool) -> String {

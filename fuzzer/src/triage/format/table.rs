@@ -81,6 +81,9 @@ fn bugs(out: &mut String, report: &Report) {
         if let Some(root) = root_text(f) {
             rows.push(vec!["    root".to_string(), root]);
         }
+        if let Some(r) = &f.reproducer {
+            rows.push(vec!["    reproducer".to_string(), r.build.clone()]);
+        }
         rows.push(vec![
             "    first seen".to_string(),
             format!(

@@ -1,0 +1,257 @@
+//! `numfuzz triage --repro DIR`: one standalone C file per bug that runs the harness on the
+//! bug's input (its minimised one when there is one) against the library built without
+//! numfuzz-cc, prints what it returned and the reference, and exits 1 while the bug is there:
+//! what a maintainer pastes into a tracker and keeps as a regression test.
+//!
+//! The file is `DIR/<finding id>.c`. It defines `NUMFUZZ_PLAIN_RUNTIME` before including
+//! `numfuzz.h` (the header's plain mode: the entry points the harness calls, without the
+//! runtime), and DIR gets copies of `numfuzz.h` and `numfuzz_abi.h`, so that any C compiler
+//! builds it with the harness's source file and the plain library.
+
+use super::format::results_text;
+use super::group::{Finding, Report};
+use super::oracle::Verdict;
+use crate::replay::DecodedField;
+use numfuzz_abi::signature::Signature;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// numfuzz.h as numfuzz-cc ships it.
+const NUMFUZZ_H: &str = include_str!("../../../cc-wrapper/include/numfuzz.h");
+
+/// The reproducer of one bug.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reproducer {
+    pub path: PathBuf,
+    /// A command that builds and runs it (`HARNESS.c` and `LIBRARY` stand for what numfuzz
+    /// does not know).
+    pub build: String,
+}
+
+/// What the bug's reproducer checks.
+struct Check {
+    /// The primary result judged against the reference, its reference and tolerance (a
+    /// finite wrong value).
+    reference: Option<(u32, String, f64)>,
+}
+
+fn c_string(text: &str) -> String {
+    let escaped: String = text
+        .chars()
+        .map(|c| match c {
+            '\\' => "\\\\".to_string(),
+            '"' => "\\\"".to_string(),
+            c if c.is_ascii_graphic() || c == ' ' => c.to_string(),
+            c => format!("\\x{:02x}", c as u32 & 0xff),
+        })
+        .collect();
+    format!("\"{escaped}\"")
+}
+
+/// A comment line safe inside `/* */`.
+fn comment(text: &str) -> String {
+    text.replace("*/", "* /")
+}
+
+fn shell_quote(path: &Path) -> String {
+    let s = path.display().to_string();
+    if s.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+".contains(c)) {
+        s
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+/// The build-and-run line of a reproducer.
+fn build_line(dir: &Path, id: &str, harness: Option<&Path>) -> String {
+    let harness = harness.map_or_else(|| "HARNESS.c".to_string(), shell_quote);
+    let exe = dir.join(id);
+    format!(
+        "cc -I{} {harness} {} LIBRARY -lm -o {} && {}",
+        shell_quote(dir),
+        shell_quote(&dir.join(format!("{id}.c"))),
+        shell_quote(&exe),
+        shell_quote(&exe)
+    )
+}
+
+/// The C source of one bug's reproducer.
+fn source(f: &Finding, signature: &Signature, bytes: &[u8], fields: &[DecodedField], build: &str) -> String {
+    let check = Check {
+        reference: f
+            .reference
+            .as_ref()
+            .filter(|r| r.judged.verdict == Verdict::Wrong)
+            .map(|r| (r.judged.index, r.judged.reference.clone(), r.judged.tolerance)),
+    };
+    let (expression, results) = match &f.minimized {
+        Some(m) => (m.expression.clone(), &m.results),
+        None => (f.example.expression(), &f.results),
+    };
+    let mut c = String::new();
+    let _ = writeln!(
+        c,
+        "/* numfuzz reproducer: {} at {} in {} [{}]",
+        f.key.kind,
+        f.site.location(),
+        crate::replay::function_of(&f.example),
+        f.id
+    );
+    let _ = writeln!(c, " *   {}", comment(&expression));
+    let _ = writeln!(c, " * Input (signature {signature}):");
+    for (k, field) in fields.iter().enumerate() {
+        let _ = writeln!(
+            c,
+            " *   field {k} {}: {} = {}",
+            field.ty,
+            comment(&field.value),
+            field.hex
+        );
+    }
+    let reference = f.reference.as_ref().map_or(String::new(), |r| {
+        format!(
+            "; reference {} ({}, result {})",
+            r.judged.reference,
+            r.judged.verdict.name(),
+            r.judged.index
+        )
+    });
+    let _ = writeln!(
+        c,
+        " * numfuzz saw: returned {}{}.",
+        comment(&results_text(results)),
+        comment(&reference)
+    );
+    let _ = writeln!(
+        c,
+        " * Build it with any C compiler against the library built without numfuzz-cc:"
+    );
+    let _ = writeln!(c, " *   {}", comment(build));
+    let _ = writeln!(
+        c,
+        " * It exits 1 while the bug is there (a primary result is Inf or NaN{}, and the library\n * reports no error), 0 once it is fixed. */",
+        if check.reference.is_some() {
+            ", or off the reference"
+        } else {
+            ""
+        }
+    );
+    c.push_str("#define NUMFUZZ_PLAIN_RUNTIME\n#include <math.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include \"numfuzz.h\"\n\n");
+    let offsets: Vec<String> = (0..signature.len())
+        .map(|i| signature.range(i).start.to_string())
+        .collect();
+    let _ = writeln!(
+        c,
+        "const size_t numfuzz_plain_offsets[] = {{{}}};",
+        if offsets.is_empty() {
+            "0".into()
+        } else {
+            offsets.join(", ")
+        }
+    );
+    let _ = writeln!(c, "const unsigned numfuzz_plain_fields = {};", signature.len());
+    let hex: Vec<String> = bytes.iter().map(|b| format!("0x{b:02x}")).collect();
+    let _ = writeln!(
+        c,
+        "static const uint8_t input[{}] = {{{}}};",
+        bytes.len().max(1),
+        hex.join(", ")
+    );
+    let _ = writeln!(c, "static const size_t input_size = {};", bytes.len());
+    match &check.reference {
+        Some((index, value, tolerance)) => {
+            let _ = writeln!(
+                c,
+                "/* The reference of primary result {index}, and the relative error allowed. */\nstatic const int judged = {index};\nstatic const char *const reference = {};\nstatic const long double tolerance = {tolerance:e};",
+                c_string(value)
+            );
+        }
+        None => {
+            c.push_str("static const int judged = -1;\nstatic const char *const reference = 0;\nstatic const long double tolerance = 0;\n");
+        }
+    }
+    c.push_str(MAIN);
+    c
+}
+
+/// The reproducer's `main`: runs the harness once and judges what it declared.
+const MAIN: &str = r#"
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerInitialize(int *argc, char ***argv) __attribute__((weak));
+
+int main(int argc, char **argv) {
+  if (LLVMFuzzerInitialize)
+    LLVMFuzzerInitialize(&argc, &argv);
+  LLVMFuzzerTestOneInput(input, input_size);
+  int bug = 0, primary = 0;
+  for (unsigned k = 0; k < numfuzz_plain_count; k++) {
+    const struct numfuzz_plain_result *r = &numfuzz_plain_results[k];
+    if (r->name) {
+      printf("%s = %.17Lg\n", r->name, r->value);
+      continue;
+    }
+    printf("result %d = %.17Lg\n", primary, r->value);
+    if (!isfinite(r->value))
+      bug = 1;
+    if (primary == judged && reference) {
+      long double want = strtold(reference, 0);
+      printf("reference %d = %s\n", primary, reference);
+      if (isfinite(r->value) && fabsl(r->value - want) > tolerance * fabsl(want))
+        bug = 1;
+    }
+    primary++;
+  }
+  if (numfuzz_plain_handled) {
+    printf("the library reported an error\n");
+    bug = 0;
+  }
+  printf("%s\n", bug ? "BUG: still there" : "fixed");
+  return bug;
+}
+"#;
+
+/// Writes the reproducer of every bug of `report` into `dir`, with numfuzz.h and
+/// numfuzz_abi.h beside them; returns them by finding id.
+pub fn write(
+    report: &Report,
+    signature: &Signature,
+    harness: Option<&Path>,
+    dir: &Path,
+) -> std::io::Result<Vec<(String, Reproducer)>> {
+    std::fs::create_dir_all(dir)?;
+    let dir = std::fs::canonicalize(dir)?;
+    std::fs::write(dir.join("numfuzz.h"), NUMFUZZ_H)?;
+    std::fs::write(dir.join("numfuzz_abi.h"), numfuzz_abi::c_header::generate())?;
+    let mut out = Vec::new();
+    for f in report.bugs() {
+        let (bytes, fields) = match &f.minimized {
+            Some(m) => (std::fs::read(&m.path)?, m.fields.clone()),
+            None => (f.input_bytes.clone(), f.input.fields.clone()),
+        };
+        let build = build_line(&dir, &f.id, harness);
+        let path = dir.join(format!("{}.c", f.id));
+        std::fs::write(&path, source(f, signature, &bytes, &fields, &build))?;
+        out.push((f.id.clone(), Reproducer { path, build }));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_and_paths_are_quoted_for_c_and_the_shell() {
+        assert_eq!(c_string("6.5e302"), "\"6.5e302\"");
+        assert_eq!(c_string("a\"b\\"), "\"a\\\"b\\\\\"");
+        assert_eq!(shell_quote(Path::new("/tmp/a b/x.c")), "'/tmp/a b/x.c'");
+        assert_eq!(shell_quote(Path::new("/tmp/x-1.c")), "/tmp/x-1.c");
+        let line = build_line(Path::new("/r"), "Overflow-a.c-1-2-fmul", Some(Path::new("/src/h.c")));
+        assert_eq!(
+            line,
+            "cc -I/r /src/h.c /r/Overflow-a.c-1-2-fmul.c LIBRARY -lm -o /r/Overflow-a.c-1-2-fmul && /r/Overflow-a.c-1-2-fmul"
+        );
+        assert!(build_line(Path::new("/r"), "x", None).contains(" HARNESS.c "));
+        assert_eq!(comment("a */ b"), "a * / b");
+    }
+}
