@@ -1259,6 +1259,7 @@ const FULL_EXAMPLE: &str = r#"{
       "via": null,
       "escapes_to": [],
       "reference": null,
+      "reproducer": null,
       "location": {
         "file": "harness.c",
         "directory": "$DIR",
@@ -1328,6 +1329,7 @@ const FULL_EXAMPLE: &str = r#"{
       "via": null,
       "escapes_to": [],
       "reference": null,
+      "reproducer": null,
       "location": {
         "file": "harness.c",
         "directory": "$DIR",
@@ -1399,6 +1401,7 @@ const FULL_EXAMPLE: &str = r#"{
       "via": null,
       "escapes_to": [],
       "reference": null,
+      "reproducer": null,
       "location": {
         "file": "harness.c",
         "directory": "$DIR",
