@@ -96,9 +96,12 @@ impl Repair {
 /// - Overflow and DivByZero: the largest finite value of the result's sign and format (what
 ///   the exact result would round to with a wider exponent range is beyond it, and the
 ///   largest finite value is the nearest thing the format has);
-/// - Underflow: the smallest normal value of the result's sign (the result lost its
-///   significance or became 0; a normal value of the right sign keeps later divisions,
-///   logarithms and zero tests on the path the exact value would take);
+/// - Underflow to zero: the smallest normal value of the result's sign (a non-zero value of
+///   the right sign keeps later divisions, logarithms and zero tests on the path the exact
+///   value would take). A subnormal result needs none: it is already the value of the
+///   format nearest the exact one, so a stand-in would change the value, not its rounding
+///   (the smallest normal is 10^15 times `π * 5e-324`, and made `gamma(5e-324)` finite by
+///   changing the mathematics, hiding the overflow of `1/(π x g)` that is its cause);
 /// - Invalid: +0. An Invalid from finite operands is `0/0`, `sqrt`, `log` or `acos` of an
 ///   argument just outside the domain, `fmod(x, 0)` or a conversion out of range; in
 ///   numerical code it is mostly an argument that rounding pushed past the domain's
@@ -109,11 +112,7 @@ pub fn stand_in(kind: ExceptionKind, r: Float) -> Option<Float> {
     let negative = r.is_negative();
     match kind {
         ExceptionKind::Overflow | ExceptionKind::DivByZero => r.is_infinite().then(|| Float::max_finite(ty, negative)),
-        ExceptionKind::Underflow => {
-            let tiny = r.is_finite()
-                && r.abs().partial_cmp_num(Float::min_normal(ty, false)) == Some(std::cmp::Ordering::Less);
-            tiny.then(|| Float::min_normal(ty, negative))
-        }
+        ExceptionKind::Underflow => r.is_zero().then(|| Float::min_normal(ty, negative)),
         ExceptionKind::Invalid => r.is_nan().then(|| Float::zero(ty, false)),
     }
 }
@@ -154,7 +153,7 @@ mod tests {
         assert_eq!(v(ExceptionKind::Overflow, f64::NEG_INFINITY), Some(-f64::MAX));
         assert_eq!(v(ExceptionKind::DivByZero, f64::INFINITY), Some(f64::MAX));
         assert_eq!(v(ExceptionKind::Underflow, -0.0), Some(-f64::MIN_POSITIVE));
-        assert_eq!(v(ExceptionKind::Underflow, 5e-324), Some(f64::MIN_POSITIVE));
+        assert_eq!(v(ExceptionKind::Underflow, 5e-324), None, "a subnormal is kept");
         assert_eq!(v(ExceptionKind::Invalid, f64::NAN), Some(0.0));
         // Not the kind's exceptional value: nothing to repair.
         assert_eq!(v(ExceptionKind::Overflow, 1.0), None);
