@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 use testkit::campaign::{client_pid, found, fuzz, one_at_a_time, start, stat, STEEP};
+use testkit::procs::descendants;
 use testkit::{both, compile, Built};
 
 fn steep() -> Built {
@@ -44,8 +45,9 @@ fn assert_no_finding_lost(instance: &Path) {
     }
 }
 
-/// Kills the client after a few seconds; the restarter replaces it, the successor goes on
-/// from the instance directory, and the campaign spends its whole budget.
+/// Kills the client after a few seconds; what the client had started (a forkserver and its
+/// child, which sits stopped between inputs) ends with it, the restarter replaces it, the
+/// successor goes on from the instance directory, and the campaign spends its whole budget.
 fn a_killed_client_is_replaced(extra: &[&str]) {
     let _turn = one_at_a_time();
     let built = steep();
@@ -56,7 +58,16 @@ fn a_killed_client_is_replaced(extra: &[&str]) {
     std::thread::sleep(Duration::from_secs(4));
     let execs_before = stat(&InstanceDir::at(&inst), "execs_done");
     let queue_before = InstanceDir::at(&inst).next_id(InputDir::Queue);
+    let started_by_first = descendants(first);
     kill(first, libc::SIGKILL);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while let Some(left) = started_by_first.iter().find(|&&pid| alive(pid)) {
+        assert!(
+            Instant::now() < deadline,
+            "process {left}, started by the killed client {first}, outlived it by 10 s"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
     let o = child.finish();
     assert!(
         o.status.success(),

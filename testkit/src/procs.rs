@@ -182,6 +182,25 @@ pub fn processes() -> Vec<Process> {
         .collect()
 }
 
+/// The children of `pid`, their children and so on, from /proc.
+pub fn descendants(pid: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    let mut next = vec![pid];
+    while let Some(parent) = next.pop() {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{parent}/task")) else {
+            continue;
+        };
+        for task in tasks.flatten() {
+            let children = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+            for child in children.split_whitespace().filter_map(|c| c.parse().ok()) {
+                found.push(child);
+                next.push(child);
+            }
+        }
+    }
+    found
+}
+
 /// The live processes running a program under `dir` (a test's temporary directory: the
 /// targets it built, their client, restarter and forkserver processes, whatever session they
 /// run in).
