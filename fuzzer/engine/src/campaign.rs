@@ -59,29 +59,26 @@ fn exited(pid: i32) -> bool {
 /// the restarter gone) would end it without its end record. From here on a stop is a request,
 /// honoured at the next check; and a dead restarter (so a dead broker) asks for one.
 ///
-/// The parent's death arrives as SIGCONT, not SIGTERM: a client may be stopped (SIGSTOP, job
-/// control, a debugger let go) when its restarter dies, and a stopped process leaves SIGTERM
-/// pending for good, while SIGCONT resumes it and then runs the handler. The client holds
-/// state worth a clean stop (its final stats, its end record), so it is woken rather than
-/// killed; the restarter holds none and gets SIGKILL (see [`join`] and [`launch`]).
+/// The client holds state worth a clean stop (its final stats, its end record), so its
+/// restarter's death wakes it rather than kills it: the kernel sends SIGCONT, which resumes a
+/// stopped client (SIGSTOP, job control, a debugger let go; a stopped process leaves SIGTERM
+/// pending for good), and the client's stop check sees the restarter gone. SIGCONT keeps its
+/// default disposition: a handler would make the syscall it interrupts fail with EINTR (the
+/// forkserver executor's poll), which ends the client with an error on any SIGCONT. The
+/// restarter holds nothing to save and gets SIGKILL (see [`join`] and [`launch`]).
 fn become_client(restarter: u32) {
     crate::stats::install_stop_handler();
     RESTARTER.store(restarter, Ordering::Relaxed);
-    // SAFETY: the handler only calls getppid and stores to atomics.
-    unsafe { libc::signal(libc::SIGCONT, on_continue as *const () as libc::sighandler_t) };
     end_with_parent(libc::SIGCONT, restarter);
 }
 
-/// The restarter of this client process, for [`on_continue`].
+/// The restarter of this client process (0 in any other process).
 static RESTARTER: AtomicU32 = AtomicU32::new(0);
 
-/// A SIGCONT with the restarter gone is the parent-death signal: stop. Any other SIGCONT (the
-/// end of a SIGSTOP) changes nothing.
-extern "C" fn on_continue(_: libc::c_int) {
-    // SAFETY: getppid is async-signal-safe and cannot fail.
-    if unsafe { libc::getppid() } as u32 != RESTARTER.load(Ordering::Relaxed) {
-        crate::stats::request_stop();
-    }
+/// Whether this is a client process whose restarter is gone.
+pub(crate) fn restarter_gone() -> bool {
+    let restarter = RESTARTER.load(Ordering::Relaxed);
+    restarter != 0 && std::os::unix::process::parent_id() != restarter
 }
 
 /// Asks the kernel to send `signal` to this process when its parent dies, and sends it at

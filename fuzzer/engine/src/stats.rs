@@ -24,13 +24,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-/// Set by the stop signals of a fuzzing client (SIGINT, SIGTERM, and SIGCONT once its
-/// restarter is gone, see `campaign::become_client`); the stats stage turns it into a clean stop.
+/// Set by the SIGINT/SIGTERM handler of a fuzzing client; the stats stage turns it into a
+/// clean stop.
 static STOP_REQUESTED: AtomicBool = AtomicBool::new(false);
 
-/// Whether this client was asked to stop.
+/// Whether this client was asked to stop: by SIGINT/SIGTERM, or by the death of its
+/// restarter (see `campaign::become_client`).
 pub fn stop_requested() -> bool {
-    STOP_REQUESTED.load(Ordering::Relaxed)
+    STOP_REQUESTED.load(Ordering::Relaxed) || crate::campaign::restarter_gone()
 }
 
 /// Whether the campaign is over: a stop was requested or its `-V` deadline has passed.
@@ -38,13 +39,8 @@ pub fn campaign_over(deadline: Option<SystemTime>) -> bool {
     stop_requested() || deadline.is_some_and(|d| SystemTime::now() >= d)
 }
 
-/// Asks this client to stop at its next check; async-signal-safe.
-pub fn request_stop() {
-    STOP_REQUESTED.store(true, Ordering::SeqCst);
-}
-
 extern "C" fn on_stop_signal(_: libc::c_int) {
-    request_stop();
+    STOP_REQUESTED.store(true, Ordering::SeqCst);
 }
 
 /// Replaces the client's SIGINT/SIGTERM handling with a request to stop after the current
