@@ -10,8 +10,44 @@
 #                            GSL or fdlibm, the campaign-length tests (campaign, cmp_solving,
 #                            local_search, faults) or the exactness property (fenv_property,
 #                            1.2 million operations); no setup step
+#
+# Either way it fails if a process started by a test outlives the suite (see `leftovers`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# Every process the tests start inherits this mark (numfuzz passes its environment on to
+# targets, clients and forkservers); one that still carries it once the suite has ended
+# outlived its test, whatever session it moved to.
+mark="NUMFUZZ_TEST_RUN=$$-$(date +%s%N)"
+leftovers() {
+  local env pid
+  for env in /proc/[0-9]*/environ; do
+    pid=${env#/proc/}
+    pid=${pid%/environ}
+    if grep -qzxF "$mark" "$env" 2>/dev/null; then echo "$pid"; fi
+  done
+}
+# At the end, pass or fail: 10 s for what is still stopping, then each leftover is shown and
+# killed, and the suite fails. `passed` is what to say when everything passed.
+passed=""
+check_leftovers() {
+  local code=$? pids until=$((SECONDS + 10))
+  unset NUMFUZZ_TEST_RUN # the check's own commands must not carry the mark
+  while mapfile -t pids < <(leftovers) && ((${#pids[@]} && SECONDS < until)); do
+    sleep 0.2
+  done
+  if ((${#pids[@]})); then
+    echo "test.sh: ${#pids[@]} process(es) started by the tests outlived them:" >&2
+    ps -o pid,ppid,stat,etime,args -p "$(
+      IFS=,
+      echo "${pids[*]}"
+    )" >&2 || true
+    kill -KILL "${pids[@]}" 2>/dev/null || true
+    code=1
+  fi
+  if ((code == 0)); then echo "$passed"; fi
+  exit "$code"
+}
 
 fast=0
 case "${1:-}" in
@@ -35,18 +71,22 @@ if ((fast)); then
       *) quick+=(--test "$name") ;;
     esac
   done
+  export "$mark"
+  trap check_leftovers EXIT
   cargo test --release --workspace --lib --bins
   cargo test --release -p numfuzz-cc --tests
   cargo test --release -p numfuzz "${quick[@]}"
   cargo clippy --release --workspace --all-targets -- -D warnings
   cargo fmt --all -- --check
-  echo "test.sh --fast: all checks passed in $((SECONDS - start)) s (scripts/test.sh runs the rest)"
+  passed="test.sh --fast: all checks passed in $((SECONDS - start)) s (scripts/test.sh runs the rest)"
   exit 0
 fi
 
 scripts/setup.sh
 scripts/build.sh
+export "$mark"
+trap check_leftovers EXIT
 cargo test --release --workspace
 cargo clippy --release --workspace --all-targets -- -D warnings
 cargo fmt --all -- --check
-echo "test.sh: all checks passed"
+passed="test.sh: all checks passed"

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 use testkit::campaign::{self, found, one_at_a_time, STEEP, STEEP_LINE};
+use testkit::procs::Session;
 use testkit::{both, compile, numfuzz, Tools};
 
 const CRASHY: &str = r#"#include <numfuzz.h>
@@ -493,23 +494,21 @@ fn two_launchers_linked_broker_to_broker_share_inputs() {
     // A's broker and finds it; A must receive B's input and record B's finding as its own.
     let out_a = built.path("out-a");
     let out_b = built.path("out-b");
-    let a = Command::new(Tools::get().numfuzz())
-        .args([
-            "run",
-            "-o",
-            out_a.to_str().unwrap(),
-            "--port",
-            &port.to_string(),
-            "-V",
-            "30",
-        ])
-        .args(["--no-errbits", "--", &exe])
-        .env("CI", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let a = Session::spawn(
+        Command::new(Tools::get().numfuzz())
+            .args([
+                "run",
+                "-o",
+                out_a.to_str().unwrap(),
+                "--port",
+                &port.to_string(),
+                "-V",
+                "30",
+            ])
+            .args(["--no-errbits", "--", &exe])
+            .env("CI", "1")
+            .stdin(Stdio::null()),
+    );
     let start = Instant::now();
     while !out_a.join("default/fuzzer_stats").exists() && start.elapsed() < Duration::from_secs(20) {
         std::thread::sleep(Duration::from_millis(100));
@@ -527,7 +526,7 @@ fn two_launchers_linked_broker_to_broker_share_inputs() {
         &exe,
     ]);
     assert!(b.status.success(), "{}", both(&b));
-    let a = a.wait_with_output().unwrap();
+    let a = a.finish();
     assert!(a.status.success(), "{}", both(&a));
     let inst_a = out_a.join("default");
     assert!(
@@ -567,15 +566,13 @@ fn stops_cleanly_with_final_stats(stop: impl FnOnce(u32) -> i32) {
     let _turn = one_at_a_time();
     let built = compile("steep", &[("steep.c", STEEP)], &["-O1"], &[]);
     let out = built.path("out");
-    let mut child = Command::new(Tools::get().numfuzz())
-        .args(["run", "-o", out.to_str().unwrap(), "--", built.exe.to_str().unwrap()])
-        .env("CI", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .unwrap();
+    // In a session (so a process group) of its own, as under a terminal.
+    let mut child = Session::spawn(
+        Command::new(Tools::get().numfuzz())
+            .args(["run", "-o", out.to_str().unwrap(), "--", built.exe.to_str().unwrap()])
+            .env("CI", "1")
+            .stdin(Stdio::null()),
+    );
     let inst = out.join("default");
     let start = Instant::now();
     while !inst.join("fuzzer_stats").exists() && start.elapsed() < Duration::from_secs(30) {
@@ -584,15 +581,12 @@ fn stops_cleanly_with_final_stats(stop: impl FnOnce(u32) -> i32) {
     std::thread::sleep(Duration::from_secs(3));
     assert_eq!(stop(child.id()), 0);
     let deadline = Instant::now() + Duration::from_secs(30);
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
+    while !child.leader_exited() {
         assert!(Instant::now() < deadline, "numfuzz did not stop");
         std::thread::sleep(Duration::from_millis(100));
-    };
-    let o = child.wait_with_output().unwrap();
-    assert!(status.success(), "exit {status:?}: {}", both(&o));
+    }
+    let o = child.finish();
+    assert!(o.status.success(), "exit {:?}: {}", o.status, both(&o));
     assert_afl_shaped(&inst);
     let updated = stat(&inst, "last_update");
     let now = std::time::SystemTime::now()
@@ -606,5 +600,3 @@ fn stops_cleanly_with_final_stats(stop: impl FnOnce(u32) -> i32) {
         both(&o)
     );
 }
-
-use std::os::unix::process::CommandExt;

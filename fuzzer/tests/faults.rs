@@ -5,64 +5,15 @@
 
 use numfuzz_abi::ExceptionKind;
 use numfuzz_outdir::{ClientEvent, ClientHistory, EndReason, InputDir, InstanceDir};
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
-use testkit::campaign::{found, fuzz, one_at_a_time, stat, STEEP};
-use testkit::{both, compile, Built, Tools};
+use testkit::campaign::{client_pid, found, fuzz, one_at_a_time, start, stat, STEEP};
+use testkit::procs::descendants;
+use testkit::{both, compile, Built};
 
 fn steep() -> Built {
     compile("steep", &[("steep.c", STEEP)], &["-O1"], &[])
-}
-
-/// Starts `numfuzz run -o OUT -V SECONDS --no-tui EXTRA -- TARGET` in the background, in a
-/// process group of its own (so a test can kill the whole campaign at once).
-fn start(target: &Path, out: &Path, seconds: u32, extra: &[&str]) -> Child {
-    // `-t 1000` unless the test sets its own: a limit calibrated from the seeds (20 ms, wall
-    // clock) is met by chance on a loaded machine, and each time-out respawns the in-process
-    // client with a new pid, which is not what these tests are about.
-    let limit: &[&str] = if extra.contains(&"-t") { &[] } else { &["-t", "1000"] };
-    Command::new(Tools::get().numfuzz())
-        .args([
-            "run",
-            "-o",
-            out.to_str().unwrap(),
-            "-V",
-            &seconds.to_string(),
-            "--no-tui",
-        ])
-        .args(limit)
-        .args(extra)
-        .arg("--")
-        .arg(target)
-        .env("CI", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .unwrap()
-}
-
-/// The pid of the instance's running client, once it has started and written its stats.
-fn client_pid(instance: &Path) -> u32 {
-    let inst = InstanceDir::at(instance);
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        if inst.dir.join("fuzzer_stats").exists() {
-            if let Some(ClientEvent::Start { pid, .. }) = inst
-                .client_events()
-                .iter()
-                .rev()
-                .find(|e| matches!(e, ClientEvent::Start { .. }))
-            {
-                return *pid;
-            }
-        }
-        assert!(Instant::now() < deadline, "no client started in {}", instance.display());
-        std::thread::sleep(Duration::from_millis(200));
-    }
 }
 
 fn kill(pid: u32, signal: i32) {
@@ -75,10 +26,6 @@ fn alive(pid: u32) -> bool {
         s.rsplit_once(')')
             .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z'))
     })
-}
-
-fn finish(child: Child) -> Output {
-    child.wait_with_output().unwrap()
 }
 
 /// The one campaign recorded in the instance's `clients.jsonl`.
@@ -98,8 +45,9 @@ fn assert_no_finding_lost(instance: &Path) {
     }
 }
 
-/// Kills the client after a few seconds; the restarter replaces it, the successor goes on
-/// from the instance directory, and the campaign spends its whole budget.
+/// Kills the client after a few seconds; what the client had started (a forkserver and its
+/// child, which sits stopped between inputs) ends with it, the restarter replaces it, the
+/// successor goes on from the instance directory, and the campaign spends its whole budget.
 fn a_killed_client_is_replaced(extra: &[&str]) {
     let _turn = one_at_a_time();
     let built = steep();
@@ -110,8 +58,17 @@ fn a_killed_client_is_replaced(extra: &[&str]) {
     std::thread::sleep(Duration::from_secs(4));
     let execs_before = stat(&InstanceDir::at(&inst), "execs_done");
     let queue_before = InstanceDir::at(&inst).next_id(InputDir::Queue);
+    let started_by_first = descendants(first);
     kill(first, libc::SIGKILL);
-    let o = finish(child);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while let Some(left) = started_by_first.iter().find(|&&pid| alive(pid)) {
+        assert!(
+            Instant::now() < deadline,
+            "process {left}, started by the killed client {first}, outlived it by 10 s"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let o = child.finish();
     assert!(
         o.status.success(),
         "the campaign did not survive the kill:\n{}",
@@ -165,7 +122,7 @@ fn killing_one_client_of_two_leaves_the_other_running() {
     // core1's current client (under load it may have restarted with its saved state after a
     // target time-out, with a new pid: see below) is still there.
     assert!(alive(client_pid(&core1)), "core1's client died with core0's");
-    let o = finish(child);
+    let o = child.finish();
     assert!(o.status.success(), "{}", both(&o));
     let (h0, h1) = (history(&core0), history(&core1));
     assert_eq!(h0.restarts.len(), 1, "{h0:?}");
@@ -214,7 +171,7 @@ fn a_killed_client_process_ends_the_campaign_with_an_error_and_keeps_the_finding
     assert_eq!(parent(restarter), child.id(), "unexpected process tree");
     std::thread::sleep(Duration::from_secs(2));
     kill(restarter, libc::SIGKILL);
-    let o = finish(child);
+    let o = child.finish();
     assert!(
         !o.status.success(),
         "a killed client process went unnoticed:\n{}",
@@ -245,7 +202,7 @@ fn a_killed_numfuzz_run_takes_its_clients_with_it_and_keeps_the_findings() {
     let restarters = clients.map(parent);
     std::thread::sleep(Duration::from_secs(2));
     kill(child.id(), libc::SIGKILL);
-    let o = finish(child);
+    let o = child.finish();
     assert!(!o.status.success());
     for pid in restarters.iter().chain(&clients) {
         wait_gone(*pid, "a client process outlived `numfuzz run`");
@@ -316,7 +273,7 @@ fn a_hard_stop_of_every_process_resumes_with_nothing_lost() {
     // A power cut: every process of the campaign at once.
     // SAFETY: signalling our own child's process group.
     unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
-    finish(child);
+    child.finish();
     while alive(client) {
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -432,18 +389,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     );
     let out = built.path("out");
     let mut child = start(&built.exe, &out, 5, &["-t", "200"]);
-    // Far more than the budget: a campaign that never ends is stopped here and fails.
+    // Far more than the budget: a campaign that never ends is stopped here (and killed as the
+    // test ends) and fails.
     let waited = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if waited.elapsed() > Duration::from_secs(180) {
-            // SAFETY: signalling the campaign's own process group.
-            let _ = unsafe { libc::killpg(child.id() as i32, libc::SIGKILL) };
-            let _ = child.wait();
-            panic!("a campaign of 5 s on a target that hangs was still running after 180 s");
-        }
+    while !child.leader_exited() {
+        assert!(
+            waited.elapsed() < Duration::from_secs(180),
+            "a campaign of 5 s on a target that hangs was still running after 180 s"
+        );
         std::thread::sleep(Duration::from_millis(200));
     }
-    let o = finish(child);
+    let o = child.finish();
     let text = both(&o);
     assert!(o.status.success(), "{text}");
     let inst = out.join("default");

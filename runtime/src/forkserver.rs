@@ -166,6 +166,8 @@ pub fn start(libfuzzer_harness: bool, input_named: bool) {
         return;
     }
     let persistent = std::env::var_os(env::AFL_PERSISTENT).is_some();
+    // SAFETY: getppid cannot fail.
+    let fuzzer = unsafe { libc::getppid() };
     match loop_count() {
         Ok(n) => LOOP.store(n as usize, Ordering::Relaxed),
         Err(e) => {
@@ -185,6 +187,7 @@ pub fn start(libfuzzer_harness: bool, input_named: bool) {
         // Nobody listens: run as a normal program.
         return;
     }
+    end_with_parent(fuzzer);
     let mut first_request = None;
     if offer_shared_input {
         let reply = read_u32(CONTROL_FD).unwrap_or_else(|e| die(&format!("options reply: {e}")));
@@ -216,6 +219,21 @@ pub fn start(libfuzzer_harness: bool, input_named: bool) {
     serve(persistent, libfuzzer_harness, first_request);
 }
 
+/// Has the kernel SIGKILL this process when its parent (`parent`) dies, and ends it at once if
+/// the parent is already gone. For the forkserver and its children, which hold nothing to
+/// save: a closed control pipe or a SIGTERM does not reach a stopped process (a persistent
+/// child stops itself between inputs), SIGKILL does. (The kernel sends it when the thread that
+/// started this process ends; AFL++ and LibAFL drive the forkserver from that thread.)
+fn end_with_parent(parent: libc::pid_t) {
+    // SAFETY: prctl with integer arguments; getppid and _exit cannot fail.
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
+        if libc::getppid() != parent {
+            libc::_exit(1);
+        }
+    }
+}
+
 /// The fork loop. Returns only in a fresh child.
 fn serve(persistent: bool, libfuzzer_harness: bool, mut first_request: Option<u32>) {
     // SAFETY: installing a handler that only calls async-signal-safe functions; the old
@@ -224,6 +242,8 @@ fn serve(persistent: bool, libfuzzer_harness: bool, mut first_request: Option<u3
         let handler = kill_child_and_exit as extern "C" fn(libc::c_int);
         libc::signal(libc::SIGTERM, handler as libc::sighandler_t)
     };
+    // SAFETY: getpid cannot fail.
+    let forkserver = unsafe { libc::getpid() };
     let mut child: libc::pid_t = 0;
     let mut child_stopped = false;
     loop {
@@ -249,6 +269,7 @@ fn serve(persistent: bool, libfuzzer_harness: bool, mut first_request: Option<u3
                 die(&format!("fork: {}", std::io::Error::last_os_error()));
             }
             if child == 0 {
+                end_with_parent(forkserver);
                 // SAFETY: restoring the program's handler and dropping the fuzzer's pipes.
                 unsafe {
                     libc::signal(libc::SIGTERM, old_sigterm);

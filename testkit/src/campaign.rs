@@ -1,12 +1,14 @@
 //! Short `numfuzz run` campaigns and what a test asserts on their output directory, read
 //! through `numfuzz-outdir` (the same code triage and the summary use).
 
-use crate::{both, numfuzz};
+use crate::procs::Session;
+use crate::{both, numfuzz, Tools};
 use numfuzz_abi::ExceptionKind;
-use numfuzz_outdir::InstanceDir;
+use numfuzz_outdir::{ClientEvent, InstanceDir};
 use std::path::Path;
-use std::process::Output;
+use std::process::{Command, Output};
 use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 /// A harness with an overflow behind a narrow window of x (width ~0.05 near 1392.7), inside a
 /// region the fuzzer reaches at once: no branch leads to the exception, only ErrBits does.
@@ -54,6 +56,53 @@ pub fn run(target: &Path, out: &Path, seconds: u32, extra: &[&str]) -> Output {
     args.extend_from_slice(extra);
     args.extend_from_slice(&["--", target.to_str().expect("UTF-8 path")]);
     numfuzz(&args)
+}
+
+/// Starts `numfuzz run -o OUT -V SECONDS --no-tui EXTRA -- TARGET` in the background, in a
+/// session of its own (so a test can kill the whole campaign at once, and what is left of it
+/// is killed when the test ends).
+pub fn start(target: &Path, out: &Path, seconds: u32, extra: &[&str]) -> Session {
+    // `-t 1000` unless the test sets its own: a limit calibrated from the seeds (20 ms, wall
+    // clock) is met by chance on a loaded machine, and each time-out respawns the in-process
+    // client with a new pid, which is not what the fault tests are about.
+    let limit: &[&str] = if extra.contains(&"-t") { &[] } else { &["-t", "1000"] };
+    Session::spawn(
+        Command::new(Tools::get().numfuzz())
+            .args([
+                "run",
+                "-o",
+                out.to_str().expect("UTF-8 path"),
+                "-V",
+                &seconds.to_string(),
+                "--no-tui",
+            ])
+            .args(limit)
+            .args(extra)
+            .arg("--")
+            .arg(target)
+            .env("CI", "1")
+            .stdin(std::process::Stdio::null()),
+    )
+}
+
+/// The pid of the instance's running client, once it has started and written its stats.
+pub fn client_pid(instance: &Path) -> u32 {
+    let inst = InstanceDir::at(instance);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if inst.dir.join("fuzzer_stats").exists() {
+            if let Some(ClientEvent::Start { pid, .. }) = inst
+                .client_events()
+                .iter()
+                .rev()
+                .find(|e| matches!(e, ClientEvent::Start { .. }))
+            {
+                return *pid;
+            }
+        }
+        assert!(Instant::now() < deadline, "no client started in {}", instance.display());
+        std::thread::sleep(Duration::from_millis(200));
+    }
 }
 
 /// [`run`], asserting that it succeeded; returns the first instance.

@@ -6,12 +6,13 @@
 
 use numfuzz_abi::report::{ExceptionReport, InputSummary, ReportEvent};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::sync::OnceLock;
 
 pub use tempfile::TempDir;
 
 pub mod campaign;
+pub mod procs;
 
 /// The built numfuzz tools.
 pub struct Tools {
@@ -69,6 +70,14 @@ pub struct Built {
 impl Built {
     pub fn path(&self, name: &str) -> PathBuf {
         self.dir.path().join(name)
+    }
+}
+
+impl Drop for Built {
+    /// Whatever still runs the test's programs ends with the test, pass or fail, also when it
+    /// left its process group (a forkserver is a session of its own).
+    fn drop(&mut self) {
+        procs::end_all_under(self.dir.path());
     }
 }
 
@@ -175,14 +184,10 @@ impl HandCampaign {
     }
 }
 
-/// Runs `numfuzz` with `args` (no stdin; `CI=1`, as on a CI machine: no terminal UI).
+/// Runs `numfuzz` with `args` (empty stdin; `CI=1`, as on a CI machine: no terminal UI), in a
+/// session of its own that ends with it (see [`procs::Session`]).
 pub fn numfuzz(args: &[&str]) -> Output {
-    Command::new(Tools::get().numfuzz())
-        .args(args)
-        .env("CI", "1")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run numfuzz")
+    procs::output(Command::new(Tools::get().numfuzz()).args(args).env("CI", "1"), &[])
 }
 
 /// stdout then stderr of a run, for assertions and their messages.
@@ -194,23 +199,10 @@ pub fn both(o: &Output) -> String {
     )
 }
 
-/// Runs `exe` with `args`, `stdin` bytes and extra environment.
+/// Runs `exe` with `args`, `stdin` bytes and extra environment, in a session of its own that
+/// ends with it (see [`procs::Session`]).
 pub fn run(exe: &Path, args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Output {
-    use std::io::Write;
-    let mut child = Command::new(exe)
-        .args(args)
-        .envs(env.iter().copied())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}", exe.display()));
-    {
-        let mut input = child.stdin.take().expect("stdin");
-        // The target may exit before reading everything.
-        let _ = input.write_all(stdin);
-    }
-    child.wait_with_output().expect("wait")
+    procs::output(Command::new(exe).args(args).envs(env.iter().copied()), stdin)
 }
 
 /// Runs `exe` on one input through stdin and returns its JSON reports: every (site, kind) it

@@ -26,7 +26,7 @@ use libafl_bolts::shmem::{ShMemProvider, StdShMemProvider};
 use libafl_bolts::tuples::tuple_list;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::process::{Child, ExitStatus};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::Duration;
 
 /// LibAFL's event configuration: clients of the same configuration reuse each other's
@@ -58,13 +58,31 @@ fn exited(pid: i32) -> bool {
 /// one restoring its state, a resumed one re-reading its queue, or `end_with_parent` finding
 /// the restarter gone) would end it without its end record. From here on a stop is a request,
 /// honoured at the next check; and a dead restarter (so a dead broker) asks for one.
+///
+/// The client holds state worth a clean stop (its final stats, its end record), so its
+/// restarter's death wakes it rather than kills it: the kernel sends SIGCONT, which resumes a
+/// stopped client (SIGSTOP, job control, a debugger let go; a stopped process leaves SIGTERM
+/// pending for good), and the client's stop check sees the restarter gone. SIGCONT keeps its
+/// default disposition: a handler would make the syscall it interrupts fail with EINTR (the
+/// forkserver executor's poll), which ends the client with an error on any SIGCONT. The
+/// restarter holds nothing to save and gets SIGKILL (see [`join`] and [`launch`]).
 fn become_client(restarter: u32) {
     crate::stats::install_stop_handler();
-    end_with_parent(libc::SIGTERM, restarter);
+    RESTARTER.store(restarter, Ordering::Relaxed);
+    end_with_parent(libc::SIGCONT, restarter);
 }
 
-/// Asks the kernel to send `signal` to this process when its parent dies, and ends at once
-/// if the parent (`parent`) is already gone. A campaign whose broker was killed must not
+/// The restarter of this client process (0 in any other process).
+static RESTARTER: AtomicU32 = AtomicU32::new(0);
+
+/// Whether this is a client process whose restarter is gone.
+pub(crate) fn restarter_gone() -> bool {
+    let restarter = RESTARTER.load(Ordering::Relaxed);
+    restarter != 0 && std::os::unix::process::parent_id() != restarter
+}
+
+/// Asks the kernel to send `signal` to this process when its parent dies, and sends it at
+/// once if the parent (`parent`) is already gone. A campaign whose broker was killed must not
 /// leave clients fuzzing with nobody to report to.
 fn end_with_parent(signal: libc::c_int, parent: u32) {
     // SAFETY: prctl with integer arguments only.
@@ -179,7 +197,8 @@ where
                  monitor: Option<MT>| {
         match description {
             Some(client_description) => {
-                // This process becomes the core's restarter: it ends with the broker.
+                // This process becomes the core's restarter: it ends with the broker, by SIGKILL,
+                // which also ends a stopped process; a restarter has nothing to save.
                 end_with_parent(libc::SIGKILL, main_pid);
                 let restarter = std::process::id();
                 // OOM-safe: the restarter respawns a client even when it was killed without
@@ -346,12 +365,16 @@ where
             *status = child.try_wait().ok().flatten();
         }
         // Again every half second: a client may not have been forked yet at the first try.
+        // SIGCONT after it: a stopped client would leave SIGTERM pending until resumed.
         if TERMINATE.load(Ordering::Relaxed) && last_forward.is_none_or(|t| t.elapsed() >= Duration::from_millis(500)) {
             last_forward = Some(std::time::Instant::now());
             for (_, child, _) in clients.iter().filter(|c| c.2.is_none()) {
                 for pid in child_pids(child.id()) {
                     // SAFETY: signalling a client process of this campaign.
-                    unsafe { libc::kill(pid, libc::SIGTERM) };
+                    unsafe {
+                        libc::kill(pid, libc::SIGTERM);
+                        libc::kill(pid, libc::SIGCONT);
+                    }
                 }
             }
         }
@@ -403,7 +426,8 @@ where
 {
     crate::logging::init_from_env();
     crate::registry::register();
-    // The restarter ends with `numfuzz run` (the broker); its client, below, with the restarter.
+    // The restarter ends with `numfuzz run` (the broker), by SIGKILL, which also ends a stopped
+    // process (a restarter has nothing to save); its client, below, stops with the restarter.
     end_with_parent(libc::SIGKILL, slot.broker_pid);
     let description = slot.description();
     description.core_id().set_affinity()?;

@@ -28,9 +28,10 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 /// clean stop.
 static STOP_REQUESTED: AtomicBool = AtomicBool::new(false);
 
-/// Whether this client was asked to stop (SIGINT/SIGTERM).
+/// Whether this client was asked to stop: by SIGINT/SIGTERM, or by the death of its
+/// restarter (see `campaign::become_client`).
 pub fn stop_requested() -> bool {
-    STOP_REQUESTED.load(Ordering::Relaxed)
+    STOP_REQUESTED.load(Ordering::Relaxed) || crate::campaign::restarter_gone()
 }
 
 /// Whether the campaign is over: a stop was requested or its `-V` deadline has passed.
