@@ -159,12 +159,7 @@ pub fn on_taint_build(
     signature: Option<&Signature>,
 ) -> Option<(Flow, Option<Attribution>)> {
     let (_, mut flow) = super::taint::replay(taint, input, TaintMode::NonFinite).ok()?;
-    let keys: Vec<FindingKey> = replay
-        .exceptions
-        .iter()
-        .map(|e| FindingKey::of(e.kind, &e.site))
-        .collect();
-    flow.translate(&keys);
+    flow.translate_for(replay);
     if !consequence::needs_attribution(replay, signature) {
         return Some((flow, None));
     }

@@ -188,14 +188,9 @@ pub fn analyze(
     attribution: Option<&Attribution>,
     signature: Option<&Signature>,
 ) -> InputAnalysis {
-    let keys: Vec<FindingKey> = replay
-        .exceptions
-        .iter()
-        .map(|e| FindingKey::of(e.kind, &e.site))
-        .collect();
     let translated = flow.map(|f| {
         let mut f = f.clone();
-        f.translate(&keys);
+        f.translate_for(replay);
         f
     });
     let flow = translated.as_ref();

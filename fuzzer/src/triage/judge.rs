@@ -216,12 +216,7 @@ impl Judge<'_> {
         let finite = reference.judged.returned.parse::<f64>().is_ok_and(f64::is_finite);
         if reference.judged.verdict == Verdict::Wrong && finite {
             if let Some((_, mut flow)) = self.taint_analysis(bytes, TaintMode::Influence) {
-                let keys: Vec<FindingKey> = replay
-                    .exceptions
-                    .iter()
-                    .map(|e| FindingKey::of(e.kind, &e.site))
-                    .collect();
-                flow.translate(&keys);
+                flow.translate_for(&replay);
                 let index = reference.judged.index;
                 let reach = consequence::reaching(&flow, |r| r.index == Some(index));
                 let origin_at = |p: usize| {

@@ -50,6 +50,17 @@ impl Flow {
         }
     }
 
+    /// [`Flow::translate`] to the identities `replay` (the same input on the campaign's
+    /// target) names its exceptions by.
+    pub fn translate_for(&mut self, replay: &Replay) {
+        let keys: Vec<FindingKey> = replay
+            .exceptions
+            .iter()
+            .map(|e| FindingKey::of(e.kind, &e.site))
+            .collect();
+        self.translate(&keys);
+    }
+
     /// Every finding that flowed into `p`, directly or through others.
     pub fn ancestors(&self, p: usize) -> BTreeSet<usize> {
         let mut seen = BTreeSet::new();
