@@ -149,7 +149,7 @@ unsafe fn check(site: *const SiteRecord, ops: Operands, labels: Option<OperandLa
     taint::note_flow(rec.id, outcome.raised, passed);
     // A conversion's integer result has no float stand-in: its Invalid is not repaired.
     let repaired = (outcome.raised != 0 && !to_int)
-        .then(|| taint::repaired(rec.id, outcome.raised, origin, ops.r))
+        .then(|| taint::repaired(rec.id, outcome.raised, origin, ops.r, passed))
         .flatten();
     Tainted { label, repaired }
 }

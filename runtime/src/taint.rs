@@ -158,11 +158,29 @@ pub fn configure_from_env() -> Result<(), String> {
 }
 
 /// The stand-in for the result `r` of a check at `site` that raised `raised` (bit per kind)
-/// from finite operands (`origin`), when that (site, kind) is the one repaired.
-pub fn repaired(site: u32, raised: u8, origin: bool, r: Float) -> Option<Float> {
-    let repair = state().repair?;
-    let hit = origin && repair.site == site && raised & (1 << repair.kind as u8) != 0;
-    hit.then(|| stand_in(repair.kind, r)).flatten()
+/// from finite operands (`origin`): when that (site, kind) is the one repaired, or when the
+/// repaired finding's label is among the operand labels that passed into it (`passed`). The
+/// second is the repair's cascade: a stand-in at the edge of the format (the largest finite
+/// value) overflows again in the next operation (`2 * DBL_MAX`), where the exact value would
+/// not; that exception is the repaired one's consequence, and is repaired with it.
+pub fn repaired(site: u32, raised: u8, origin: bool, r: Float, passed: u8) -> Option<Float> {
+    let st = state();
+    let repair = st.repair?;
+    if !origin {
+        return None;
+    }
+    if repair.site == site && raised & (1 << repair.kind as u8) != 0 {
+        return stand_in(repair.kind, r);
+    }
+    let position = *st.index.get(&(repair.site, repair.kind))?;
+    let label = st.label(position)?;
+    if passed & (1 << label) == 0 {
+        return None;
+    }
+    ExceptionKind::ALL
+        .into_iter()
+        .filter(|k| raised & (1 << *k as u8) != 0)
+        .find_map(|k| stand_in(k, r))
 }
 
 /// Forgets the previous input's findings.
