@@ -109,6 +109,8 @@ struct State {
     skip: u32,
     /// The (site, kind) whose generated results get a finite stand-in (`NUMFUZZ_REPAIR`).
     repair: Option<Repair>,
+    /// A stand-in was given in this run (the repair's cascade follows it).
+    repair_given: bool,
     /// Raised (site, kind) pairs in the order of their first exception.
     order: Vec<(u32, ExceptionKind)>,
     index: BTreeMap<(u32, ExceptionKind), usize>,
@@ -120,6 +122,7 @@ static STATE: Mutex<State> = Mutex::new(State {
     mode: TaintMode::NonFinite,
     skip: 0,
     repair: None,
+    repair_given: false,
     order: Vec::new(),
     index: BTreeMap::new(),
     from: Vec::new(),
@@ -158,34 +161,34 @@ pub fn configure_from_env() -> Result<(), String> {
 }
 
 /// The stand-in for the result `r` of a check at `site` that raised `raised` (bit per kind)
-/// from finite operands (`origin`): when that (site, kind) is the one repaired, or when the
-/// repaired finding's label is among the operand labels that passed into it (`passed`). The
-/// second is the repair's cascade: a stand-in at the edge of the format (the largest finite
-/// value) overflows again in the next operation (`2 * DBL_MAX`), where the exact value would
-/// not; that exception is the repaired one's consequence, and is repaired with it.
+/// from finite operands (`origin`): when that (site, kind) is the one repaired, or when it
+/// is the repair's cascade: an exception of the same kind whose operands carry the repaired
+/// finding's label (`passed`), once a stand-in was given in this run. A stand-in at the edge
+/// of the format (the largest finite value) overflows again in the next operation
+/// (`2 * DBL_MAX`) where the exact value would not; that exception is the stand-in's own
+/// doing and is repaired with it. Other kinds, and exceptions downstream of a repair that
+/// changed nothing (a subnormal kept), are not: they belong to the input, not to the repair.
 pub fn repaired(site: u32, raised: u8, origin: bool, r: Float, passed: u8) -> Option<Float> {
-    let st = state();
+    let mut st = state();
     let repair = st.repair?;
-    if !origin {
+    if !origin || raised & (1 << repair.kind as u8) == 0 {
         return None;
     }
-    if repair.site == site && raised & (1 << repair.kind as u8) != 0 {
-        return stand_in(repair.kind, r);
+    if repair.site == site {
+        let x = stand_in(repair.kind, r);
+        st.repair_given |= x.is_some();
+        return x;
     }
-    let position = *st.index.get(&(repair.site, repair.kind))?;
-    let label = st.label(position)?;
-    if passed & (1 << label) == 0 {
-        return None;
-    }
-    ExceptionKind::ALL
-        .into_iter()
-        .filter(|k| raised & (1 << *k as u8) != 0)
-        .find_map(|k| stand_in(k, r))
+    let label = st.label(*st.index.get(&(repair.site, repair.kind))?)?;
+    (st.repair_given && passed & (1 << label) != 0)
+        .then(|| stand_in(repair.kind, r))
+        .flatten()
 }
 
 /// Forgets the previous input's findings.
 pub fn reset() {
     let mut st = state();
+    st.repair_given = false;
     st.order.clear();
     st.index.clear();
     st.from.clear();
