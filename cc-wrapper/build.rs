@@ -1,6 +1,6 @@
-//! Builds the numfuzz LLVM pass against the pinned llvm-config and generates the ABI header.
+//! Builds the numfuzz LLVM passes (the checker pass and the shadow builds' pass) against the pinned llvm-config and generates the ABI header.
 //!
-//! Exposes to the crate (as compile-time env): `NUMFUZZ_PASS_PATH`, `NUMFUZZ_INCLUDE_DIR`,
+//! Exposes to the crate (as compile-time env): `NUMFUZZ_PASS_PATH`, `NUMFUZZ_SHADOW_PASS_PATH`, `NUMFUZZ_INCLUDE_DIR`,
 //! `NUMFUZZ_ABILIST_PATH` (the DataFlowSanitizer ABI list of taint builds),
 //! `NUMFUZZ_CLANG`, `NUMFUZZ_CLANGXX`, `NUMFUZZ_LLVM_BINDIR`.
 
@@ -41,6 +41,7 @@ fn query(cfg: &str, arg: &str) -> String {
 fn main() {
     println!("cargo:rerun-if-env-changed=LLVM_CONFIG");
     println!("cargo:rerun-if-changed=pass/numfuzz-pass.cc");
+    println!("cargo:rerun-if-changed=pass/numfuzz-shadow.cc");
     println!("cargo:rerun-if-changed=include/numfuzz.h");
     println!("cargo:rerun-if-changed=../runtime/abi/src");
 
@@ -62,21 +63,27 @@ fn main() {
     );
     let clang = bindir.join("clang");
     let clangxx = bindir.join("clang++");
+    let build_plugin = |source: &str, plugin: &Path| {
+        let mut cmd = Command::new(&clangxx);
+        cmd.args(query(&cfg, "--cxxflags").split_whitespace())
+            .args(["-shared", "-fPIC", "-O2", "-Wall", "-Wno-unused-parameter"])
+            .arg(format!("-I{}", include.display()))
+            .arg(Path::new(source))
+            .arg("-o")
+            .arg(plugin)
+            .args(query(&cfg, "--ldflags").split_whitespace());
+        let status = cmd
+            .status()
+            .unwrap_or_else(|e| panic!("cannot run {}: {e}", clangxx.display()));
+        assert!(status.success(), "building the numfuzz pass {source} failed: {cmd:?}");
+    };
     let pass = out.join("numfuzz-pass.so");
-    let mut cmd = Command::new(&clangxx);
-    cmd.args(query(&cfg, "--cxxflags").split_whitespace())
-        .args(["-shared", "-fPIC", "-O2", "-Wall", "-Wno-unused-parameter"])
-        .arg(format!("-I{}", include.display()))
-        .arg(Path::new("pass/numfuzz-pass.cc"))
-        .arg("-o")
-        .arg(&pass)
-        .args(query(&cfg, "--ldflags").split_whitespace());
-    let status = cmd
-        .status()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}", clangxx.display()));
-    assert!(status.success(), "building the numfuzz pass failed: {cmd:?}");
+    build_plugin("pass/numfuzz-pass.cc", &pass);
+    let shadow_pass = out.join("numfuzz-shadow.so");
+    build_plugin("pass/numfuzz-shadow.cc", &shadow_pass);
 
     println!("cargo:rustc-env=NUMFUZZ_PASS_PATH={}", pass.display());
+    println!("cargo:rustc-env=NUMFUZZ_SHADOW_PASS_PATH={}", shadow_pass.display());
     println!("cargo:rustc-env=NUMFUZZ_INCLUDE_DIR={}", include.display());
     println!("cargo:rustc-env=NUMFUZZ_ABILIST_PATH={}", abilist.display());
     println!("cargo:rustc-env=NUMFUZZ_CLANG={}", clang.display());

@@ -1,15 +1,18 @@
 //! Compiles the runtime's C shims: weak main, AFL++ markers, FP re-execution (shim.c) and the
-//! DataFlowSanitizer wrappers of taint builds (taint_shim.c).
+//! DataFlowSanitizer wrappers of taint builds (taint_shim.c) and the shadow builds' memory
+//! and call shadows (shadow.c).
 
 fn main() {
     println!("cargo:rerun-if-changed=src/shim.c");
     println!("cargo:rerun-if-changed=src/taint_shim.c");
+    println!("cargo:rerun-if-changed=src/shadow.c");
     println!("cargo:rerun-if-changed=abi/src");
     let out = std::path::PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
     std::fs::write(out.join("numfuzz_abi.h"), numfuzz_abi::c_header::generate()).expect("write numfuzz_abi.h");
     cc::Build::new()
         .file("src/shim.c")
         .file("src/taint_shim.c")
+        .file("src/shadow.c")
         .include(&out)
         // Exact IEEE semantics for the re-executed operations: no contraction, honour the
         // dynamic rounding mode, keep trapping semantics.

@@ -2,11 +2,13 @@
 //!
 //! A compile gets sancov `trace-pc-guard` edges, `-ffp-contract=off` (so `a*b+c` stays two
 //! checked operations), the numfuzz LLVM pass and `numfuzz.h` on the include path; a link of
-//! an executable gets the numfuzz runtime. Three environment switches change the build:
+//! an executable gets the numfuzz runtime. Four environment switches change the build:
 //! `NUMFUZZ_CC_NO_CHECKS=1` (edges only, for overhead measurements),
 //! `NUMFUZZ_CC_COVERAGE=1` (llvm-cov source coverage, no numfuzz instrumentation) and
 //! `NUMFUZZ_CC_TAINT=1` (the replay-only taint build of `numfuzz triage`: checkers plus
-//! DataFlowSanitizer, whose labels carry each exceptional value's findings to the results).
+//! DataFlowSanitizer, whose labels carry each exceptional value's findings to the results)
+//! and `NUMFUZZ_CC_SHADOW=1` (the replay-only shadow build: every float and double carries
+//! a shadow in x87 extended precision, which triage reads as a reference).
 //!
 //! Compiles and links go through libafl_cc's `ClangWrapper`. Invocations that only ask clang
 //! something (`--version`, `-print-*`, `-dumpmachine`), preprocess (`-E`, `-M`) or compile
@@ -34,6 +36,10 @@ pub enum Mode {
     /// Checkers and DataFlowSanitizer (labels follow exceptional values), no edges: a build
     /// triage replays to learn which exceptions reach the declared results.
     Taint,
+    /// Every float and double carries a shadow in x87 extended precision (the shadow pass),
+    /// no edges, no checkers: a build triage replays for a reference where there is no
+    /// oracle.
+    Shadow,
 }
 
 impl Mode {
@@ -43,6 +49,8 @@ impl Mode {
             Mode::Coverage
         } else if on(abi_env::CC_TAINT) {
             Mode::Taint
+        } else if on(abi_env::CC_SHADOW) {
+            Mode::Shadow
         } else if on(abi_env::CC_NO_CHECKS) {
             Mode::EdgesOnly
         } else {
@@ -145,6 +153,8 @@ pub struct Toolchain {
     pub clang: PathBuf,
     pub clangxx: PathBuf,
     pub pass: PathBuf,
+    /// The shadow builds' pass.
+    pub shadow_pass: PathBuf,
     pub include: PathBuf,
     /// numfuzz's DataFlowSanitizer ABI list (the runtime's entry points), for taint builds.
     pub abilist: PathBuf,
@@ -169,6 +179,7 @@ impl Toolchain {
             clang: PathBuf::from(env!("NUMFUZZ_CLANG")),
             clangxx: PathBuf::from(env!("NUMFUZZ_CLANGXX")),
             pass: PathBuf::from(env!("NUMFUZZ_PASS_PATH")),
+            shadow_pass: PathBuf::from(env!("NUMFUZZ_SHADOW_PASS_PATH")),
             include: PathBuf::from(env!("NUMFUZZ_INCLUDE_DIR")),
             abilist: PathBuf::from(env!("NUMFUZZ_ABILIST_PATH")),
             runtime,
@@ -220,6 +231,13 @@ pub fn compile_flags(mode: Mode, tc: &Toolchain) -> Vec<String> {
                 flags.push("-mllvm".into());
                 flags.push(opt.into());
             }
+        }
+        Mode::Shadow => {
+            flags.push("-g".into());
+            flags.push(format!("-fpass-plugin={}", tc.shadow_pass.display()));
+            // Vectors carry no shadows: keep the program's float code scalar.
+            flags.push("-fno-vectorize".into());
+            flags.push("-fno-slp-vectorize".into());
         }
         Mode::EdgesOnly => flags.push("-fsanitize-coverage=trace-pc-guard".into()),
         Mode::Coverage => {
@@ -305,8 +323,9 @@ pub fn run(args: &[String], cpp: bool) -> Result<i32, WrapperError> {
         // `$CC -E` (such as "argument unused") as a broken preprocessor.
         return run_direct(compiler, args, &preprocessor_flags(&tc));
     }
-    if matches!(mode, Mode::Fuzz | Mode::Taint) && inv.sources > 0 && !tc.pass.exists() {
-        return Err(WrapperError::MissingPass(tc.pass.clone()));
+    let plugin = if mode == Mode::Shadow { &tc.shadow_pass } else { &tc.pass };
+    if matches!(mode, Mode::Fuzz | Mode::Taint | Mode::Shadow) && inv.sources > 0 && !plugin.exists() {
+        return Err(WrapperError::MissingPass(plugin.clone()));
     }
     let links = inv.links() && !inv.shared;
     if links && !tc.runtime.exists() {

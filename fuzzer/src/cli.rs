@@ -175,6 +175,11 @@ pub struct TriageArgs {
     /// exceptions reach a declared result (default: TARGET.taint beside the target, if present).
     #[arg(long)]
     pub taint_target: Option<PathBuf>,
+    /// The shadow build of the target (NUMFUZZ_CC_SHADOW=1 numfuzz-cc), which judges Inf and
+    /// NaN results when there is no --oracle (default: TARGET.shadow beside the target, if
+    /// present).
+    #[arg(long)]
+    pub shadow_target: Option<PathBuf>,
     /// A reference oracle: a command that reads one JSON line per input and answers the true
     /// value of each declared result (protocol in the README), e.g. targets/gsl/oracle.py.
     #[arg(long, value_name = "CMD")]

@@ -5,7 +5,7 @@ use numfuzz_abi::signature::Signature;
 use numfuzz_abi::site::SiteTable;
 use numfuzz_abi::{
     ABI_VERSION, FUNCTION_SECTION, HARNESS_SECTION, RUNTIME_MARKER_PREFIX, RUNTIME_SECTION, SIGNATURE_SECTION,
-    TAINT_SECTION,
+    SHADOW_SECTION, TAINT_SECTION,
 };
 use object::{Object, ObjectSection, ObjectSymbol};
 use std::path::{Path, PathBuf};
@@ -46,6 +46,8 @@ pub struct Target {
     pub function: Option<String>,
     /// A taint build (`NUMFUZZ_CC_TAINT=1 numfuzz-cc`): replay only.
     pub is_taint: bool,
+    /// A shadow build (`NUMFUZZ_CC_SHADOW=1 numfuzz-cc`): replay only.
+    pub is_shadow: bool,
     /// The source file that defines the harness, as the compiler saw it (absolute).
     pub harness_source: Option<PathBuf>,
     /// A coverage build (`NUMFUZZ_CC_COVERAGE=1 numfuzz-cc`, llvm-cov's mapping inside): no
@@ -91,6 +93,7 @@ impl Target {
             many => return Err(TargetError::ManySignatures(path.to_path_buf(), many.join(" | "))),
         };
         let is_taint = file.section_by_name(TAINT_SECTION).is_some();
+        let is_shadow = file.section_by_name(SHADOW_SECTION).is_some();
         // A taint build's definitions carry DataFlowSanitizer's `.dfsan` suffix.
         let has_harness = file.symbols().chain(file.dynamic_symbols()).any(|s| {
             s.is_definition()
@@ -110,6 +113,7 @@ impl Target {
                 .next()
                 .map(PathBuf::from),
             is_taint,
+            is_shadow,
             is_coverage: has_coverage_mapping(&file),
         })
     }
@@ -132,14 +136,17 @@ impl Target {
     }
 
     /// The name the reference oracle is asked about: `NUMFUZZ_FUNCTION`, else the file name
-    /// (without a `.taint` suffix).
+    /// (without a `.taint` or `.shadow` suffix).
     pub fn function_name(&self) -> String {
         self.function.clone().unwrap_or_else(|| {
             let name = self
                 .path
                 .file_name()
                 .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-            name.strip_suffix(".taint").map(str::to_string).unwrap_or(name)
+            [".taint", ".shadow"]
+                .iter()
+                .find_map(|s| name.strip_suffix(s))
+                .map_or_else(|| name.clone(), str::to_string)
         })
     }
 

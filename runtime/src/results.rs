@@ -5,7 +5,7 @@
 use crate::fpu::F80Slot;
 use crate::region::Region;
 use crate::report;
-use numfuzz_abi::report::{ReportEvent, ResultReport};
+use numfuzz_abi::report::{ReportEvent, ResultReport, ShadowValue};
 use numfuzz_abi::taint::label_list;
 use numfuzz_abi::value::Float;
 use std::ffi::{c_char, CStr};
@@ -24,7 +24,7 @@ pub fn reset() {
 ///
 /// # Safety
 /// `name` is null or a NUL-terminated string.
-pub unsafe fn declare(name: *const c_char, v: Float, labels: Option<u8>) {
+pub unsafe fn declare(name: *const c_char, v: Float, labels: Option<u8>, shadow: Option<ShadowValue>) {
     let primary = name.is_null();
     if let Some(region) = Region::current() {
         region.note_result(primary, !v.is_finite());
@@ -48,6 +48,7 @@ pub unsafe fn declare(name: *const c_char, v: Float, labels: Option<u8>) {
         value: v.to_string(),
         hex: v.to_hex(),
         labels: labels.map(label_list),
+        shadow,
     });
     if crate::precise::in_fast_run() {
         deferred().push(event);
@@ -81,7 +82,7 @@ pub fn settle_fast_run(rerun: bool) {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn numfuzz_result_f32(name: *const c_char, v: f32) {
     // SAFETY: forwarded contract.
-    unsafe { declare(name, Float::from_f32(v), None) }
+    unsafe { declare(name, Float::from_f32(v), None, None) }
 }
 
 /// # Safety
@@ -89,7 +90,7 @@ pub unsafe extern "C" fn numfuzz_result_f32(name: *const c_char, v: f32) {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn numfuzz_result_f64(name: *const c_char, v: f64) {
     // SAFETY: forwarded contract.
-    unsafe { declare(name, Float::from_f64(v), None) }
+    unsafe { declare(name, Float::from_f64(v), None, None) }
 }
 
 /// # Safety
@@ -97,7 +98,7 @@ pub unsafe extern "C" fn numfuzz_result_f64(name: *const c_char, v: f64) {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn numfuzz_result_f80(name: *const c_char, v: *const F80Slot) {
     // SAFETY: forwarded contract.
-    unsafe { declare(name, (*v).value(), None) }
+    unsafe { declare(name, (*v).value(), None, None) }
 }
 
 /// Taint builds: the shim's `__dfsw_numfuzz_result_*` wrappers, with the value's label.
@@ -107,7 +108,7 @@ pub unsafe extern "C" fn numfuzz_result_f80(name: *const c_char, v: *const F80Sl
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn numfuzz_rt_result_f32(name: *const c_char, v: f32, label: u8) {
     // SAFETY: forwarded contract.
-    unsafe { declare(name, Float::from_f32(v), Some(label)) }
+    unsafe { declare(name, Float::from_f32(v), Some(label), None) }
 }
 
 /// # Safety
@@ -115,7 +116,7 @@ pub unsafe extern "C" fn numfuzz_rt_result_f32(name: *const c_char, v: f32, labe
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn numfuzz_rt_result_f64(name: *const c_char, v: f64, label: u8) {
     // SAFETY: forwarded contract.
-    unsafe { declare(name, Float::from_f64(v), Some(label)) }
+    unsafe { declare(name, Float::from_f64(v), Some(label), None) }
 }
 
 /// # Safety
@@ -123,5 +124,37 @@ pub unsafe extern "C" fn numfuzz_rt_result_f64(name: *const c_char, v: f64, labe
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn numfuzz_rt_result_f80(name: *const c_char, v: *const F80Slot, label: u8) {
     // SAFETY: forwarded contract.
-    unsafe { declare(name, (*v).value(), Some(label)) }
+    unsafe { declare(name, (*v).value(), Some(label), None) }
+}
+
+/// Shadow builds: `shadow.c`'s `__numfuzz_shadow_result`, with the result's width in bytes (a
+/// float arrives widened), its shadow and why
+/// it is unreliable (null: it is not).
+///
+/// # Safety
+/// As [`numfuzz_result_f32`]; `shadow` points to a `long double`; `unreliable` is null or a
+/// NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn numfuzz_rt_result_shadowed(
+    name: *const c_char,
+    v: f64,
+    width: u32,
+    shadow: *const F80Slot,
+    unreliable: *const c_char,
+) {
+    // SAFETY: forwarded contract.
+    let shadow = unsafe {
+        ShadowValue {
+            value: (*shadow).value().to_string(),
+            unreliable: (!unreliable.is_null()).then(|| CStr::from_ptr(unreliable).to_string_lossy().into_owned()),
+        }
+    };
+    // SAFETY: forwarded contract.
+    let v = if width == 4 {
+        Float::from_f32(v as f32)
+    } else {
+        Float::from_f64(v)
+    };
+    // SAFETY: forwarded contract.
+    unsafe { declare(name, v, None, Some(shadow)) }
 }

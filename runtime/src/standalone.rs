@@ -4,6 +4,11 @@ use crate::region::Region;
 use crate::{report, results, taint, Harness};
 use std::io::Read;
 
+unsafe extern "C" {
+    /// shadow.c: a new input's shadows start from its own values.
+    fn __numfuzz_shadow_reset();
+}
+
 const USAGE: &str = "usage: TARGET [FILE...]   (no FILE: read one input from stdin)\n\
     environment: NUMFUZZ_ABORT=0 report every exception and exit 0; NUMFUZZ_REPORT=json one JSON object per exception on stderr; NUMFUZZ_SITES=PATH write the site table as JSON";
 
@@ -56,6 +61,8 @@ pub fn run(args: &[String], harness: &Harness) -> i32 {
         region.reset();
         results::reset();
         taint::reset();
+        // SAFETY: shadow.c's reset touches only its own thread-local state.
+        unsafe { __numfuzz_shadow_reset() };
         harness.run(&data);
         report::input_done(region.raised_count(), region.handled());
     }

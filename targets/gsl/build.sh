@@ -2,19 +2,21 @@
 # GSL 2.7.1 from Debian's source package, built with numfuzz-cc, and one harness per
 # gsl_sf_*_e function with numeric arguments (generated from the installed headers).
 #
-#   targets/gsl/build.sh [--specfunc-only] [--no-coverage] [--no-taint] [--functions f1,f2,...] [--jobs N]
+#   targets/gsl/build.sh [--specfunc-only] [--no-coverage] [--no-taint] [--no-shadow] [--functions f1,f2,...] [--jobs N]
 #
 # Default: the whole library instrumented (so an exception inside a helper such as
 # sys/ or complex/ is located in its own source file), a coverage build of the whole library
 # (NUMFUZZ_CC_COVERAGE=1, for llvm-cov), a taint build of what the special functions link
-# (NUMFUZZ_CC_TAINT=1, for the consequences numfuzz triage computes), the generated harnesses,
-# and the harness binaries:
-#   build/bin/fuzz/<function>        numfuzz-cc harness, for numfuzz run / afl-fuzz / triage
-#   build/bin/fuzz/<function>.taint  its taint build (numfuzz triage finds it beside the target)
+# (NUMFUZZ_CC_TAINT=1, for the consequences numfuzz triage computes), a shadow build of the
+# same (NUMFUZZ_CC_SHADOW=1, the reference triage uses without an oracle), the generated
+# harnesses, and the harness binaries:
+#   build/bin/fuzz/<function>         numfuzz-cc harness, for numfuzz run / afl-fuzz / triage
+#   build/bin/fuzz/<function>.taint   its taint build (numfuzz triage finds it beside the target)
+#   build/bin/fuzz/<function>.shadow  its shadow build (likewise)
 #   build/bin/cov/<function>         llvm-cov build of the same harness (replays files)
 # --specfunc-only builds only the sub-libraries the special functions need outside the
 # Mathieu functions (gsl utils sys err complex specfunc, all instrumented) into
-# build/specfunc (and build/specfunc-taint) and its harnesses into build/bin/specfunc/. The
+# build/specfunc (and build/specfunc-taint, build/specfunc-shadow) and its harnesses into build/bin/specfunc/. The
 # README demo uses it: it is several times faster than the full build. The Mathieu harnesses
 # cannot link against it and are left out there.
 #
@@ -36,6 +38,7 @@ gsl_version=2.7.1
 specfunc_only=0
 coverage=1
 taint=1
+shadow=1
 functions=""
 jobs=$(nproc)
 while (($#)); do
@@ -43,6 +46,7 @@ while (($#)); do
     --specfunc-only) specfunc_only=1 ;;
     --no-coverage) coverage=0 ;;
     --no-taint) taint=0 ;;
+    --no-shadow) shadow=0 ;;
     --functions)
       functions="${2:?--functions needs a comma-separated list}"
       shift
@@ -182,7 +186,7 @@ toolchain_files() {
   pass=$(grep -o -- '-fpass-plugin=[^" ]*' <<<"$cmdline" | head -1 | cut -d= -f2)
   inc=$(grep -o -- '-I[^" ]*include' <<<"$cmdline" | head -1 | cut -c3-)
   [ -n "$pass" ] && [ -e "$pass" ] || die "cannot find numfuzz-cc's LLVM pass (verbose output: $cmdline)"
-  echo "$cc" "$pass" "$inc/numfuzz.h" "$inc/numfuzz_abi.h" "$inc/numfuzz_dfsan_abilist.txt"
+  echo "$cc" "$pass" "$(dirname "$pass")/numfuzz-shadow.so" "$inc/numfuzz.h" "$inc/numfuzz_abi.h" "$inc/numfuzz_dfsan_abilist.txt"
 }
 
 key_of() { cat "$@" | sha256sum | cut -d' ' -f1; }
@@ -203,11 +207,13 @@ stub_doc_makefile() {
 
 # The environment of a variant's compiles. A taint build configures without it (configure's
 # link tests would see DataFlowSanitizer's renamed symbols and conclude that functions are
-# missing, and config.h must match the fuzz build's) and compiles with it.
+# missing, and config.h must match the fuzz build's) and compiles with it; so does a shadow
+# build (its config.h must match too).
 variant_env() {
   case $1 in
     cov) echo NUMFUZZ_CC_COVERAGE=1 ;;
     taint | specfunc-taint) echo NUMFUZZ_CC_TAINT=1 ;;
+    shadow | specfunc-shadow) echo NUMFUZZ_CC_SHADOW=1 ;;
   esac
 }
 
@@ -224,7 +230,7 @@ build_library() {
   fi
   local envs=() make_envs=()
   read -ra make_envs <<<"$(variant_env "$variant")"
-  case $variant in *taint) ;; *) envs=("${make_envs[@]}") ;; esac
+  case $variant in *taint | *shadow) ;; *) envs=("${make_envs[@]}") ;; esac
   rm -f "$stamp"
   mkdir -p "$obj"
   local log="$dir/build.log" t0 t1 t2
@@ -333,6 +339,12 @@ if ((specfunc_only)); then
     tobj="$build/specfunc-taint/obj"
     build_harnesses specfunc-taint "$(archives "$tobj" sys err complex specfunc)" "$tobj" specfunc .taint
   fi
+  if ((shadow)); then
+    build_library specfunc-shadow "$lib_key" "${dirs[@]}"
+    update_key "$build/specfunc-shadow/toolchain.key" "$bin_key"
+    sobj="$build/specfunc-shadow/obj"
+    build_harnesses specfunc-shadow "$(archives "$sobj" sys err complex specfunc)" "$sobj" specfunc .shadow
+  fi
   exit 0
 fi
 
@@ -349,6 +361,13 @@ if ((taint)); then
   update_key "$build/taint/toolchain.key" "$bin_key"
   tobj="$build/taint/obj"
   build_harnesses taint "$(archives "$tobj" "${dirs[@]:2}")" "$tobj" fuzz .taint
+fi
+if ((shadow)); then
+  dirs=(gsl utils sys err complex block vector matrix permutation cblas blas linalg eigen specfunc)
+  build_library shadow "$lib_key" "${dirs[@]}"
+  update_key "$build/shadow/toolchain.key" "$bin_key"
+  sobj="$build/shadow/obj"
+  build_harnesses shadow "$(archives "$sobj" "${dirs[@]:2}")" "$sobj" fuzz .shadow
 fi
 if ((coverage)); then
   build_library cov "$lib_key"

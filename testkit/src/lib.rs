@@ -158,6 +158,14 @@ pub fn compile_with_taint(exe_name: &str, sources: &[(&str, &str)], flags: &[&st
     built
 }
 
+/// [`compile_with_taint`], plus the shadow build as `<exe_name>.shadow` beside it.
+pub fn compile_with_taint_and_shadow(exe_name: &str, sources: &[(&str, &str)], flags: &[&str]) -> Built {
+    let built = compile_with_taint(exe_name, sources, flags);
+    let shadow = compile(exe_name, sources, flags, &[("NUMFUZZ_CC_SHADOW", "1")]);
+    std::fs::copy(&shadow.exe, built.path(&format!("{exe_name}.shadow"))).expect("copy the shadow build");
+    built
+}
+
 /// An output directory laid out by hand the way `numfuzz run` writes it: instance
 /// directories with a `cmdline` naming `target`, and inputs written into them.
 pub struct HandCampaign {

@@ -201,6 +201,7 @@ mod tests {
                 value: value.into(),
                 hex: String::new(),
                 labels: None,
+                shadow: None,
             }],
             taint: None,
             ending: Ending::Completed { handled: false },

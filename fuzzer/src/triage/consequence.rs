@@ -380,6 +380,7 @@ mod tests {
             value: value.into(),
             hex: String::new(),
             labels: None,
+            shadow: None,
         }
     }
 

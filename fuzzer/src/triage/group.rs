@@ -5,6 +5,7 @@ use super::attribution::{RootBy, Via};
 use super::campaign::{Campaign, Expectation, InputFile};
 use super::consequence::{self, Consequence, InputAnalysis};
 use super::oracle::{ResultVerdict, Verdict};
+use super::references::Source;
 use super::ordinary::Ordinariness;
 use crate::replay::{decode_fields, DecodedField, Ending, Frame, Replay};
 use numfuzz_abi::kind::ExceptionKind;
@@ -68,11 +69,12 @@ pub struct Minimized {
     pub results: Vec<ResultReport>,
 }
 
-/// A finding's reference judgement: the oracle's true value of the worst-judged primary
-/// result of the input shown (the minimised one when there is one).
+/// A finding's reference judgement: the true value (the oracle's, or the shadow build's) of
+/// the worst-judged primary result of the input shown (the minimised one when there is one).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Reference {
     pub judged: ResultVerdict,
+    pub source: Source,
     /// The input judged (relative to the output directory, or the minimised file).
     pub input: String,
     /// Taint build, influence mode (a `wrong` finite result): the finding's value flows into
@@ -95,6 +97,9 @@ pub enum Class {
     /// Escapes as a NaN where the reference says the true value is undefined: the library's
     /// NaN is the answer.
     Undefined,
+    /// Escapes where the shadow build says the true value is beyond the format too (a true
+    /// overflow or underflow, a pole, the log of an exact zero): the ±Inf or 0 is the answer.
+    Range,
     Handled,
     /// Raised in inputs whose non-finite result another exception explains (or none could).
     Coincident,
@@ -112,6 +117,7 @@ impl Class {
             Class::Chained => "chained",
             Class::Propagated => "propagated",
             Class::Undefined => "undefined",
+            Class::Range => "range",
             Class::Handled => "handled",
             Class::Coincident => "coincident",
             Class::Absorbed => "absorbed",
@@ -178,7 +184,7 @@ impl Finding {
     /// The root of the chain it belongs to: of the non-finite results it reaches, else of the
     /// wrong result it flows into.
     pub fn root(&self) -> Option<&FindingKey> {
-        if self.undefined_result() {
+        if self.undefined_result() || self.true_range() {
             return None;
         }
         if self.consequence == Some(Consequence::Escapes) {
@@ -198,6 +204,16 @@ impl Finding {
                 .reference
                 .as_ref()
                 .is_some_and(|r| r.judged.verdict == Verdict::Undefined)
+    }
+
+    /// It escapes, and the shadow build says the true value is beyond the format too. (An
+    /// oracle's `unreported-range` stays a bug: an oracle speaks for a library that promises
+    /// to report range errors, as GSL does; the shadow knows no such promise.)
+    fn true_range(&self) -> bool {
+        self.consequence == Some(Consequence::Escapes)
+            && self.reference.as_ref().is_some_and(|r| {
+                r.source == Source::Shadow && r.judged.verdict == Verdict::UnreportedRange
+            })
     }
 
     /// An exception that makes the library return a non-finite or wrong value without saying
@@ -224,6 +240,9 @@ impl Finding {
         }
         if self.undefined_result() {
             return Class::Undefined;
+        }
+        if self.true_range() {
+            return Class::Range;
         }
         match c {
             Consequence::Handled => Class::Handled,
@@ -294,12 +313,16 @@ pub enum Consequences {
     NoTaintBuild { expected: PathBuf },
 }
 
-/// How the reference oracle was used.
+/// How the reference (the oracle, or the shadow build) was used.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OracleUse {
+    pub source: Source,
+    /// The oracle's command line, or the shadow build's path.
     pub command: String,
     /// Inputs it judged.
     pub judged: usize,
+    /// Shadow: inputs left unjudged because their shadows were unreliable.
+    pub unreliable: usize,
     /// Why it was given up on, if it was.
     pub error: Option<String>,
     pub tolerance: f64,

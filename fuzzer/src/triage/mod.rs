@@ -13,6 +13,7 @@ pub mod group;
 pub mod judge;
 pub mod minimize;
 pub mod oracle;
+pub mod references;
 pub mod ordinary;
 mod pool;
 pub mod repro;
@@ -23,7 +24,8 @@ use crate::target::{Target, TargetError};
 use attribution::Attribution;
 use campaign::Campaign;
 use group::{view_fields, Consequences, Finding, Minimized, OracleUse, Report};
-use judge::{Judge, Keep, OracleJudge};
+use judge::{Judge, Keep};
+use references::References;
 use numfuzz_abi::signature::Signature;
 use numfuzz_outdir::OutDirError;
 use std::path::{Path, PathBuf};
@@ -49,6 +51,8 @@ pub enum TriageError {
     ReproWithoutSignature,
     #[error("--taint-target `{0}` is not a taint build; build it with NUMFUZZ_CC_TAINT=1 numfuzz-cc (same sources and flags as the target)")]
     NotTaint(PathBuf),
+    #[error("--shadow-target `{0}` is not a shadow build; build it with NUMFUZZ_CC_SHADOW=1 numfuzz-cc (same sources and flags as the target)")]
+    NotShadow(PathBuf),
 }
 
 /// What to triage and how.
@@ -69,6 +73,9 @@ pub struct Options {
     pub minimize_bugs_only: bool,
     /// The taint build (default: `TARGET.taint` beside the target, when it is one).
     pub taint_target: Option<PathBuf>,
+    /// The shadow build (default: `TARGET.shadow` beside the target, when it is one), the
+    /// reference without an oracle.
+    pub shadow_target: Option<PathBuf>,
     /// The reference oracle's command line.
     pub oracle: Option<String>,
     /// How long it may take to answer one input.
@@ -96,10 +103,31 @@ fn resolve_taint(explicit: Option<&Path>, target: &Target) -> Result<Option<Path
         .map(|_| beside))
 }
 
+/// The shadow build to take references from: `explicit`, else `TARGET.shadow` beside the
+/// target when that is one.
+fn resolve_shadow(explicit: Option<&Path>, target: &Target) -> Result<Option<PathBuf>, TriageError> {
+    if let Some(path) = explicit {
+        let t = Target::inspect_numfuzz(path)?;
+        if !t.is_shadow {
+            return Err(TriageError::NotShadow(path.to_path_buf()));
+        }
+        return Ok(Some(path.to_path_buf()));
+    }
+    let beside = beside_target(&target.path, ".shadow");
+    Ok(Target::inspect_numfuzz(&beside)
+        .ok()
+        .filter(|t| t.is_shadow)
+        .map(|_| beside))
+}
+
 /// `TARGET.taint`.
 pub fn default_taint_path(target: &Path) -> PathBuf {
+    beside_target(target, ".taint")
+}
+
+fn beside_target(target: &Path, suffix: &str) -> PathBuf {
     let mut name = target.file_name().unwrap_or_default().to_os_string();
-    name.push(".taint");
+    name.push(suffix);
     target.with_file_name(name)
 }
 
@@ -141,6 +169,7 @@ pub fn triage(opts: &Options, progress: impl Fn(usize, usize) + Sync) -> Result<
     let campaign = Campaign::open(&opts.out)?;
     let (target, args) = resolve_target(&campaign, opts.target.as_deref())?;
     let taint_target = resolve_taint(opts.taint_target.as_deref(), &target)?;
+    let shadow_target = resolve_shadow(opts.shadow_target.as_deref(), &target)?;
     let memory_limit_mb = opts.memory_limit_mb.unwrap_or_else(|| campaign.memory_limit_mb());
     let replayer = Replayer {
         target: target.path.clone(),
@@ -241,18 +270,35 @@ pub fn triage(opts: &Options, progress: impl Fn(usize, usize) + Sync) -> Result<
         oracle: None,
     };
 
-    let oracle = opts
-        .oracle
-        .as_deref()
-        .map(|cmd| OracleJudge::start(cmd, &target.function_name(), opts.tolerance, opts.oracle_timeout));
+    // The oracle when there is one, else the shadow build.
+    let references = match (&opts.oracle, &shadow_target) {
+        (Some(cmd), _) => Some(References::oracle(
+            cmd,
+            &target.function_name(),
+            opts.tolerance,
+            opts.oracle_timeout,
+        )),
+        (None, Some(shadow)) => Some(References::shadow(
+            Replayer {
+                target: shadow.clone(),
+                args: replayer.args.clone(),
+                // Every operation calls the runtime: give it room, as the taint build.
+                timeout: opts.timeout * 4,
+                memory_limit_mb: None,
+            },
+            &target.function_name(),
+            opts.tolerance,
+        )),
+        (None, None) => None,
+    };
     let judge = Judge {
         replayer: &replayer,
         taint: taint_replayer.as_ref(),
         signature: signature.as_ref(),
-        oracle: oracle.as_ref(),
+        references: references.as_ref(),
     };
     // References of the inputs shown (they decide which findings are bugs by a wrong result).
-    if oracle.is_some() {
+    if references.is_some() {
         attach_references(&mut report, &judge, opts.jobs, false);
     }
     if let Some(dir) = &opts.minimize_into {
@@ -274,7 +320,7 @@ pub fn triage(opts: &Options, progress: impl Fn(usize, usize) + Sync) -> Result<
             }
         }
         // The references of what is shown now: the minimised inputs.
-        if oracle.is_some() {
+        if references.is_some() {
             attach_references(&mut report, &judge, opts.jobs, true);
         }
     }
@@ -288,7 +334,7 @@ pub fn triage(opts: &Options, progress: impl Fn(usize, usize) + Sync) -> Result<
             }
         }
     }
-    if let Some(o) = &oracle {
+    if let Some(o) = &references {
         let error = o.error();
         if error.is_some() {
             // Given up on: no partial references.
@@ -297,8 +343,10 @@ pub fn triage(opts: &Options, progress: impl Fn(usize, usize) + Sync) -> Result<
             }
         }
         report.oracle = Some(OracleUse {
-            command: o.command.clone(),
+            source: o.source(),
+            command: o.describe(),
             judged: o.asked(),
+            unreliable: o.unreliable(),
             error,
             tolerance: o.tolerance(),
         });

@@ -403,6 +403,7 @@ mod tests {
             value: value.into(),
             hex: String::new(),
             labels: None,
+            shadow: None,
         };
         let results = [
             res(Some(0), None, "1.0"),

@@ -219,6 +219,7 @@ mod tests {
             value: "inf".into(),
             hex: "inf".into(),
             labels: Some(labels.to_vec()),
+            shadow: None,
         }
     }
 

@@ -3,6 +3,7 @@
 use crate::cmp::CmpOperand;
 use crate::op::{FloatType, Op, OpShape};
 use crate::signature::FieldType;
+use crate::shadow::symbols as shadow;
 use crate::site::SITE_UNASSIGNED;
 use std::fmt::Write;
 
@@ -189,6 +190,7 @@ pub fn generate() -> String {
     writeln!(w, "#define NUMFUZZ_TAINT_SECTION \"{}\"", crate::TAINT_SECTION).unwrap();
     writeln!(w, "#define NUMFUZZ_HARNESS_SECTION \"{}\"", crate::HARNESS_SECTION).unwrap();
     writeln!(w, "#define NUMFUZZ_ENV_CC_TAINT \"{}\"", crate::env::CC_TAINT).unwrap();
+    writeln!(w, "#define NUMFUZZ_SHADOW_SECTION \"{}\"", crate::SHADOW_SECTION).unwrap();
     writeln!(w, "#define NUMFUZZ_TAINT_LABELS {}", crate::taint::LABELS).unwrap();
     writeln!(
         w,
@@ -314,6 +316,18 @@ pub fn generate() -> String {
         ("TAINT_INT_F32", symbols::TAINT_INT_F32),
         ("TAINT_INT_F64", symbols::TAINT_INT_F64),
         ("TAINT_INT_F80", symbols::TAINT_INT_F80),
+        ("SHADOW_ARG", shadow::ARG),
+        ("SHADOW_CALL", shadow::CALL),
+        ("SHADOW_SET_ARG", shadow::SET_ARG),
+        ("SHADOW_SET_RET", shadow::SET_RET),
+        ("SHADOW_GET_RET", shadow::GET_RET),
+        ("SHADOW_LOAD", shadow::LOAD),
+        ("SHADOW_STORE", shadow::STORE),
+        ("SHADOW_COPY", shadow::COPY),
+        ("SHADOW_INT_LOAD", shadow::INT_LOAD),
+        ("SHADOW_BITS", shadow::BITS),
+        ("SHADOW_CMP", shadow::CMP),
+        ("SHADOW_RESULT", shadow::RESULT),
     ] {
         writeln!(w, "#define NUMFUZZ_SYM_{name} \"{sym}\"").unwrap();
     }

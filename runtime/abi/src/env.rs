@@ -27,6 +27,10 @@ pub const CC_COVERAGE: &str = "NUMFUZZ_CC_COVERAGE";
 /// carry each exceptional value's findings to the declared results; see `taint`). numfuzz-cc
 /// and its LLVM pass both read it.
 pub const CC_TAINT: &str = "NUMFUZZ_CC_TAINT";
+/// Set by `numfuzz-cc` users: build the replay-only shadow build (every float and double the
+/// program computes carries a shadow in x87 extended precision; declared results report it;
+/// see `shadow`).
+pub const CC_SHADOW: &str = "NUMFUZZ_CC_SHADOW";
 /// Taint builds: how many exceptional (site, kind) pairs, in the order of their first
 /// exception in the run, get no label (labels are 8 bits, so the 9th and later findings of an
 /// input are labelled in further runs with a larger skip). Default 0.

@@ -18,6 +18,7 @@ pub mod probe;
 pub mod report;
 pub mod shm;
 pub mod signature;
+pub mod shadow;
 pub mod site;
 pub mod taint;
 pub mod value;
@@ -34,8 +35,9 @@ pub use value::Value;
 /// through which the local-search stage reads one slot's exact gap. 6: fast runs, asked for with
 /// `shm::MODE_FAST`. 7: an in-process target is started once per core by `numfuzz run`, which
 /// runs the broker, and joins it as the client named in `env::CLIENT`. 8: a taint build repairs
-/// the (site, kind) named in `env::REPAIR`.)
-pub const ABI_VERSION: u32 = 8;
+/// the (site, kind) named in `env::REPAIR`. 9: shadow builds, whose results carry their value
+/// in a wider format; see `shadow`.)
+pub const ABI_VERSION: u32 = 9;
 
 /// Name of the ELF section holding the harness's `NUMFUZZ_SIGNATURE` string.
 pub const SIGNATURE_SECTION: &str = "__numfuzz_sig";
@@ -47,6 +49,9 @@ pub const FUNCTION_SECTION: &str = "__numfuzz_fn";
 /// Name of the ELF section a taint build (`NUMFUZZ_CC_TAINT=1`) carries: a replay-only build
 /// whose values carry the findings they came from (see `taint`).
 pub const TAINT_SECTION: &str = "__numfuzz_taint";
+/// Name of the ELF section a shadow build (`NUMFUZZ_CC_SHADOW=1`) carries: a replay-only build
+/// whose values carry a shadow in x87 extended precision (see `shadow`).
+pub const SHADOW_SECTION: &str = "__numfuzz_shadow";
 /// Name of the ELF section holding the absolute path of the source file that defines the
 /// harness (`LLVMFuzzerTestOneInput`), for reproducers built outside numfuzz.
 pub const HARNESS_SECTION: &str = "__numfuzz_harness";

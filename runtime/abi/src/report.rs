@@ -115,6 +115,20 @@ pub struct ResultReport {
     /// Taint builds: the labels of the findings the value came from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub labels: Option<Vec<u8>>,
+    /// Shadow builds: the value computed in x87 extended precision.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shadow: Option<ShadowValue>,
+}
+
+/// A declared result's shadow (see [`crate::shadow`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShadowValue {
+    /// Shortest round-trip decimal of the x87 extended value (`inf`, `nan` as for values).
+    pub value: String,
+    /// Why the shadow does not tell what the program would have returned in the wider
+    /// format (`None`: it does).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unreliable: Option<String>,
 }
 
 /// What a taint run saw: the exceptional (site, kind) pairs of the run with their labels and
@@ -293,6 +307,10 @@ mod tests {
             value: "inf".into(),
             hex: "inf".into(),
             labels: Some(vec![0, 3]),
+            shadow: Some(ShadowValue {
+                value: "6.1e302".into(),
+                unreliable: None,
+            }),
         });
         let text = serde_json::to_string(&result).unwrap();
         assert!(

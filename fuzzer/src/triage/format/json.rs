@@ -8,14 +8,16 @@ use crate::triage::attribution::{RootBy, Via};
 use crate::triage::consequence::Consequence;
 use crate::triage::group::{Class, Consequences, InputView, KindCount, Report};
 use crate::triage::oracle::Verdict;
+use crate::triage::references::Source;
 use numfuzz_abi::kind::ExceptionKind;
 use numfuzz_abi::report::ResultReport;
 use serde::Serialize;
 
 /// Version of the JSON schema (2: consequences, chains, references and the bug list; 3: roots
 /// by repair (`root_by`, `via`), the `coincident` consequence and class, and the bugs whose
-/// cause is not isolated, `unexplained`).
-pub const SCHEMA_VERSION: u32 = 3;
+/// cause is not isolated, `unexplained`; 4: references from the shadow build, `source` in
+/// `oracle` and in each `reference`, `oracle.unreliable`, the `range` class).
+pub const SCHEMA_VERSION: u32 = 4;
 
 #[derive(Serialize)]
 struct Document<'a> {
@@ -74,8 +76,10 @@ struct ByKind {
 
 #[derive(Serialize)]
 struct Oracle<'a> {
+    source: Source,
     command: &'a str,
     judged: usize,
+    unreliable: usize,
     tolerance: f64,
     error: Option<&'a str>,
 }
@@ -86,6 +90,7 @@ struct Classes {
     chained: usize,
     propagated: usize,
     undefined: usize,
+    range: usize,
     handled: usize,
     coincident: usize,
     absorbed: usize,
@@ -144,6 +149,7 @@ struct Unexplained<'a> {
 
 #[derive(Serialize)]
 struct Reference<'a> {
+    source: Source,
     value: &'a str,
     verdict: Verdict,
     result: u32,
@@ -283,6 +289,7 @@ fn document(report: &Report) -> Document<'_> {
                 via: f.is_bug().then_some(f.root_by).flatten().map(|(_, via)| via),
                 escapes_to: &f.escapes_to,
                 reference: f.reference.as_ref().map(|r| Reference {
+                    source: r.source,
                     value: &r.judged.reference,
                     verdict: r.judged.verdict,
                     result: r.judged.index,
@@ -368,8 +375,10 @@ fn document(report: &Report) -> Document<'_> {
         },
         taint_target: report.taint_target.as_ref().map(|t| t.display().to_string()),
         oracle: report.oracle.as_ref().map(|o| Oracle {
+            source: o.source,
             command: &o.command,
             judged: o.judged,
+            unreliable: o.unreliable,
             tolerance: o.tolerance,
             error: o.error.as_deref(),
         }),
@@ -408,6 +417,7 @@ fn document(report: &Report) -> Document<'_> {
                 chained: report.class_count(Class::Chained),
                 propagated: report.class_count(Class::Propagated),
                 undefined: report.class_count(Class::Undefined),
+                range: report.class_count(Class::Range),
                 handled: report.class_count(Class::Handled),
                 coincident: report.class_count(Class::Coincident),
                 absorbed: report.class_count(Class::Absorbed),

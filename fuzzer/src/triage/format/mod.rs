@@ -6,6 +6,7 @@ pub mod markdown;
 pub mod sarif;
 pub mod table;
 
+use super::references::Source;
 use super::group::{Class, Consequences, Finding, Report};
 use crate::replay::{fields_decimal, fields_with_hex};
 use numfuzz_abi::op::FloatType;
@@ -69,12 +70,16 @@ pub fn sources_line(report: &Report) -> Option<String> {
         }
     }
     if let Some(o) = &report.oracle {
-        parts.push(match &o.error {
-            None => format!(
+        parts.push(match (&o.error, o.source) {
+            (None, Source::Oracle) => format!(
                 "references from `{}` (tolerance {:e}, {} inputs judged)",
                 o.command, o.tolerance, o.judged
             ),
-            Some(_) => format!("no references: the oracle `{}` failed", o.command),
+            (None, Source::Shadow) => format!(
+                "references of non-finite results from the shadow build {} ({} inputs asked, {} with unreliable shadows)",
+                o.command, o.judged, o.unreliable
+            ),
+            (Some(_), _) => format!("no references: the oracle `{}` failed", o.command),
         });
     }
     (!parts.is_empty()).then(|| {
@@ -94,6 +99,7 @@ pub fn others_line(report: &Report, all: bool) -> String {
         Class::Absorbed,
         Class::Handled,
         Class::Undefined,
+        Class::Range,
         Class::Propagated,
         Class::InputBorne,
     ];

@@ -1,0 +1,455 @@
+// numfuzz shadow pass: the replay-only shadow build (NUMFUZZ_CC_SHADOW=1 numfuzz-cc).
+//
+// Every float and double SSA value the program computes gets a shadow: the same computation
+// in x86_fp80 (x87 extended precision: 64-bit significand, 15-bit exponent). Arithmetic,
+// conversions and the libm calls the checkers know are repeated on the shadows (libm by its
+// long double version); shadows cross memory, calls and returns through the runtime's
+// shadow.c (see numfuzz-abi's shadow.rs for the contract). Declared results report their
+// shadow, which triage reads as a reference where there is no oracle.
+//
+// What is not shadowed, and restarts from the value itself: vectors (the wrapper turns the
+// vectorisers off, so only explicit SIMD code has them), aggregates returned by value,
+// long double values (they are their own shadow), values made from integer bits, and any
+// intrinsic or call outside the lists below. A restart only loses the extra precision; a
+// program that looks at a value the format lost (a branch on it, its bits) makes the run's
+// shadows unreliable, which the runtime records.
+//
+// The pass runs last in the optimisation pipeline (at -O0 too): the optimised IR has the
+// fewest memory round trips, and nothing after it rewrites the shadow code.
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/PostOrderIterator.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/PassManager.h"
+#include "llvm/Passes/PassBuilder.h"
+#if LLVM_VERSION_MAJOR >= 22
+#include "llvm/Plugins/PassPlugin.h"
+#else
+#include "llvm/Passes/PassPlugin.h"
+#endif
+#include "llvm/Support/Path.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
+
+#include "numfuzz_abi.h"
+
+#include <string>
+
+using namespace llvm;
+
+namespace {
+
+#if LLVM_VERSION_MAJOR >= 20
+Function *intrinsicDecl(Module &M, Intrinsic::ID ID, ArrayRef<Type *> Tys) {
+  return Intrinsic::getOrInsertDeclaration(&M, ID, Tys);
+}
+#else
+Function *intrinsicDecl(Module &M, Intrinsic::ID ID, ArrayRef<Type *> Tys) {
+  return Intrinsic::getDeclaration(&M, ID, Tys);
+}
+#endif
+
+bool shadowed(Type *T) { return T->isFloatTy() || T->isDoubleTy(); }
+
+unsigned widthOf(Type *T) { return T->isFloatTy() ? 4 : 8; }
+
+// Intrinsics whose x86_fp80 overload computes the same function: overloaded on the float
+// type alone, or (`powi`, `ldexp`) on the float type and an integer.
+bool floatOverloaded(Intrinsic::ID ID) {
+  switch (ID) {
+  case Intrinsic::sqrt:
+  case Intrinsic::fabs:
+  case Intrinsic::floor:
+  case Intrinsic::ceil:
+  case Intrinsic::trunc:
+  case Intrinsic::rint:
+  case Intrinsic::nearbyint:
+  case Intrinsic::round:
+  case Intrinsic::roundeven:
+  case Intrinsic::copysign:
+  case Intrinsic::minnum:
+  case Intrinsic::maxnum:
+  case Intrinsic::minimum:
+  case Intrinsic::maximum:
+  case Intrinsic::fma:
+  case Intrinsic::fmuladd:
+  case Intrinsic::exp:
+  case Intrinsic::exp2:
+  case Intrinsic::exp10:
+  case Intrinsic::log:
+  case Intrinsic::log2:
+  case Intrinsic::log10:
+  case Intrinsic::pow:
+  case Intrinsic::sin:
+  case Intrinsic::cos:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool floatIntOverloaded(Intrinsic::ID ID) { return ID == Intrinsic::powi || ID == Intrinsic::ldexp; }
+
+class Shadower {
+public:
+  explicit Shadower(Module &M) : M(M), Ctx(M.getContext()) {
+#define NUMFUZZ_ADD_LIBM(name, type, op, shape)                                                                    \
+  if (type != NUMFUZZ_TYPE_F80)                                                                                    \
+    Libm[name] = shape;
+    NUMFUZZ_LIBM_CALLS(NUMFUZZ_ADD_LIBM)
+#undef NUMFUZZ_ADD_LIBM
+#define NUMFUZZ_ADD_WIDE(name, type, op, shape)                                                                    \
+  if (type == NUMFUZZ_TYPE_F80)                                                                                    \
+    WideOf[op] = name;
+    NUMFUZZ_LIBM_CALLS(NUMFUZZ_ADD_WIDE)
+#undef NUMFUZZ_ADD_WIDE
+#define NUMFUZZ_ADD_OP(name, type, op, shape)                                                                      \
+  if (type != NUMFUZZ_TYPE_F80)                                                                                    \
+    OpOf[name] = op;
+    NUMFUZZ_LIBM_CALLS(NUMFUZZ_ADD_OP)
+#undef NUMFUZZ_ADD_OP
+    F80 = Type::getX86_FP80Ty(Ctx);
+    Dbl = Type::getDoubleTy(Ctx);
+    PtrTy = PointerType::getUnqual(Ctx);
+    I32 = Type::getInt32Ty(Ctx);
+    I64 = Type::getInt64Ty(Ctx);
+    Void = Type::getVoidTy(Ctx);
+  }
+
+  bool run() {
+    bool Changed = false;
+    for (Function &F : M) {
+      if (F.isDeclaration() || F.getName().starts_with("__numfuzz"))
+        continue;
+      instrument(F);
+      Changed = true;
+    }
+    if (Changed)
+      markShadowBuild();
+    return Changed;
+  }
+
+private:
+  Module &M;
+  LLVMContext &Ctx;
+  Type *F80, *Dbl, *PtrTy, *I32, *I64, *Void;
+  StringMap<unsigned> Libm;  // float/double libm name -> shape
+  StringMap<unsigned> OpOf;  // float/double libm name -> op
+  DenseMap<unsigned, std::string> WideOf; // op -> its long double name
+  StringMap<Constant *> Strings;
+  DenseMap<Value *, Value *> Shadow;
+  SmallVector<std::pair<PHINode *, PHINode *>, 16> Phis;
+
+  FunctionCallee rt(const char *Name, Type *Ret, ArrayRef<Type *> Params) {
+    return M.getOrInsertFunction(Name, FunctionType::get(Ret, Params, false));
+  }
+
+  Constant *str(StringRef S) {
+    auto It = Strings.find(S);
+    if (It != Strings.end())
+      return It->second;
+    Constant *Init = ConstantDataArray::getString(Ctx, S);
+    auto *GV = new GlobalVariable(M, Init->getType(), true, GlobalValue::PrivateLinkage, Init, ".numfuzz.shadow.str");
+    GV->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+    GV->setAlignment(Align(1));
+    Strings[S] = GV;
+    return GV;
+  }
+
+  // "file:line" of I (the function's name without a debug location), for the runtime's note
+  // of why a shadow became unreliable.
+  Constant *where(Instruction *I) {
+    if (const DILocation *L = I->getDebugLoc().get())
+      return str((sys::path::filename(L->getFilename()) + ":" + Twine(L->getLine())).str());
+    return str(I->getFunction()->getName());
+  }
+
+  Value *toDouble(IRBuilder<> &B, Value *V) { return V->getType()->isFloatTy() ? B.CreateFPExt(V, Dbl) : V; }
+
+  // The shadow of V where it is used at `At` (a restart from V itself when V has none).
+  Value *get(Value *V, Instruction *At) {
+    auto It = Shadow.find(V);
+    if (It != Shadow.end())
+      return It->second;
+    if (auto *C = dyn_cast<ConstantFP>(V)) {
+      APFloat A = C->getValueAPF();
+      bool Lost;
+      A.convert(APFloat::x87DoubleExtended(), APFloat::rmNearestTiesToEven, &Lost);
+      return ConstantFP::get(Ctx, A);
+    }
+    if (isa<UndefValue>(V))
+      return UndefValue::get(F80);
+    IRBuilder<> B(At);
+    return B.CreateFPExt(V, F80);
+  }
+
+  void instrument(Function &F) {
+    Shadow.clear();
+    Phis.clear();
+    SmallVector<Instruction *, 128> Work;
+    ReversePostOrderTraversal<Function *> RPO(&F);
+    for (BasicBlock *BB : RPO)
+      for (Instruction &I : *BB)
+        Work.push_back(&I);
+    entry(F);
+    for (Instruction *I : Work)
+      visit(F, I);
+    for (auto &[Orig, Sh] : Phis)
+      for (unsigned K = 0; K < Orig->getNumIncomingValues(); K++)
+        Sh->addIncoming(get(Orig->getIncomingValue(K), Orig->getIncomingBlock(K)->getTerminator()),
+                        Orig->getIncomingBlock(K));
+  }
+
+  // The shadows of F's float arguments, from its caller when the caller was instrumented.
+  void entry(Function &F) {
+    if (F.isVarArg())
+      return;
+    unsigned Count = 0;
+    for (Argument &A : F.args())
+      Count += shadowed(A.getType());
+    if (!Count)
+      return;
+    IRBuilder<> B(&*F.getEntryBlock().getFirstInsertionPt());
+    FunctionCallee Arg = rt(NUMFUZZ_SYM_SHADOW_ARG, F80, {PtrTy, I32, I32, Dbl});
+    unsigned K = 0;
+    for (Argument &A : F.args()) {
+      if (!shadowed(A.getType()))
+        continue;
+      Shadow[&A] = B.CreateCall(Arg, {&F, B.getInt32(K++), B.getInt32(Count), toDouble(B, &A)});
+    }
+  }
+
+  void visit(Function &F, Instruction *I) {
+    if (auto *Phi = dyn_cast<PHINode>(I)) {
+      if (shadowed(Phi->getType())) {
+        auto *Sh = PHINode::Create(F80, Phi->getNumIncomingValues(), "", Phi->getIterator());
+        Shadow[Phi] = Sh;
+        Phis.push_back({Phi, Sh});
+      }
+      return;
+    }
+    if (auto *Call = dyn_cast<CallBase>(I))
+      return visitCall(F, Call);
+    if (auto *St = dyn_cast<StoreInst>(I))
+      return visitStore(St);
+    if (auto *Ret = dyn_cast<ReturnInst>(I))
+      return visitReturn(F, Ret);
+    if (I->isTerminator())
+      return;
+    IRBuilder<> B(I->getNextNode());
+    if (auto *Ld = dyn_cast<LoadInst>(I))
+      return visitLoad(B, Ld);
+    if (auto *Cmp = dyn_cast<FCmpInst>(I)) {
+      if (shadowed(Cmp->getOperand(0)->getType()))
+        compared(B, Cmp, B.CreateFCmp(Cmp->getPredicate(), get(Cmp->getOperand(0), I), get(Cmp->getOperand(1), I)),
+                 Cmp->getOperand(0), Cmp->getOperand(1));
+      return;
+    }
+    if (auto *Cast = dyn_cast<BitCastInst>(I)) {
+      Value *Src = Cast->getOperand(0);
+      if (shadowed(Src->getType()) && Cast->getType()->isIntegerTy())
+        B.CreateCall(rt(NUMFUZZ_SYM_SHADOW_BITS, Void, {Dbl, F80, PtrTy}), {toDouble(B, Src), get(Src, I), where(I)});
+      return;
+    }
+    if (!shadowed(I->getType()))
+      return;
+    if (Value *S = arithmetic(B, I))
+      Shadow[I] = S;
+  }
+
+  // The shadow of an arithmetic instruction, conversion or select (null: none, a restart).
+  Value *arithmetic(IRBuilder<> &B, Instruction *I) {
+    if (auto *Bin = dyn_cast<BinaryOperator>(I))
+      return B.CreateBinOp(Bin->getOpcode(), get(Bin->getOperand(0), I), get(Bin->getOperand(1), I));
+    if (I->getOpcode() == Instruction::FNeg)
+      return B.CreateFNeg(get(I->getOperand(0), I));
+    Value *Src = I->getNumOperands() ? I->getOperand(0) : nullptr;
+    switch (I->getOpcode()) {
+    case Instruction::FPExt:
+    case Instruction::FPTrunc:
+      // float <-> double keep the wider shadow; a long double is its own shadow.
+      return Src->getType()->isX86_FP80Ty() ? Src : get(Src, I);
+    case Instruction::SIToFP:
+      return B.CreateSIToFP(Src, F80);
+    case Instruction::UIToFP:
+      return B.CreateUIToFP(Src, F80);
+    case Instruction::Select:
+      return B.CreateSelect(I->getOperand(0), get(I->getOperand(1), I), get(I->getOperand(2), I));
+    default:
+      return nullptr;
+    }
+  }
+
+  void compared(IRBuilder<> &B, Instruction *Real, Value *ShadowOutcome, Value *A, Value *Bv) {
+    FunctionCallee Cmp = rt(NUMFUZZ_SYM_SHADOW_CMP, Void, {I32, I32, Dbl, F80, Dbl, F80, PtrTy});
+    B.CreateCall(Cmp, {B.CreateZExt(Real, I32), B.CreateZExt(ShadowOutcome, I32), toDouble(B, A), get(A, Real),
+                       toDouble(B, Bv), get(Bv, Real), where(Real)});
+  }
+
+  void visitLoad(IRBuilder<> &B, LoadInst *Ld) {
+    Type *T = Ld->getType();
+    if (shadowed(T)) {
+      FunctionCallee Load = rt(NUMFUZZ_SYM_SHADOW_LOAD, F80, {PtrTy, Dbl, I32});
+      Shadow[Ld] = B.CreateCall(Load, {Ld->getPointerOperand(), toDouble(B, Ld), B.getInt32(widthOf(T))});
+    } else if (T->isIntegerTy(32) || T->isIntegerTy(64)) {
+      FunctionCallee IntLoad = rt(NUMFUZZ_SYM_SHADOW_INT_LOAD, Void, {PtrTy, I32, PtrTy});
+      B.CreateCall(IntLoad, {Ld->getPointerOperand(), B.getInt32(T->getIntegerBitWidth() / 8), where(Ld)});
+    }
+  }
+
+  void visitStore(StoreInst *St) {
+    Value *V = St->getValueOperand();
+    if (!shadowed(V->getType()))
+      return;
+    IRBuilder<> B(St);
+    FunctionCallee Store = rt(NUMFUZZ_SYM_SHADOW_STORE, Void, {PtrTy, Dbl, F80, I32});
+    B.CreateCall(Store, {St->getPointerOperand(), toDouble(B, V), get(V, St), B.getInt32(widthOf(V->getType()))});
+  }
+
+  void visitReturn(Function &F, ReturnInst *Ret) {
+    Value *V = Ret->getReturnValue();
+    if (!V || !shadowed(V->getType()))
+      return;
+    IRBuilder<> B(Ret);
+    B.CreateCall(rt(NUMFUZZ_SYM_SHADOW_SET_RET, Void, {PtrTy, Dbl, F80}), {&F, toDouble(B, V), get(V, Ret)});
+  }
+
+  void visitCall(Function &F, CallBase *Call) {
+    if (Call->isInlineAsm())
+      return;
+    if (auto *II = dyn_cast<IntrinsicInst>(Call))
+      return visitIntrinsic(II);
+    Function *Callee = Call->getCalledFunction();
+    StringRef Name = Callee ? Callee->getName() : "";
+    if (Name == NUMFUZZ_SYM_RESULT_F32 || Name == NUMFUZZ_SYM_RESULT_F64)
+      return declaredResult(Call);
+    if (Name.starts_with("__numfuzz") || Name.starts_with("numfuzz_"))
+      return;
+    if (Callee && Libm.count(Name) && shadowed(Call->getType()))
+      if (Value *S = libm(Call, Name))
+        return void(Shadow[Call] = S);
+    crossCall(Call);
+  }
+
+  // The long double version of a libm call on the shadows (null when its shape is not one
+  // the shadow can repeat, such as lgamma_r's pointer).
+  Value *libm(CallBase *Call, StringRef Name) {
+    auto Wide = WideOf.find(OpOf[Name]);
+    if (Wide == WideOf.end())
+      return nullptr;
+    unsigned Shape = Libm[Name];
+    SmallVector<Type *, 2> Params;
+    SmallVector<Value *, 2> Args;
+    for (Value *A : Call->args()) {
+      if (shadowed(A->getType())) {
+        Params.push_back(F80);
+        Args.push_back(get(A, Call));
+      } else if (A->getType()->isIntegerTy() && Shape == NUMFUZZ_SHAPE_FLOAT_INT) {
+        Params.push_back(A->getType());
+        Args.push_back(A);
+      } else {
+        return nullptr;
+      }
+    }
+    IRBuilder<> B(Call->getNextNode());
+    return B.CreateCall(rt(Wide->second.c_str(), F80, Params), Args);
+  }
+
+  void visitIntrinsic(IntrinsicInst *II) {
+    Intrinsic::ID ID = II->getIntrinsicID();
+    IRBuilder<> B(II->getNextNode());
+    if (auto *Copy = dyn_cast<MemTransferInst>(II)) {
+      B.CreateCall(rt(NUMFUZZ_SYM_SHADOW_COPY, Void, {PtrTy, PtrTy, I64}),
+                   {Copy->getRawDest(), Copy->getRawSource(), B.CreateZExtOrTrunc(Copy->getLength(), I64)});
+      return;
+    }
+    if (ID == Intrinsic::is_fpclass && shadowed(II->getArgOperand(0)->getType())) {
+      Value *X = II->getArgOperand(0);
+      Value *S = B.CreateCall(intrinsicDecl(M, ID, {F80}), {get(X, II), II->getArgOperand(1)});
+      compared(B, II, S, X, X);
+      return;
+    }
+    if (!shadowed(II->getType()))
+      return;
+    SmallVector<Type *, 2> Tys{F80};
+    if (floatIntOverloaded(ID))
+      Tys.push_back(II->getArgOperand(1)->getType());
+    else if (!floatOverloaded(ID))
+      return;
+    SmallVector<Value *, 3> Args;
+    for (Value *A : II->args())
+      Args.push_back(shadowed(A->getType()) ? get(A, II) : A);
+    Shadow[II] = B.CreateCall(intrinsicDecl(M, ID, Tys), Args);
+  }
+
+  // A call to code that may be instrumented: the float arguments' shadows go ahead of it and
+  // the result's comes back, both keyed by the callee.
+  void crossCall(CallBase *Call) {
+    Value *Callee = Call->getCalledOperand();
+    bool Args = !Call->getFunctionType()->isVarArg() &&
+                any_of(Call->args(), [](Value *A) { return shadowed(A->getType()); });
+    bool Result = shadowed(Call->getType());
+    if (!Args && !Result)
+      return;
+    IRBuilder<> B(Call);
+    B.CreateCall(rt(NUMFUZZ_SYM_SHADOW_CALL, Void, {PtrTy}), {Callee});
+    unsigned K = 0;
+    for (Value *A : Call->args()) {
+      if (!Args || !shadowed(A->getType()))
+        continue;
+      B.CreateCall(rt(NUMFUZZ_SYM_SHADOW_SET_ARG, Void, {I32, Dbl, F80}),
+                   {B.getInt32(K++), toDouble(B, A), get(A, Call)});
+    }
+    if (!Result || isa<InvokeInst>(Call) || Call->isTerminator())
+      return;
+    IRBuilder<> After(Call->getNextNode());
+    Shadow[Call] = After.CreateCall(rt(NUMFUZZ_SYM_SHADOW_GET_RET, F80, {PtrTy, Dbl}), {Callee, toDouble(After, Call)});
+  }
+
+  // NUMFUZZ_RESULT(v): reported with its shadow instead.
+  void declaredResult(CallBase *Call) {
+    Value *V = Call->getArgOperand(1);
+    IRBuilder<> B(Call);
+    B.CreateCall(rt(NUMFUZZ_SYM_SHADOW_RESULT, Void, {PtrTy, Dbl, F80, I32}),
+                 {Call->getArgOperand(0), toDouble(B, V), get(V, Call), B.getInt32(widthOf(V->getType()))});
+    Call->eraseFromParent();
+  }
+
+  // A shadow build says so in its own section (numfuzz reads it from the ELF file).
+  void markShadowBuild() {
+    Constant *Init = ConstantInt::get(Type::getInt8Ty(Ctx), 1);
+    auto *GV = new GlobalVariable(M, Init->getType(), true, GlobalValue::PrivateLinkage, Init, ".numfuzz.shadow");
+    GV->setSection(NUMFUZZ_SHADOW_SECTION);
+    appendToCompilerUsed(M, {GV});
+  }
+};
+
+struct NumfuzzShadowPass : PassInfoMixin<NumfuzzShadowPass> {
+  PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
+    return Shadower(M).run() ? PreservedAnalyses::none() : PreservedAnalyses::all();
+  }
+  static bool isRequired() { return true; }
+};
+
+} // namespace
+
+extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
+  return {LLVM_PLUGIN_API_VERSION, "numfuzz-shadow", "1", [](PassBuilder &PB) {
+#if LLVM_VERSION_MAJOR >= 20
+            PB.registerOptimizerLastEPCallback([](ModulePassManager &MPM, OptimizationLevel, ThinOrFullLTOPhase) {
+              MPM.addPass(NumfuzzShadowPass());
+            });
+#else
+            PB.registerOptimizerLastEPCallback(
+                [](ModulePassManager &MPM, OptimizationLevel) { MPM.addPass(NumfuzzShadowPass()); });
+#endif
+          }};
+}

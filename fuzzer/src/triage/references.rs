@@ -1,0 +1,301 @@
+//! Where the true value of a declared result comes from: the user's oracle (`--oracle`), or,
+//! without one, the target's shadow build (`TARGET.shadow`, built with
+//! `NUMFUZZ_CC_SHADOW=1 numfuzz-cc`), which computes every float and double again in x87
+//! extended precision.
+//!
+//! The shadow answers one question, for the results that came out Inf or NaN: is the true
+//! result representable in the format? A shadow that is finite and in range says the format
+//! made the result non-finite (`wrong`, reference = the shadow); one beyond the range says the
+//! result is a true overflow or underflow (`unreported-range`); a NaN shadow, that the wider
+//! program has no value either (`undefined`). Finite results are not judged by the shadow
+//! (its last digits are not a reference for an accurate library), nor are results whose
+//! shadow the run marked unreliable.
+
+use super::oracle::{self, Judgement, Oracle, Request, RequestResult, ResultVerdict};
+use crate::replay::{Ending, Replay, Replayer};
+use numfuzz_abi::report::ResultReport;
+use numfuzz_abi::signature::Signature;
+use numfuzz_abi::value::Value;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// Which reference judged a result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Source {
+    Oracle,
+    Shadow,
+}
+
+impl Source {
+    pub fn name(self) -> &'static str {
+        match self {
+            Source::Oracle => "oracle",
+            Source::Shadow => "shadow",
+        }
+    }
+}
+
+/// The decimal an oracle reads for a field (`inf`, `-inf`, `nan` in lower case).
+fn field_decimal(v: &Value) -> String {
+    let s = v.to_string();
+    match s.to_ascii_lowercase().as_str() {
+        "nan" | "-nan" => "nan".into(),
+        "inf" | "-inf" => s.to_ascii_lowercase(),
+        _ => s,
+    }
+}
+
+enum Backend {
+    Oracle {
+        command: String,
+        oracle: Mutex<Option<Oracle>>,
+        error: Mutex<Option<String>>,
+    },
+    Shadow {
+        replayer: Replayer,
+        /// Inputs whose shadows the run marked unreliable.
+        unreliable: Mutex<usize>,
+    },
+}
+
+/// A reference and everything needed to ask it, with its answers by input.
+pub struct References {
+    backend: Backend,
+    function: String,
+    tolerance: f64,
+    /// Answers by input bytes (`None`: no reference known).
+    answers: Mutex<HashMap<Vec<u8>, Option<ResultVerdict>>>,
+    asked: Mutex<usize>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl References {
+    fn new(backend: Backend, function: &str, tolerance: f64) -> References {
+        References {
+            backend,
+            function: function.to_string(),
+            tolerance,
+            answers: Mutex::new(HashMap::new()),
+            asked: Mutex::new(0),
+        }
+    }
+
+    /// The oracle `command`, started now (a failure to start is kept as its error).
+    pub fn oracle(command: &str, function: &str, tolerance: f64, timeout: Duration) -> References {
+        let (oracle, error) = match Oracle::start_with_timeout(command, timeout) {
+            Ok(o) => (Some(o), None),
+            Err(e) => (None, Some(e.to_string())),
+        };
+        let backend = Backend::Oracle {
+            command: command.to_string(),
+            oracle: Mutex::new(oracle),
+            error: Mutex::new(error),
+        };
+        References::new(backend, function, tolerance)
+    }
+
+    /// The shadow build `replayer` runs.
+    pub fn shadow(replayer: Replayer, function: &str, tolerance: f64) -> References {
+        let backend = Backend::Shadow {
+            replayer,
+            unreliable: Mutex::new(0),
+        };
+        References::new(backend, function, tolerance)
+    }
+
+    pub fn source(&self) -> Source {
+        match self.backend {
+            Backend::Oracle { .. } => Source::Oracle,
+            Backend::Shadow { .. } => Source::Shadow,
+        }
+    }
+
+    /// The oracle's command line, or the shadow build's path.
+    pub fn describe(&self) -> String {
+        match &self.backend {
+            Backend::Oracle { command, .. } => command.clone(),
+            Backend::Shadow { replayer, .. } => replayer.target.display().to_string(),
+        }
+    }
+
+    /// Why the oracle was given up on, if it was.
+    pub fn error(&self) -> Option<String> {
+        match &self.backend {
+            Backend::Oracle { error, .. } => lock(error).clone(),
+            Backend::Shadow { .. } => None,
+        }
+    }
+
+    /// Inputs asked about.
+    pub fn asked(&self) -> usize {
+        *lock(&self.asked)
+    }
+
+    /// Shadow: inputs whose shadows were unreliable.
+    pub fn unreliable(&self) -> usize {
+        match &self.backend {
+            Backend::Shadow { unreliable, .. } => *lock(unreliable),
+            Backend::Oracle { .. } => 0,
+        }
+    }
+
+    pub fn tolerance(&self) -> f64 {
+        self.tolerance
+    }
+
+    /// The worst verdict on the primary results of `replay` (of `bytes`).
+    pub fn verdict(&self, signature: Option<&Signature>, bytes: &[u8], replay: &Replay) -> Option<ResultVerdict> {
+        if let Some(known) = lock(&self.answers).get(bytes) {
+            return known.clone();
+        }
+        let handled = replay.ending == (Ending::Completed { handled: true });
+        if !matches!(replay.ending, Ending::Completed { .. }) || !replay.results.iter().any(|r| r.index.is_some()) {
+            return None;
+        }
+        *lock(&self.asked) += 1;
+        let judgement = match &self.backend {
+            Backend::Oracle { oracle, error, .. } => self.ask_oracle(oracle, error, signature, bytes, replay)?,
+            Backend::Shadow { replayer, unreliable } => {
+                let shadow = replayer.run_bytes(bytes).ok()?;
+                let judgement = shadow_judgement(&replay.results, &shadow.results);
+                if judgement.references.iter().all(Option::is_none)
+                    && shadow.results.iter().any(|r| r.shadow.as_ref().is_some_and(|s| s.unreliable.is_some()))
+                {
+                    *lock(unreliable) += 1;
+                }
+                judgement
+            }
+        };
+        let verdict = oracle::judge(&replay.results, &judgement, handled, self.tolerance);
+        lock(&self.answers).insert(bytes.to_vec(), verdict.clone());
+        verdict
+    }
+
+    fn ask_oracle(
+        &self,
+        oracle: &Mutex<Option<Oracle>>,
+        error: &Mutex<Option<String>>,
+        signature: Option<&Signature>,
+        bytes: &[u8],
+        replay: &Replay,
+    ) -> Option<Judgement> {
+        let request = Request {
+            function: self.function.clone(),
+            inputs: signature
+                .map(|s| s.decode(bytes).iter().map(field_decimal).collect())
+                .unwrap_or_default(),
+            results: replay
+                .results
+                .iter()
+                .map(|r| RequestResult {
+                    index: r.index,
+                    name: r.name.clone(),
+                    value: r.value.clone(),
+                })
+                .collect(),
+        };
+        let mut guard = lock(oracle);
+        match guard.as_mut()?.ask(&request) {
+            Ok(j) => Some(j),
+            Err(e) => {
+                *guard = None;
+                *lock(error) = Some(e.to_string());
+                None
+            }
+        }
+    }
+}
+
+/// The shadow build's references for the results the target declared: a primary result that
+/// came out Inf or NaN gets its shadow (when the shadow run declared the same result and its
+/// shadow is reliable); every other result gets none.
+pub fn shadow_judgement(returned: &[ResultReport], shadowed: &[ResultReport]) -> Judgement {
+    let references = returned
+        .iter()
+        .map(|r| {
+            let non_finite = r.value.trim().parse::<f64>().is_ok_and(|v| !v.is_finite());
+            if r.index.is_none() || !non_finite {
+                return None;
+            }
+            let twin = shadowed.iter().find(|s| s.index == r.index)?;
+            let shadow = twin.shadow.as_ref().filter(|s| s.unreliable.is_none())?;
+            Some(shadow.value.to_ascii_lowercase())
+        })
+        .collect();
+    Judgement {
+        references,
+        tolerance: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use numfuzz_abi::op::FloatType;
+    use numfuzz_abi::report::ShadowValue;
+    use numfuzz_abi::value::Float;
+
+    #[test]
+    fn oracle_decimals() {
+        let f = |x: f64| field_decimal(&Value::Float(Float::from_f64(x)));
+        assert_eq!(f(f64::NAN), "nan");
+        assert_eq!(f(f64::NEG_INFINITY), "-inf");
+        assert_eq!(f(709.6), "709.6");
+        assert_eq!(f(5e-324), "5e-324");
+    }
+
+    fn result(index: Option<u32>, value: &str, shadow: Option<(&str, bool)>) -> ResultReport {
+        ResultReport {
+            index,
+            name: index.is_none().then(|| "err".to_string()),
+            ty: FloatType::F64,
+            value: value.into(),
+            hex: String::new(),
+            labels: None,
+            shadow: shadow.map(|(v, reliable)| ShadowValue {
+                value: v.into(),
+                unreliable: (!reliable).then(|| "a branch".to_string()),
+            }),
+        }
+    }
+
+    #[test]
+    fn the_shadow_judges_only_reliable_non_finite_primary_results() {
+        let returned = [
+            result(Some(0), "inf", None),
+            result(Some(1), "2.5", None),
+            result(None, "inf", None),
+            result(Some(2), "NaN", None),
+        ];
+        let shadowed = [
+            result(Some(0), "inf", Some(("7.26e302", true))),
+            result(Some(1), "2.5", Some(("2.5000000001", true))),
+            result(None, "inf", Some(("1.0", true))),
+            result(Some(2), "NaN", Some(("NaN", false))),
+        ];
+        let j = shadow_judgement(&returned, &shadowed);
+        assert_eq!(j.references, vec![Some("7.26e302".to_string()), None, None, None]);
+        let v = oracle::judge(&returned, &j, false, oracle::DEFAULT_TOLERANCE).unwrap();
+        assert_eq!((v.index, v.verdict), (0, oracle::Verdict::Wrong));
+    }
+
+    #[test]
+    fn shadow_verdicts_tell_true_range_errors_and_undefined_results() {
+        let judge = |ret: &str, shadow: &str| {
+            let returned = [result(Some(0), ret, None)];
+            let j = shadow_judgement(&returned, &[result(Some(0), ret, Some((shadow, true)))]);
+            oracle::judge(&returned, &j, false, oracle::DEFAULT_TOLERANCE).map(|v| v.verdict)
+        };
+        assert_eq!(judge("inf", "2.7263745721125665673e347"), Some(oracle::Verdict::UnreportedRange));
+        assert_eq!(judge("-inf", "-inf"), Some(oracle::Verdict::UnreportedRange));
+        assert_eq!(judge("NaN", "NaN"), Some(oracle::Verdict::Undefined));
+        assert_eq!(judge("-inf", "-800.0"), Some(oracle::Verdict::Wrong));
+        assert_eq!(judge("0.0", "1e-400"), None, "a finite result is not judged");
+    }
+}

@@ -1,0 +1,216 @@
+//! The shadow build as a reference without an oracle: C functions whose Inf or NaN the format
+//! made (a spurious overflow, an underflow that log turns into -Inf, inf - inf of two overflows
+//! that cancel, an overflow kept in a struct in memory) and ones whose Inf is the answer (a true
+//! overflow, a pole, the log of an exact zero), built with numfuzz-cc, as a taint build and as a
+//! shadow build; what the shadow build reports for each, and the bug list `numfuzz triage`
+//! makes from it with and without the shadow build.
+
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::Path;
+use testkit::{both, compile, compile_with_taint_and_shadow, events, numfuzz, run, Built, HandCampaign};
+
+/// One case per value of the i32 field; each function on its own line.
+const CASES: &str = r#"#include <numfuzz.h>
+#include <math.h>
+#include <stdint.h>
+NUMFUZZ_SIGNATURE("i32,f64");
+NUMFUZZ_FUNCTION("shadowed");
+struct pair { double num, den; };
+__attribute__((noinline)) static double ratio(const struct pair *p) { return p->num / p->den; }
+__attribute__((noinline)) static double spurious(double x) { return 2 * exp(x) / (x * x); }
+__attribute__((noinline)) static double log_of_underflow(double x) { return log(exp(-x)); }
+__attribute__((noinline)) static double cancelled(double x) { return (exp(x) - exp(x - 0.1)) / exp(x); }
+__attribute__((noinline)) static double true_overflow(double x) { return exp(x) * exp(x); }
+__attribute__((noinline)) static double pole(double x) { return 1.0 / (x - 1.0); }
+__attribute__((noinline)) static double log_of_zero(double x) { return log(x - 1.0); }
+__attribute__((noinline)) static double in_memory(double x) { struct pair p = {2 * exp(x), x * x}; return ratio(&p); }
+__attribute__((noinline)) static double bit_trick(double x) {
+  union { double d; uint64_t u; } w = {2 * exp(x)};
+  if ((w.u >> 52 & 0x7ff) == 0x7ff) return w.d;
+  return w.d / (x * x);
+}
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  int c = nf_i32(data, size, 0);
+  double x = nf_f64(data, size, 1), r = 0;
+  switch (c) {
+  case 1: r = spurious(x); break;
+  case 2: r = log_of_underflow(x); break;
+  case 3: r = cancelled(x); break;
+  case 4: r = true_overflow(x); break;
+  case 5: r = pole(x); break;
+  case 6: r = log_of_zero(x); break;
+  case 7: r = in_memory(x); break;
+  case 8: r = bit_trick(x); break;
+  }
+  NUMFUZZ_RESULT(r);
+  return 0;
+}
+"#;
+
+const LINE_SPURIOUS: u64 = 8;
+const LINE_LOG_OF_UNDERFLOW: u64 = 9;
+const LINE_CANCELLED: u64 = 10;
+const LINE_TRUE_OVERFLOW: u64 = 11;
+const LINE_POLE: u64 = 12;
+const LINE_LOG_OF_ZERO: u64 = 13;
+const LINE_IN_MEMORY: u64 = 14;
+const LINE_BIT_TRICK: u64 = 16;
+
+fn input(case: i32, x: f64) -> Vec<u8> {
+    let mut b = case.to_le_bytes().to_vec();
+    b.extend_from_slice(&x.to_le_bytes());
+    b
+}
+
+fn inputs() -> Vec<(i32, Vec<u8>)> {
+    [(1, 709.8), (2, 800.0), (3, 709.9), (4, 400.0), (5, 1.0), (6, 1.0), (7, 709.8), (8, 709.8)]
+        .into_iter()
+        .map(|(c, x)| (c, input(c, x)))
+        .collect()
+}
+
+/// The shadow of the primary result and why it is unreliable, from one run of a shadow build.
+fn shadow_of(exe: &Path, bytes: &[u8]) -> (String, Option<String>) {
+    let out = run(exe, &[], bytes, &[("NUMFUZZ_REPORT", "json"), ("NUMFUZZ_ABORT", "0")]);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    events(&stderr)
+        .into_iter()
+        .find_map(|e| match e {
+            numfuzz_abi::report::ReportEvent::Result(r) if r.index == Some(0) => r.shadow,
+            _ => None,
+        })
+        .map(|s| (s.value, s.unreliable))
+        .unwrap_or_else(|| panic!("no shadowed result:\n{stderr}"))
+}
+
+fn magnitude(decimal: &str) -> f64 {
+    decimal.parse().unwrap_or_else(|_| panic!("`{decimal}` is not a decimal"))
+}
+
+#[test]
+fn the_shadow_build_reports_what_the_wider_format_computes() {
+    for opt in ["-O0", "-O2"] {
+        let built = compile("shadowed", &[("shadowed.c", CASES)], &[opt], &[("NUMFUZZ_CC_SHADOW", "1")]);
+        let shadow = |c: i32, x: f64| shadow_of(&built.exe, &input(c, x));
+        let finite_near = |c: i32, x: f64, want: f64| {
+            let (value, unreliable) = shadow(c, x);
+            assert_eq!(unreliable, None, "{opt} case {c}");
+            let got = magnitude(&value);
+            assert!(((got - want) / want).abs() < 1e-12, "{opt} case {c}: shadow {value}, want {want}");
+        };
+        // 2 e^709.8 / 709.8^2, the division bringing the overflow back.
+        finite_near(1, 709.8, 7.260_746_272_674_307e302);
+        finite_near(2, 800.0, -800.0);
+        finite_near(3, 709.9, 1.0 - (-0.1f64).exp());
+        // Through a struct in memory and a call taking its address.
+        finite_near(7, 709.8, 7.260_746_272_674_307e302);
+        // Beyond the format, or infinite, in the shadow too.
+        let (value, _) = shadow(4, 400.0);
+        assert!(value.contains("e347"), "{opt}: e^800 in extended precision, got {value}");
+        assert_eq!(shadow(5, 1.0), ("inf".to_string(), None), "{opt}");
+        assert_eq!(shadow(6, 1.0), ("-inf".to_string(), None), "{opt}");
+        // The exponent bits of an overflowed value, read as an integer: the shadow cannot say
+        // what the program would have done with a finite value there. (-O2 turns the bit test
+        // into a comparison with infinity, which the shadow sees as a branch going the other
+        // way.)
+        let (_, unreliable) = shadow(8, 709.8);
+        let why = unreliable.unwrap_or_else(|| panic!("{opt}: the bit trick's shadow is marked unreliable"));
+        let how = if opt == "-O0" { "read as an integer" } else { "branch" };
+        assert!(why.contains(how), "{opt}: {why}");
+        assert!(why.contains("shadowed.c:1"), "{opt}: where: {why}");
+        // An ordinary input: the shadow is the value, to rounding.
+        finite_near(1, 3.0, 2.0 * 3f64.exp() / 9.0);
+    }
+}
+
+fn build() -> Built {
+    compile_with_taint_and_shadow("shadowed", &[("shadowed.c", CASES)], &["-O2"])
+}
+
+fn triage_json(built: &Built, name: &str) -> Value {
+    let root = built.path(name);
+    let c = HandCampaign::new(&root, &built.exe, &["default"]);
+    for (k, (case, bytes)) in inputs().iter().enumerate() {
+        c.crash("default", &format!("id:{k:06},case:{case}"), bytes);
+    }
+    let o = numfuzz(&["triage", root.to_str().unwrap(), "--format", "json"]);
+    assert!(o.status.success(), "{}", both(&o));
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("triage JSON does not parse: {e}\n{}", both(&o)))
+}
+
+fn findings(doc: &Value) -> &Vec<Value> {
+    doc["findings"].as_array().expect("findings")
+}
+
+/// Lines of the findings that are bugs.
+fn bug_lines(doc: &Value) -> BTreeSet<u64> {
+    findings(doc)
+        .iter()
+        .filter(|f| f["class"] == "bug")
+        .map(|f| f["location"]["line"].as_u64().unwrap())
+        .collect()
+}
+
+fn classes_at(doc: &Value, line: u64) -> BTreeSet<String> {
+    findings(doc)
+        .iter()
+        .filter(|f| f["location"]["line"] == line)
+        .map(|f| f["class"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn without_an_oracle_the_shadow_tells_spurious_infinities_from_true_ones() {
+    let built = build();
+    let doc = triage_json(&built, "out");
+    assert_eq!(doc["schema_version"], 4);
+    assert_eq!(doc["oracle"]["source"], "shadow", "{:#}", doc["oracle"]);
+    let spurious = [LINE_SPURIOUS, LINE_LOG_OF_UNDERFLOW, LINE_CANCELLED, LINE_IN_MEMORY, LINE_BIT_TRICK];
+    assert_eq!(bug_lines(&doc), BTreeSet::from(spurious), "{doc:#}");
+    for line in [LINE_TRUE_OVERFLOW, LINE_POLE, LINE_LOG_OF_ZERO] {
+        assert_eq!(classes_at(&doc, line), BTreeSet::from(["range".to_string()]), "line {line}");
+    }
+    for f in findings(&doc).iter().filter(|f| f["class"] == "bug") {
+        let line = f["location"]["line"].as_u64().unwrap();
+        let reference = &f["reference"];
+        if line == LINE_BIT_TRICK {
+            assert_eq!(reference, &Value::Null, "an unreliable shadow judges nothing");
+            continue;
+        }
+        assert_eq!(
+            (&reference["source"], &reference["verdict"]),
+            (&"shadow".into(), &"wrong".into()),
+            "line {line}: {reference:#}"
+        );
+        assert!(magnitude(reference["value"].as_str().unwrap()).is_finite(), "{reference:#}");
+    }
+    assert_eq!(doc["oracle"]["unreliable"], 1, "the bit trick's input");
+
+    // Without the shadow build, every Inf is a bug.
+    std::fs::remove_file(built.path("shadowed.shadow")).unwrap();
+    let doc = triage_json(&built, "out-without");
+    assert_eq!(doc["oracle"], Value::Null);
+    let mut all = BTreeSet::from(spurious);
+    all.extend([LINE_TRUE_OVERFLOW, LINE_POLE, LINE_LOG_OF_ZERO]);
+    assert_eq!(bug_lines(&doc), all);
+}
+
+#[test]
+fn a_shadow_target_that_is_not_one_is_refused_in_one_line() {
+    let built = build();
+    let root = built.path("out");
+    let c = HandCampaign::new(&root, &built.exe, &["default"]);
+    c.crash("default", "id:000000", &input(1, 709.8));
+    let taint = built.path("shadowed.taint");
+    let o = numfuzz(&[
+        "triage",
+        root.to_str().unwrap(),
+        "--shadow-target",
+        taint.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    let text = both(&o);
+    assert_eq!(text.trim().lines().count(), 1, "{text}");
+    assert!(text.contains("not a shadow build") && text.contains("NUMFUZZ_CC_SHADOW=1"), "{text}");
+}

@@ -1,0 +1,70 @@
+//! Shadow builds (`NUMFUZZ_CC_SHADOW=1 numfuzz-cc`): the contract between the shadow pass and
+//! the runtime's `shadow.c`.
+//!
+//! Every `float` and `double` the program computes carries a shadow, the same computation in
+//! x87 extended precision (64-bit significand, 15-bit exponent). An overflow that a later
+//! division would have brought back, an underflow that `log` turns into −Inf, or `inf - inf`
+//! of two overflowed intermediates stays finite in the shadow, so a declared result whose
+//! shadow is finite and inside the format's range was made non-finite by the format, not by
+//! the mathematics. Triage uses it as a reference where there is no oracle.
+//!
+//! How a shadow travels:
+//! - in SSA values, as an `x86_fp80` value beside each float or double;
+//! - through memory, in a table keyed by address that also keeps the bits stored: a load whose
+//!   bits differ from the stored ones (the memory was written some other way) restarts the
+//!   shadow from the loaded value;
+//! - across calls, in thread-local slots keyed by the callee's address and the values passed:
+//!   a callee that was not called by instrumented code (or not with these values) restarts
+//!   from its arguments;
+//! - through the ~40 libm functions the checkers know, by their `long double` versions.
+//!
+//! A shadow is *unreliable* when the program looked at a value the format lost in a way the
+//! shadow cannot follow: a branch on a value whose shadow would have gone the other way (the
+//! real program's path is the one followed, so the shadow's result is not what the wider
+//! program would return), or the bits of such a value read as an integer (bit tricks). The
+//! results of an input then say so, and triage leaves them unjudged.
+
+/// Runtime entry points a shadow build calls (`long double` is `x86_fp80` by value).
+pub mod symbols {
+    /// `long double (const void *fn, unsigned index, unsigned count, double v)`: argument
+    /// `index` of `count` float arguments at the entry of `fn` (the last one ends the call).
+    pub const ARG: &str = "__numfuzz_shadow_arg";
+    /// `void (const void *callee)`: a call with float arguments or a float result follows.
+    pub const CALL: &str = "__numfuzz_shadow_call";
+    /// `void (unsigned index, double v, long double s)`: the call's float argument `index`.
+    pub const SET_ARG: &str = "__numfuzz_shadow_set_arg";
+    /// `void (const void *fn, double v, long double s)`: `fn` returns `v`.
+    pub const SET_RET: &str = "__numfuzz_shadow_set_ret";
+    /// `long double (const void *callee, double v)`: the shadow of what `callee` returned.
+    pub const GET_RET: &str = "__numfuzz_shadow_get_ret";
+    /// `long double (const void *p, double v, unsigned width)`: a load of `v` (`width` 4 or 8).
+    pub const LOAD: &str = "__numfuzz_shadow_load";
+    /// `void (void *p, double v, long double s, unsigned width)`: a store.
+    pub const STORE: &str = "__numfuzz_shadow_store";
+    /// `void (void *dst, const void *src, uint64_t n)`: `memcpy`/`memmove` copied `n` bytes.
+    pub const COPY: &str = "__numfuzz_shadow_copy";
+    /// `void (const void *p, unsigned width, const char *where)`: an integer load (a bit
+    /// trick reading a float's bits through memory).
+    pub const INT_LOAD: &str = "__numfuzz_shadow_int_load";
+    /// `void (double v, long double s, const char *where)`: a float's bits become an integer.
+    pub const BITS: &str = "__numfuzz_shadow_bits";
+    /// `void (int real, int shadow, double a, long double sa, double b, long double sb,
+    /// const char *where)`: a comparison's outcome on the values and on their shadows.
+    pub const CMP: &str = "__numfuzz_shadow_cmp";
+    /// `void (const char *name, double v, long double s, unsigned width)`: a declared result
+    /// (replaces `numfuzz_result_f64`, and `numfuzz_result_f32` with its value widened and
+    /// `width` 4).
+    pub const RESULT: &str = "__numfuzz_shadow_result";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::symbols::*;
+
+    #[test]
+    fn entry_points_are_numfuzz_internal() {
+        for s in [ARG, CALL, SET_ARG, SET_RET, GET_RET, LOAD, STORE, COPY, INT_LOAD, BITS, CMP, RESULT] {
+            assert!(s.starts_with("__numfuzz_shadow_"), "{s}");
+        }
+    }
+}
