@@ -210,8 +210,12 @@ impl BugView {
             expression,
             returned: results_text(results),
             reference: f.reference.as_ref().map(|r| {
+                let by = match r.source {
+                    Source::Oracle => "",
+                    Source::Shadow => ", by the shadow build",
+                };
                 format!(
-                    "{} ({}, result {})",
+                    "{} ({}, result {}{by})",
                     short_decimal(&r.judged.reference),
                     r.judged.verdict.name(),
                     r.judged.index

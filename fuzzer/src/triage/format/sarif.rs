@@ -161,8 +161,9 @@ pub fn to_value(report: &Report, srcroot: Option<&Path>) -> Value {
                 text.push_str(&format!("; {} ({})", f.class().name(), c.name()));
                 if let Some(r) = &f.reference {
                     text.push_str(&format!(
-                        "; returned {} where the reference is {} ({})",
+                        "; returned {} where the reference ({}) is {} ({})",
                         r.judged.returned,
+                        r.source.name(),
                         super::short_decimal(&r.judged.reference),
                         r.judged.verdict.name()
                     ));
