@@ -366,6 +366,7 @@ const JSON_KEYS: &[&str] = &[
     "summary.classes.coincident",
     "summary.classes.handled",
     "summary.classes.input_borne",
+    "summary.classes.out_of_domain",
     "summary.classes.propagated",
     "summary.classes.undefined",
     "summary.classes.unjudged",
@@ -407,7 +408,7 @@ const MINIMIZED_KEYS: &[&str] = &[
 fn findings_are_grouped_by_site_and_kind_with_handled_and_silent() {
     let fx = fixture();
     let doc = triage_json(&fx.out.root, &["--timeout", "1000"]);
-    assert_eq!(doc["schema_version"], 3);
+    assert_eq!(doc["schema_version"], 4);
     assert_eq!(doc["inputs_replayed"], 10);
     assert_eq!(doc["summary"]["findings"], 3, "{doc:#}");
     let kinds: Vec<&str> = doc["findings"]
@@ -1175,7 +1176,7 @@ fn escape_lone_bracket(mut schema: Value) -> Value {
 /// `numfuzz triage --format json` on the fixture; `$DIR` stands for the test's temporary
 /// directory (source, target and OUT are inside it).
 const FULL_EXAMPLE: &str = r#"{
-  "schema_version": 3,
+  "schema_version": 4,
   "tool": {
     "name": "numfuzz",
     "version": "$VERSION"
@@ -1208,6 +1209,7 @@ const FULL_EXAMPLE: &str = r#"{
       "coincident": 0,
       "absorbed": 0,
       "input_borne": 0,
+      "out_of_domain": 0,
       "unjudged": 3
     },
     "consequences": {

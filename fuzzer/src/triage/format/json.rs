@@ -14,8 +14,8 @@ use serde::Serialize;
 
 /// Version of the JSON schema (2: consequences, chains, references and the bug list; 3: roots
 /// by repair (`root_by`, `via`), the `coincident` consequence and class, and the bugs whose
-/// cause is not isolated, `unexplained`).
-pub const SCHEMA_VERSION: u32 = 3;
+/// cause is not isolated, `unexplained`; 4: the `out-of-domain` class and its count).
+pub const SCHEMA_VERSION: u32 = 4;
 
 #[derive(Serialize)]
 struct Document<'a> {
@@ -90,6 +90,7 @@ struct Classes {
     coincident: usize,
     absorbed: usize,
     input_borne: usize,
+    out_of_domain: usize,
     unjudged: usize,
 }
 
@@ -412,6 +413,7 @@ fn document(report: &Report) -> Document<'_> {
                 coincident: report.class_count(Class::Coincident),
                 absorbed: report.class_count(Class::Absorbed),
                 input_borne: report.class_count(Class::InputBorne),
+                out_of_domain: report.class_count(Class::OutOfDomain),
                 unjudged: report.class_count(Class::Unjudged),
             },
             consequences: ConsequenceCounts {

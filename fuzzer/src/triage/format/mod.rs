@@ -97,10 +97,15 @@ pub fn others_line(report: &Report, all: bool) -> String {
         Class::Propagated,
         Class::InputBorne,
     ];
-    let counts: Vec<String> = classes
+    let mut counts: Vec<String> = classes
         .iter()
         .map(|&c| format!("{} {}", report.class_count(c), c.name()))
         .collect();
+    // Only signatures with domains have such findings; the line stays as it was without.
+    let out_of_domain = report.class_count(Class::OutOfDomain);
+    if out_of_domain > 0 {
+        counts.push(format!("{out_of_domain} {}", Class::OutOfDomain.name()));
+    }
     let wrong = report
         .findings
         .iter()
