@@ -29,8 +29,11 @@ extern "C" {
 #endif
 
 /* Declares the argument vector the harness decodes, e.g. "f64,f64,i32". Field types:
- * f32 f64 f80 (x87 long double) i8 i16 i32 i64 u8 u16 u32 u64. The string is embedded in
- * the binary, where numfuzz reads it without running the target. Use it once per program. */
+ * f32 f64 f80 (x87 long double) i8 i16 i32 i64 u8 u16 u32 u64. A field may declare the
+ * domain its values are meant to lie in, "f64[0,1], f64(0,inf), i32[0,100]" ([ ] closed,
+ * ( ) open ends): fuzzing stays mostly inside and triage never calls a finding only inputs
+ * outside raise a bug; numfuzz-cc refuses a bad range. The string is embedded in the binary,
+ * where numfuzz reads it without running the target. Use it once per program. */
 #define NUMFUZZ_SIGNATURE(spec)                                                                 \
   __attribute__((used, section(NUMFUZZ_SIGNATURE_SECTION))) static const char numfuzz_signature_[] = spec
 

@@ -18,6 +18,7 @@
 //! scripts key their binaries on it).
 
 pub mod lean_runtime;
+pub mod signature_check;
 
 use libafl_cc::{ClangWrapper, CompilerWrapper, ToolWrapper};
 use numfuzz_abi::{c_header::symbols, env as abi_env};
@@ -69,6 +70,8 @@ pub enum WrapperError {
     Spawn(String, std::io::Error),
     #[error("{0:?}")]
     Wrapper(libafl_cc::Error),
+    #[error("{}: invalid NUMFUZZ_SIGNATURE: {}; fix the declaration (the output {} was removed)", .0.source.display(), .0.error, .1.display())]
+    BadSignature(signature_check::BadSignature, PathBuf),
 }
 
 /// How clang is being invoked, from the arguments alone.
@@ -356,7 +359,23 @@ pub fn run(args: &[String], cpp: bool) -> Result<i32, WrapperError> {
     if links {
         cc.add_link_args(&link_flags(mode, &tc));
     }
-    Ok(cc.run().map_err(WrapperError::Wrapper)?.unwrap_or(1))
+    let code = cc.run().map_err(WrapperError::Wrapper)?.unwrap_or(1);
+    if code == 0 {
+        check_signature(args)?;
+    }
+    Ok(code)
+}
+
+/// Refuses (and deletes) an output whose NUMFUZZ_SIGNATURE the fuzzer would refuse (see
+/// [`signature_check`]).
+fn check_signature(args: &[String]) -> Result<(), WrapperError> {
+    let Some(output) = signature_check::output_of(args) else {
+        return Ok(());
+    };
+    signature_check::check(&output).map_err(|bad| {
+        let _ = std::fs::remove_file(&output);
+        WrapperError::BadSignature(bad, output)
+    })
 }
 
 /// Entry point shared by both binaries.

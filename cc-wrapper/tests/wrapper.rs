@@ -527,3 +527,32 @@ fn targets_read_missing_empty_and_large_inputs() {
     assert_eq!(summaries.len(), 2, "{}", text(&out.stderr));
     assert!(summaries.iter().all(|s| s.exceptions == 0), "{summaries:?}");
 }
+
+/// A harness whose only field declares `range`.
+fn harness_with_range(range: &str) -> String {
+    HARNESS.replace("\"f64,f64\"", &format!("\"f64{range},f64\""))
+}
+
+#[test]
+fn a_bad_signature_range_fails_the_build_and_leaves_no_output() {
+    let dir = TempDir::new().unwrap();
+    for (range, why) in [("[1,0]", "above the upper bound"), ("[0,1", "missing closing")] {
+        write(dir.path(), "bad.c", &harness_with_range(range));
+        for args in [&["-O1", "bad.c", "-o", "bad"][..], &["-c", "bad.c", "-o", "bad.o"]] {
+            let out = cc(dir.path(), args, &[]);
+            let err = text(&out.stderr);
+            assert!(!out.status.success(), "{args:?} {range}: built anyway");
+            assert_eq!(err.trim_end().lines().count(), 1, "not one line: {err}");
+            assert!(
+                err.contains("invalid NUMFUZZ_SIGNATURE") && err.contains(why) && err.contains("bad.c"),
+                "{err}"
+            );
+            let output = dir.path().join(args[3]);
+            assert!(!output.exists(), "{} left behind", output.display());
+        }
+    }
+    write(dir.path(), "good.c", &harness_with_range("(0, inf)"));
+    ok(cc(dir.path(), &["-O1", "good.c", "-o", "good"], &[]));
+    let table = site_table(&dir.path().join("good"), &[]);
+    assert_eq!(table.signature.as_deref(), Some("f64(0, inf),f64"));
+}

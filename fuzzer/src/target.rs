@@ -25,7 +25,7 @@ pub enum TargetError {
     AbiMismatch { path: PathBuf, found: u32 },
     #[error("`{0}` declares several signatures ({1}); keep one NUMFUZZ_SIGNATURE")]
     ManySignatures(PathBuf, String),
-    #[error("`{0}` has an invalid NUMFUZZ_SIGNATURE: {1}")]
+    #[error("`{0}` has an invalid NUMFUZZ_SIGNATURE: {1}; fix the declaration in the harness and rebuild the target")]
     BadSignature(PathBuf, numfuzz_abi::signature::SignatureError),
     #[error("running `{0}` for its site table failed: {1}")]
     SiteTable(PathBuf, String),

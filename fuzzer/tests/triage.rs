@@ -366,6 +366,7 @@ const JSON_KEYS: &[&str] = &[
     "summary.classes.coincident",
     "summary.classes.handled",
     "summary.classes.input_borne",
+    "summary.classes.out_of_domain",
     "summary.classes.propagated",
     "summary.classes.range",
     "summary.classes.undefined",
@@ -1210,6 +1211,7 @@ const FULL_EXAMPLE: &str = r#"{
       "coincident": 0,
       "absorbed": 0,
       "input_borne": 0,
+      "out_of_domain": 0,
       "unjudged": 3
     },
     "consequences": {

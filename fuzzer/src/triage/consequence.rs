@@ -8,6 +8,8 @@
 //!   with an Inf or NaN operand propagates;
 //! - `input_borne`: a float field of the input is NaN or infinite (subnormal inputs are
 //!   ordinary inputs);
+//! - `out_of_domain`: a field lies outside the domain the signature declares for it
+//!   (`f64[0,1]`): the function was called where it is not meant to work;
 //! - `consequence`: `handled` when the library reported an error for the input; `escapes`
 //!   when the taint build shows the exception's value (or one computed from it) in a primary
 //!   declared result that is Inf or NaN; `absorbed` otherwise (every result finite, or the
@@ -19,7 +21,7 @@
 //!   inputs keep the labels' roots: the origins no other escaping origin flowed into.
 //!
 //! A finding takes its worst consequence over its inputs (escapes > handled > absorbed),
-//! judged on inputs that are not input-borne when it has any.
+//! judged on inputs that are neither input-borne nor out of domain when it has any.
 
 use super::attribution::{Attribution, RootBy, Via};
 use super::ordinary::Ordinariness;
@@ -78,6 +80,8 @@ pub struct InInput {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct InputAnalysis {
     pub input_borne: bool,
+    /// A field lies outside its declared domain.
+    pub out_of_domain: bool,
     /// The harness declared results for this input.
     pub has_results: bool,
     /// A primary result is non-finite, unreported, and no exception could be isolated as its
@@ -197,10 +201,13 @@ pub fn analyze(
     let origin = origins(replay);
     let completed = matches!(replay.ending, Ending::Completed { .. });
     let handled = replay.ending == (Ending::Completed { handled: true });
+    let out_of_domain = signature.is_some_and(|s| !s.in_domain(&replay.bytes));
     let mut out = InputAnalysis {
         input_borne: input_borne(signature, &replay.bytes),
+        out_of_domain,
         has_results: !replay.results.is_empty(),
-        unexplained: completed && !handled && attribution.is_some_and(|a| a.root.is_none()),
+        // Outside the domain a non-finite result is expected: never a bug without a root.
+        unexplained: completed && !handled && !out_of_domain && attribution.is_some_and(|a| a.root.is_none()),
         ordinariness: super::ordinary::of(signature, &replay.bytes),
         findings: BTreeMap::new(),
     };
@@ -278,6 +285,8 @@ pub struct Merged {
     pub origin: bool,
     /// Every input raising it is input-borne.
     pub input_borne: bool,
+    /// Not input-borne, and no input raising it is an ordinary one inside the declared domain.
+    pub out_of_domain: bool,
     pub consequence: Option<Consequence>,
     /// Escaping: the root of its chain; itself when some input shows it as its own root.
     pub root: Option<FindingKey>,
@@ -292,13 +301,19 @@ pub struct Merged {
 /// Merges one finding's per-input analyses (`inputs[i]` = its analysis in input i).
 pub fn merge(key: &FindingKey, inputs: &[(&InputAnalysis, &InInput)]) -> Merged {
     let ordinary: Vec<usize> = (0..inputs.len()).filter(|&i| !inputs[i].0.input_borne).collect();
-    let judged: Vec<usize> = if ordinary.is_empty() {
-        (0..inputs.len()).collect()
-    } else {
-        ordinary.clone()
+    let in_domain: Vec<usize> = ordinary
+        .iter()
+        .copied()
+        .filter(|&i| !inputs[i].0.out_of_domain)
+        .collect();
+    let judged: Vec<usize> = match (in_domain.is_empty(), ordinary.is_empty()) {
+        (false, _) => in_domain.clone(),
+        (true, false) => ordinary.clone(),
+        (true, true) => (0..inputs.len()).collect(),
     };
     let mut m = Merged {
         input_borne: !inputs.is_empty() && ordinary.is_empty(),
+        out_of_domain: !ordinary.is_empty() && in_domain.is_empty(),
         ..Merged::default()
     };
     for &i in &judged {
@@ -523,5 +538,18 @@ mod tests {
         // ... and when there are only those, the finding is input-borne.
         let m = merge(&k, &[(&borne, &own)]);
         assert!(m.input_borne);
+        // Inputs outside the declared domain count only when there are no others...
+        let outside = InputAnalysis {
+            out_of_domain: true,
+            ..InputAnalysis::default()
+        };
+        let m = merge(&k, &[(&outside, &own), (&plain, &absorbed)]);
+        assert_eq!((m.out_of_domain, m.root.clone()), (false, None));
+        assert_eq!(m.consequence, Some(Consequence::Absorbed));
+        // ... and then the finding is out of domain (input-borne first).
+        let m = merge(&k, &[(&outside, &own), (&outside, &absorbed)]);
+        assert_eq!((m.out_of_domain, m.root), (true, Some(k.clone())));
+        let m = merge(&k, &[(&borne, &own)]);
+        assert!(!m.out_of_domain);
     }
 }

@@ -106,6 +106,8 @@ pub enum Class {
     Absorbed,
     /// Only inputs holding NaN or an infinity raise it.
     InputBorne,
+    /// Only inputs outside the signature's declared domain raise it (`f64[0,1]`).
+    OutOfDomain,
     /// Consequences were not computed (no declared results, or no taint build).
     Unjudged,
 }
@@ -122,6 +124,7 @@ impl Class {
             Class::Coincident => "coincident",
             Class::Absorbed => "absorbed",
             Class::InputBorne => "input-borne",
+            Class::OutOfDomain => "out-of-domain",
             Class::Unjudged => "unjudged",
         }
     }
@@ -155,6 +158,8 @@ pub struct Finding {
     pub origin: bool,
     /// Every input raising it holds a NaN or an infinity.
     pub input_borne: bool,
+    /// No ordinary input raising it lies inside the declared domain.
+    pub out_of_domain: bool,
     /// Its worst consequence over its inputs (`None`: not computed).
     pub consequence: Option<Consequence>,
     /// Escaping findings: the root of their chain (their own key for a root).
@@ -219,12 +224,15 @@ impl Finding {
     /// An exception that makes the library return a non-finite or wrong value without saying
     /// so, and is the root of that.
     pub fn is_bug(&self) -> bool {
-        !self.input_borne && self.root() == Some(&self.key)
+        !self.input_borne && !self.out_of_domain && self.root() == Some(&self.key)
     }
 
     pub fn class(&self) -> Class {
         if self.input_borne {
             return Class::InputBorne;
+        }
+        if self.out_of_domain {
+            return Class::OutOfDomain;
         }
         if self.is_bug() {
             return Class::Bug;
@@ -558,6 +566,7 @@ pub fn group(
                 minimize_note: None,
                 origin: false,
                 input_borne: false,
+                out_of_domain: false,
                 consequence: None,
                 escape_root: None,
                 root_by: None,
@@ -663,6 +672,7 @@ pub fn group(
         let merged = consequence::merge(&key, &pairs);
         f.origin = merged.origin;
         f.input_borne = merged.input_borne;
+        f.out_of_domain = merged.out_of_domain;
         if judge {
             f.consequence = merged.consequence;
             f.escape_root = merged.root.clone();

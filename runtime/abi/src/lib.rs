@@ -10,6 +10,7 @@
 pub mod c_header;
 pub mod cmp;
 pub mod decimal;
+pub mod domain;
 pub mod env;
 pub mod errbits;
 pub mod kind;

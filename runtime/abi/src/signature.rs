@@ -1,8 +1,10 @@
 //! Input signatures: the typed argument vector a harness decodes from its input bytes.
 //!
 //! Fields are little-endian, packed in order, without padding. A shorter input reads as if
-//! zero-padded; a longer one is truncated.
+//! zero-padded; a longer one is truncated. A field may declare its domain, the range of values
+//! it is meant to take (`f64[0,1]`, see [`crate::domain`]).
 
+use crate::domain::Domain;
 use crate::op::FloatType;
 use crate::value::{Float, Value};
 use std::fmt;
@@ -166,6 +168,12 @@ pub enum SignatureError {
     Empty,
     #[error("{0}")]
     BadValue(String),
+    #[error("bad range in field `{field}` of signature `{spec}`: {reason} (expected TYPE[lo,hi] with `[`/`]` closed and `(`/`)` open ends, lo <= hi, e.g. `f64[0,1], f64(0,inf), i32[0,100]`)")]
+    BadRange {
+        field: String,
+        spec: String,
+        reason: String,
+    },
     #[error("signature `{spec}` has {expected} fields but {got} values were given")]
     Arity { spec: String, expected: usize, got: usize },
 }
@@ -188,6 +196,49 @@ impl FromStr for FieldType {
 pub struct Signature {
     fields: Vec<FieldType>,
     offsets: Vec<usize>,
+    /// The declared domain of each field (`None`: unrestricted).
+    domains: Vec<Option<Domain>>,
+}
+
+/// Splits a signature at the commas between fields (not those inside a range's brackets).
+fn split_fields(spec: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0usize, 0);
+    for (i, c) in spec.char_indices() {
+        match c {
+            '[' | '(' => depth += 1,
+            ']' | ')' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                parts.push(&spec[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&spec[start..]);
+    parts
+}
+
+/// One field's text: its type and its domain, if it declares one.
+fn parse_field(field: &str, spec: &str) -> Result<(FieldType, Option<Domain>), SignatureError> {
+    let field = field.trim();
+    let (name, range) = match field.find(['[', '(']) {
+        Some(at) => (&field[..at], Some(&field[at..])),
+        None => (field, None),
+    };
+    let ty = name.parse::<FieldType>().map_err(|_| SignatureError::UnknownType {
+        field: field.to_string(),
+        spec: spec.to_string(),
+    })?;
+    let domain = range
+        .map(|r| Domain::parse(ty, r))
+        .transpose()
+        .map_err(|reason| SignatureError::BadRange {
+            field: field.to_string(),
+            spec: spec.to_string(),
+            reason,
+        })?;
+    Ok((ty, domain))
 }
 
 impl Signature {
@@ -198,27 +249,50 @@ impl Signature {
             offsets.push(at);
             at += f.size();
         }
-        Signature { fields, offsets }
+        let domains = vec![None; fields.len()];
+        Signature {
+            fields,
+            offsets,
+            domains,
+        }
     }
 
+    /// Parses `f64,i32` or, with domains, `f64[0,1], f64(0,inf), i32[0,100]`.
     pub fn parse(spec: &str) -> Result<Signature, SignatureError> {
         if spec.trim().is_empty() {
             return Err(SignatureError::Empty);
         }
-        let fields = spec
-            .split(',')
-            .map(|f| {
-                f.parse::<FieldType>().map_err(|_| SignatureError::UnknownType {
-                    field: f.trim().to_string(),
-                    spec: spec.to_string(),
-                })
-            })
+        let parsed = split_fields(spec)
+            .into_iter()
+            .map(|f| parse_field(f, spec))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(Signature::new(fields))
+        let (fields, domains): (Vec<FieldType>, Vec<Option<Domain>>) = parsed.into_iter().unzip();
+        Ok(Signature {
+            domains,
+            ..Signature::new(fields)
+        })
     }
 
     pub fn fields(&self) -> &[FieldType] {
         &self.fields
+    }
+
+    /// The declared domain of field `i` (`None`: unrestricted).
+    pub fn domain(&self, i: usize) -> Option<&Domain> {
+        self.domains[i].as_ref()
+    }
+
+    /// Some field declares a domain.
+    pub fn has_domains(&self) -> bool {
+        self.domains.iter().any(Option::is_some)
+    }
+
+    /// Every field of the input (zero-padded when short) lies in its declared domain.
+    pub fn in_domain(&self, input: &[u8]) -> bool {
+        self.decode(input)
+            .iter()
+            .zip(&self.domains)
+            .all(|(v, d)| d.as_ref().is_none_or(|d| d.contains(v)))
     }
 
     pub fn len(&self) -> usize {
@@ -308,8 +382,16 @@ impl Signature {
 
 impl fmt::Display for Signature {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let names: Vec<&str> = self.fields.iter().map(|t| t.name()).collect();
-        f.write_str(&names.join(","))
+        let fields: Vec<String> = self
+            .fields
+            .iter()
+            .zip(&self.domains)
+            .map(|(t, d)| match d {
+                Some(d) => format!("{t}{d}"),
+                None => t.name().to_string(),
+            })
+            .collect();
+        f.write_str(&fields.join(","))
     }
 }
 
@@ -372,6 +454,51 @@ mod tests {
         assert_eq!(Signature::parse(" ").unwrap_err(), SignatureError::Empty);
         assert!(Signature::parse("i8").unwrap().encode_text(&["300"]).is_err());
         assert!(Signature::parse("i8,i8").unwrap().encode_text(&["1"]).is_err());
+    }
+
+    #[test]
+    fn fields_declare_domains() {
+        let sig = Signature::parse("f64[0,1], f64(0,inf), i32[0,100], u8").unwrap();
+        assert_eq!(sig.len(), 4);
+        assert_eq!(sig.to_string(), "f64[0.0,1.0],f64(0.0,inf),i32[0,100],u8");
+        assert_eq!(Signature::parse(&sig.to_string()).unwrap(), sig);
+        assert!(sig.domain(0).is_some() && sig.domain(3).is_none() && sig.has_domains());
+        assert!(!Signature::parse("f64,i32").unwrap().has_domains());
+        let inside = sig.encode_text(&["0.5", "1e-300", "100", "7"]).unwrap();
+        assert!(sig.in_domain(&inside));
+        for outside in [
+            ["-0.5", "1", "3", "7"],
+            ["0.5", "0", "3", "7"],
+            ["0.5", "1", "101", "7"],
+        ] {
+            assert!(!sig.in_domain(&sig.encode_text(&outside).unwrap()), "{outside:?}");
+        }
+    }
+
+    #[test]
+    fn bad_ranges_are_refused_in_one_line() {
+        for (spec, why) in [
+            ("f64[1,0]", "above the upper bound"),
+            ("f64(0,0)", "no value"),
+            ("f64[nan,1]", "NaN"),
+            ("i32[0,0.5]", "not an integer"),
+            ("i8[0,1000]", "outside the range of i8"),
+            ("f64[0,1", "missing closing"),
+            ("f64[0,1, i32", "missing closing"),
+            ("f64[0;1]", "two bounds"),
+            ("f64[a,b]", "not a number"),
+        ] {
+            let e = Signature::parse(spec).unwrap_err();
+            assert!(matches!(e, SignatureError::BadRange { .. }), "{spec}: {e:?}");
+            let text = e.to_string();
+            assert!(
+                text.contains(why) && text.contains("expected TYPE[lo,hi]"),
+                "{spec}: {text}"
+            );
+            assert!(!text.contains('\n'), "{text}");
+        }
+        let e = Signature::parse("f64 [0,1]x").unwrap_err().to_string();
+        assert!(e.contains("missing closing"), "{e}");
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::config::{CampaignConfig, MutatorSchedule};
 use crate::hangs::HangConfirmStage;
 use crate::i2s::{CmpTrace, I2SStage};
 use crate::local_search::{ExactSlots, LocalSearchStage, ProbeWords};
-use crate::mutators::fp_mutations;
+use crate::mutators::{fp_mutations, DomainSteering};
 use crate::run_mode::{RunModeStage, RunModeWord};
 use crate::stats::StatsStage;
 use crate::timeout::AdjustTimeout;
@@ -55,9 +55,11 @@ where
         search,
         stats,
     };
+    // Steering wraps byte havoc and tokens too, so declared domains hold with `--no-fp-mutators`.
+    let steer = signature.clone();
     match signature.filter(|_| cfg.fp_mutators) {
-        Some(sig) => scheduled(cfg.schedule, fp_mutations(&sig).merge(byte_level), stages, parts),
-        None => scheduled(cfg.schedule, byte_level, stages, parts),
+        Some(sig) => scheduled(cfg.schedule, fp_mutations(&sig).merge(byte_level), steer, stages, parts),
+        None => scheduled(cfg.schedule, byte_level, steer, stages, parts),
     }
 }
 
@@ -77,8 +79,15 @@ struct Stages {
     stats: StatsStage,
 }
 
-/// The mutational stage over `ops`, scheduled by MOpt or uniformly (havoc).
-fn scheduled<E, MT>(schedule: MutatorSchedule, ops: MT, stages: Stages, parts: Parts<'_, E>) -> Result<(), Error>
+/// The mutational stage over `ops`, scheduled by MOpt or uniformly (havoc), its results kept
+/// mostly inside the fields' declared domains.
+fn scheduled<E, MT>(
+    schedule: MutatorSchedule,
+    ops: MT,
+    signature: Option<Arc<Signature>>,
+    stages: Stages,
+    parts: Parts<'_, E>,
+) -> Result<(), Error>
 where
     E: Executor<Mgr, BytesInput, State, Fuzzer> + HasObservers<Observers = Observers> + AdjustTimeout,
     MT: MutatorsTuple<BytesInput, State> + NamedTuple + HasConstLen,
@@ -86,9 +95,12 @@ where
     match schedule {
         MutatorSchedule::Mopt => {
             let mutator = StdMOptMutator::new(parts.state, ops, MOPT_MAX_STACK_POW, MOPT_SWARMS)?;
-            fuzz_with(mutator, stages, parts)
+            fuzz_with(DomainSteering::new(mutator, signature.as_ref()), stages, parts)
         }
-        MutatorSchedule::Havoc => fuzz_with(HavocScheduledMutator::new(ops), stages, parts),
+        MutatorSchedule::Havoc => {
+            let mutator = HavocScheduledMutator::new(ops);
+            fuzz_with(DomainSteering::new(mutator, signature.as_ref()), stages, parts)
+        }
     }
 }
 

@@ -38,6 +38,7 @@
 //! havoc still can).
 
 pub mod crossover;
+pub mod domain;
 mod field;
 pub mod float_ops;
 pub mod int_ops;
@@ -48,6 +49,7 @@ mod test_support;
 pub mod values;
 
 pub use crossover::FieldCrossoverMutator;
+pub use domain::DomainSteering;
 pub use float_ops::{
     ExponentAdd, ExponentFlip, FloatFieldMutator, FloatOp, InterestingValue, MantissaAdd, MantissaFlip, PowerOfTwo,
     RandomChunk, SignFlip, SpecialValue, UlpStep,

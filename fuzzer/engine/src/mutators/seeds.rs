@@ -1,6 +1,10 @@
-//! Seeds for a campaign started without user seeds, built from the signature alone.
+//! Seeds for a campaign started without user seeds, built from the signature alone. A field
+//! with a declared domain gets only values inside it: its extremes and their neighbours, the
+//! special values that lie inside, and ordinary values between the extremes (the mutators
+//! take a share of inputs outside, see [`super::domain`]).
 
 use super::values::{int_interesting_values, special_values};
+use numfuzz_abi::domain::Domain;
 use numfuzz_abi::value::Float;
 use numfuzz_abi::{FieldType, Signature, Value};
 
@@ -33,6 +37,54 @@ fn one(ty: FieldType) -> Value {
     }
 }
 
+/// The values tried for a field with a domain: its extremes, 1 and 2 steps inside them, a
+/// value in the middle (the midpoint, or an extreme ± 1 when a side is unbounded), then the
+/// unrestricted values that lie inside.
+fn domain_values(ty: FieldType, domain: &Domain) -> Vec<Value> {
+    let mut out: Vec<Value> = match (domain.float_extremes(), domain.int_extremes()) {
+        (Some((lo, hi)), _) => [lo, hi, lo.step(1), hi.step(-1), lo.step(2), hi.step(-2), middle(lo, hi)]
+            .map(Value::Float)
+            .to_vec(),
+        (_, Some((lo, hi))) => [lo, hi, lo + 1, hi - 1, lo + 2, hi - 2, lo + (hi - lo) / 2]
+            .map(|value| Value::Int { ty, value })
+            .to_vec(),
+        (None, None) => Vec::new(),
+    };
+    out.extend(field_values(ty));
+    let mut kept: Vec<Value> = Vec::new();
+    for v in out {
+        if domain.contains(&v) && !kept.contains(&v) {
+            kept.push(v);
+        }
+    }
+    kept
+}
+
+/// A value between two float extremes of the same format: their midpoint when both are
+/// finite, else 1 past the finite one (0 when neither is).
+fn middle(lo: Float, hi: Float) -> Float {
+    let parse = |x: f64| Float::parse(lo.ty, &format!("{x:e}")).unwrap_or(lo);
+    let (l, h) = (parse_f64(lo), parse_f64(hi));
+    match (l.is_finite(), h.is_finite()) {
+        (true, true) => parse(l / 2.0 + h / 2.0),
+        (true, false) => parse(l + 1.0),
+        (false, true) => parse(h - 1.0),
+        (false, false) => Float::zero(lo.ty, false),
+    }
+}
+
+fn parse_f64(x: Float) -> f64 {
+    x.to_string().parse().unwrap_or(f64::NAN)
+}
+
+/// `value` when it lies in field `i`'s domain, else the domain's first seed value.
+fn inside(sig: &Signature, i: usize, value: Value) -> Value {
+    match sig.domain(i) {
+        Some(d) if !d.contains(&value) => domain_values(sig.fields()[i], d)[0],
+        _ => value,
+    }
+}
+
 /// Up to [`MAX_SEEDS`] distinct inputs of exactly `sig.size()` bytes, in this order:
 /// all zeros; all ones (1.0 / 1); then "diagonal" seeds, the j-th setting every field to its
 /// j-th special value (float fields: [`special_values`], so every float field sees every
@@ -44,8 +96,13 @@ pub fn seeds(sig: &Signature) -> Vec<Vec<u8>> {
     if fields.is_empty() {
         return vec![Vec::new()];
     }
-    let per_field: Vec<Vec<Value>> = fields.iter().map(|&t| field_values(t)).collect();
-    let ones: Vec<Value> = fields.iter().map(|&t| one(t)).collect();
+    let per_field: Vec<Vec<Value>> = (0..fields.len())
+        .map(|i| match sig.domain(i) {
+            Some(d) => domain_values(fields[i], d),
+            None => field_values(fields[i]),
+        })
+        .collect();
+    let ones: Vec<Value> = (0..fields.len()).map(|i| inside(sig, i, one(fields[i]))).collect();
     let diagonal_len = fields
         .iter()
         .zip(&per_field)
@@ -81,7 +138,8 @@ pub fn seeds(sig: &Signature) -> Vec<Vec<u8>> {
 }
 
 fn zeros(sig: &Signature) -> Vec<Value> {
-    sig.decode(&vec![0u8; sig.size()])
+    let zero = sig.decode(&vec![0u8; sig.size()]);
+    zero.into_iter().enumerate().map(|(i, v)| inside(sig, i, v)).collect()
 }
 
 #[cfg(test)]
@@ -156,6 +214,32 @@ mod tests {
         // Mixed seeds: one field special, the others 1.
         let mixed = sig.encode_text(&["inf", "1", "1", "1"]).unwrap();
         assert!(s.contains(&mixed));
+    }
+
+    #[test]
+    fn seeds_respect_declared_domains() {
+        for spec in [
+            "f64[0,1],i32",
+            "f64(0,inf),u8[10,20)",
+            "f32(-1,1],f80[2,3]",
+            "i64(-5,5)",
+        ] {
+            let sig = Signature::parse(spec).unwrap();
+            let s = seeds(&sig);
+            assert!(s.len() > 3, "{spec}: {}", s.len());
+            assert!(s.iter().all(|b| sig.in_domain(b)), "{spec}");
+        }
+        let sig = Signature::parse("f64[0,1]").unwrap();
+        let got: Vec<String> = seeds(&sig).iter().map(|b| sig.decode(b)[0].to_string()).collect();
+        for v in ["0.0", "1.0", "5e-324", "0.9999999999999999", "0.5"] {
+            assert!(got.contains(&v.to_string()), "{v} missing from {got:?}");
+        }
+        let open = Signature::parse("f64(0,inf)").unwrap();
+        let got: Vec<String> = seeds(&open).iter().map(|b| open.decode(b)[0].to_string()).collect();
+        assert!(
+            got.contains(&"1.7976931348623157e308".to_string()) && got.contains(&"1.0".to_string()),
+            "{got:?}"
+        );
     }
 
     #[test]

@@ -16,7 +16,8 @@ use serde::Serialize;
 /// Version of the JSON schema (2: consequences, chains, references and the bug list; 3: roots
 /// by repair (`root_by`, `via`), the `coincident` consequence and class, and the bugs whose
 /// cause is not isolated, `unexplained`; 4: references from the shadow build, `source` in
-/// `oracle` and in each `reference`, `oracle.unreliable`, the `range` class).
+/// `oracle` and in each `reference`, `oracle.unreliable`, the `range` and `out-of-domain`
+/// classes).
 pub const SCHEMA_VERSION: u32 = 4;
 
 #[derive(Serialize)]
@@ -95,6 +96,7 @@ struct Classes {
     coincident: usize,
     absorbed: usize,
     input_borne: usize,
+    out_of_domain: usize,
     unjudged: usize,
 }
 
@@ -422,6 +424,7 @@ fn document(report: &Report) -> Document<'_> {
                 coincident: report.class_count(Class::Coincident),
                 absorbed: report.class_count(Class::Absorbed),
                 input_borne: report.class_count(Class::InputBorne),
+                out_of_domain: report.class_count(Class::OutOfDomain),
                 unjudged: report.class_count(Class::Unjudged),
             },
             consequences: ConsequenceCounts {

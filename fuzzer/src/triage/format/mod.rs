@@ -99,14 +99,21 @@ pub fn others_line(report: &Report, all: bool) -> String {
         Class::Absorbed,
         Class::Handled,
         Class::Undefined,
-        Class::Range,
         Class::Propagated,
         Class::InputBorne,
     ];
-    let counts: Vec<String> = classes
+    let mut counts: Vec<String> = classes
         .iter()
         .map(|&c| format!("{} {}", report.class_count(c), c.name()))
         .collect();
+    // Only shadow references and signatures with domains make these; the line stays as it
+    // was without them.
+    for class in [Class::Range, Class::OutOfDomain] {
+        let n = report.class_count(class);
+        if n > 0 {
+            counts.push(format!("{n} {}", class.name()));
+        }
+    }
     let wrong = report
         .findings
         .iter()
