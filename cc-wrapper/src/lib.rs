@@ -326,7 +326,11 @@ pub fn run(args: &[String], cpp: bool) -> Result<i32, WrapperError> {
         // `$CC -E` (such as "argument unused") as a broken preprocessor.
         return run_direct(compiler, args, &preprocessor_flags(&tc));
     }
-    let plugin = if mode == Mode::Shadow { &tc.shadow_pass } else { &tc.pass };
+    let plugin = if mode == Mode::Shadow {
+        &tc.shadow_pass
+    } else {
+        &tc.pass
+    };
     if matches!(mode, Mode::Fuzz | Mode::Taint | Mode::Shadow) && inv.sources > 0 && !plugin.exists() {
         return Err(WrapperError::MissingPass(plugin.clone()));
     }

@@ -4,8 +4,8 @@
 use numfuzz_abi::signature::Signature;
 use numfuzz_abi::site::SiteTable;
 use numfuzz_abi::{
-    ABI_VERSION, FUNCTION_SECTION, HARNESS_SECTION, RUNTIME_MARKER_PREFIX, RUNTIME_SECTION, SIGNATURE_SECTION,
-    SHADOW_SECTION, TAINT_SECTION,
+    ABI_VERSION, FUNCTION_SECTION, HARNESS_SECTION, RUNTIME_MARKER_PREFIX, RUNTIME_SECTION, SHADOW_SECTION,
+    SIGNATURE_SECTION, TAINT_SECTION,
 };
 use object::{Object, ObjectSection, ObjectSymbol};
 use std::path::{Path, PathBuf};

@@ -64,10 +64,19 @@ fn input(case: i32, x: f64) -> Vec<u8> {
 }
 
 fn inputs() -> Vec<(i32, Vec<u8>)> {
-    [(1, 709.8), (2, 800.0), (3, 709.9), (4, 400.0), (5, 1.0), (6, 1.0), (7, 709.8), (8, 709.8)]
-        .into_iter()
-        .map(|(c, x)| (c, input(c, x)))
-        .collect()
+    [
+        (1, 709.8),
+        (2, 800.0),
+        (3, 709.9),
+        (4, 400.0),
+        (5, 1.0),
+        (6, 1.0),
+        (7, 709.8),
+        (8, 709.8),
+    ]
+    .into_iter()
+    .map(|(c, x)| (c, input(c, x)))
+    .collect()
 }
 
 /// The shadow of the primary result and why it is unreliable, from one run of a shadow build.
@@ -85,19 +94,29 @@ fn shadow_of(exe: &Path, bytes: &[u8]) -> (String, Option<String>) {
 }
 
 fn magnitude(decimal: &str) -> f64 {
-    decimal.parse().unwrap_or_else(|_| panic!("`{decimal}` is not a decimal"))
+    decimal
+        .parse()
+        .unwrap_or_else(|_| panic!("`{decimal}` is not a decimal"))
 }
 
 #[test]
 fn the_shadow_build_reports_what_the_wider_format_computes() {
     for opt in ["-O0", "-O2"] {
-        let built = compile("shadowed", &[("shadowed.c", CASES)], &[opt], &[("NUMFUZZ_CC_SHADOW", "1")]);
+        let built = compile(
+            "shadowed",
+            &[("shadowed.c", CASES)],
+            &[opt],
+            &[("NUMFUZZ_CC_SHADOW", "1")],
+        );
         let shadow = |c: i32, x: f64| shadow_of(&built.exe, &input(c, x));
         let finite_near = |c: i32, x: f64, want: f64| {
             let (value, unreliable) = shadow(c, x);
             assert_eq!(unreliable, None, "{opt} case {c}");
             let got = magnitude(&value);
-            assert!(((got - want) / want).abs() < 1e-12, "{opt} case {c}: shadow {value}, want {want}");
+            assert!(
+                ((got - want) / want).abs() < 1e-12,
+                "{opt} case {c}: shadow {value}, want {want}"
+            );
         };
         // 2 e^709.8 / 709.8^2, the division bringing the overflow back.
         finite_near(1, 709.8, 7.260_746_272_674_307e302);
@@ -107,7 +126,10 @@ fn the_shadow_build_reports_what_the_wider_format_computes() {
         finite_near(7, 709.8, 7.260_746_272_674_307e302);
         // Beyond the format, or infinite, in the shadow too.
         let (value, _) = shadow(4, 400.0);
-        assert!(value.contains("e347"), "{opt}: e^800 in extended precision, got {value}");
+        assert!(
+            value.contains("e347"),
+            "{opt}: e^800 in extended precision, got {value}"
+        );
         assert_eq!(shadow(5, 1.0), ("inf".to_string(), None), "{opt}");
         assert_eq!(shadow(6, 1.0), ("-inf".to_string(), None), "{opt}");
         // The exponent bits of an overflowed value, read as an integer: the shadow cannot say
@@ -166,10 +188,20 @@ fn without_an_oracle_the_shadow_tells_spurious_infinities_from_true_ones() {
     let doc = triage_json(&built, "out");
     assert_eq!(doc["schema_version"], 4);
     assert_eq!(doc["oracle"]["source"], "shadow", "{:#}", doc["oracle"]);
-    let spurious = [LINE_SPURIOUS, LINE_LOG_OF_UNDERFLOW, LINE_CANCELLED, LINE_IN_MEMORY, LINE_BIT_TRICK];
+    let spurious = [
+        LINE_SPURIOUS,
+        LINE_LOG_OF_UNDERFLOW,
+        LINE_CANCELLED,
+        LINE_IN_MEMORY,
+        LINE_BIT_TRICK,
+    ];
     assert_eq!(bug_lines(&doc), BTreeSet::from(spurious), "{doc:#}");
     for line in [LINE_TRUE_OVERFLOW, LINE_POLE, LINE_LOG_OF_ZERO] {
-        assert_eq!(classes_at(&doc, line), BTreeSet::from(["range".to_string()]), "line {line}");
+        assert_eq!(
+            classes_at(&doc, line),
+            BTreeSet::from(["range".to_string()]),
+            "line {line}"
+        );
     }
     for f in findings(&doc).iter().filter(|f| f["class"] == "bug") {
         let line = f["location"]["line"].as_u64().unwrap();
@@ -183,7 +215,10 @@ fn without_an_oracle_the_shadow_tells_spurious_infinities_from_true_ones() {
             (&"shadow".into(), &"wrong".into()),
             "line {line}: {reference:#}"
         );
-        assert!(magnitude(reference["value"].as_str().unwrap()).is_finite(), "{reference:#}");
+        assert!(
+            magnitude(reference["value"].as_str().unwrap()).is_finite(),
+            "{reference:#}"
+        );
     }
     assert_eq!(doc["oracle"]["unreliable"], 1, "the bit trick's input");
 
@@ -212,5 +247,8 @@ fn a_shadow_target_that_is_not_one_is_refused_in_one_line() {
     assert!(!o.status.success());
     let text = both(&o);
     assert_eq!(text.trim().lines().count(), 1, "{text}");
-    assert!(text.contains("not a shadow build") && text.contains("NUMFUZZ_CC_SHADOW=1"), "{text}");
+    assert!(
+        text.contains("not a shadow build") && text.contains("NUMFUZZ_CC_SHADOW=1"),
+        "{text}"
+    );
 }

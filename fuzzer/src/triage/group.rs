@@ -5,8 +5,8 @@ use super::attribution::{RootBy, Via};
 use super::campaign::{Campaign, Expectation, InputFile};
 use super::consequence::{self, Consequence, InputAnalysis};
 use super::oracle::{ResultVerdict, Verdict};
-use super::references::Source;
 use super::ordinary::Ordinariness;
+use super::references::Source;
 use crate::replay::{decode_fields, DecodedField, Ending, Frame, Replay};
 use numfuzz_abi::kind::ExceptionKind;
 use numfuzz_abi::report::{ExceptionReport, ResultReport};
@@ -216,9 +216,10 @@ impl Finding {
     /// to report range errors, as GSL does; the shadow knows no such promise.)
     fn true_range(&self) -> bool {
         self.consequence == Some(Consequence::Escapes)
-            && self.reference.as_ref().is_some_and(|r| {
-                r.source == Source::Shadow && r.judged.verdict == Verdict::UnreportedRange
-            })
+            && self
+                .reference
+                .as_ref()
+                .is_some_and(|r| r.source == Source::Shadow && r.judged.verdict == Verdict::UnreportedRange)
     }
 
     /// An exception that makes the library return a non-finite or wrong value without saying

@@ -13,9 +13,9 @@ pub mod group;
 pub mod judge;
 pub mod minimize;
 pub mod oracle;
-pub mod references;
 pub mod ordinary;
 mod pool;
+pub mod references;
 pub mod repro;
 pub mod taint;
 
@@ -25,9 +25,9 @@ use attribution::Attribution;
 use campaign::Campaign;
 use group::{view_fields, Consequences, Finding, Minimized, OracleUse, Report};
 use judge::{Judge, Keep};
-use references::References;
 use numfuzz_abi::signature::Signature;
 use numfuzz_outdir::OutDirError;
+use references::References;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 

@@ -165,7 +165,10 @@ impl References {
                 let shadow = replayer.run_bytes(bytes).ok()?;
                 let judgement = shadow_judgement(&replay.results, &shadow.results);
                 if judgement.references.iter().all(Option::is_none)
-                    && shadow.results.iter().any(|r| r.shadow.as_ref().is_some_and(|s| s.unreliable.is_some()))
+                    && shadow
+                        .results
+                        .iter()
+                        .any(|r| r.shadow.as_ref().is_some_and(|s| s.unreliable.is_some()))
                 {
                     *lock(unreliable) += 1;
                 }
@@ -292,7 +295,10 @@ mod tests {
             let j = shadow_judgement(&returned, &[result(Some(0), ret, Some((shadow, true)))]);
             oracle::judge(&returned, &j, false, oracle::DEFAULT_TOLERANCE).map(|v| v.verdict)
         };
-        assert_eq!(judge("inf", "2.7263745721125665673e347"), Some(oracle::Verdict::UnreportedRange));
+        assert_eq!(
+            judge("inf", "2.7263745721125665673e347"),
+            Some(oracle::Verdict::UnreportedRange)
+        );
         assert_eq!(judge("-inf", "-inf"), Some(oracle::Verdict::UnreportedRange));
         assert_eq!(judge("NaN", "NaN"), Some(oracle::Verdict::Undefined));
         assert_eq!(judge("-inf", "-800.0"), Some(oracle::Verdict::Wrong));

@@ -2,8 +2,8 @@
 
 use crate::cmp::CmpOperand;
 use crate::op::{FloatType, Op, OpShape};
-use crate::signature::FieldType;
 use crate::shadow::symbols as shadow;
+use crate::signature::FieldType;
 use crate::site::SITE_UNASSIGNED;
 use std::fmt::Write;
 

@@ -63,7 +63,9 @@ mod tests {
 
     #[test]
     fn entry_points_are_numfuzz_internal() {
-        for s in [ARG, CALL, SET_ARG, SET_RET, GET_RET, LOAD, STORE, COPY, INT_LOAD, BITS, CMP, RESULT] {
+        for s in [
+            ARG, CALL, SET_ARG, SET_RET, GET_RET, LOAD, STORE, COPY, INT_LOAD, BITS, CMP, RESULT,
+        ] {
             assert!(s.starts_with("__numfuzz_shadow_"), "{s}");
         }
     }

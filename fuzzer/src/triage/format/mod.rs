@@ -6,8 +6,8 @@ pub mod markdown;
 pub mod sarif;
 pub mod table;
 
-use super::references::Source;
 use super::group::{Class, Consequences, Finding, Report};
+use super::references::Source;
 use crate::replay::{fields_decimal, fields_with_hex};
 use numfuzz_abi::op::FloatType;
 use numfuzz_abi::report::ResultReport;
