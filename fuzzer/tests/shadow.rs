@@ -252,3 +252,67 @@ fn a_shadow_target_that_is_not_one_is_refused_in_one_line() {
         "{text}"
     );
 }
+
+/// The true value of each case, with mpmath (the protocol of `--oracle`).
+const ORACLE: &str = r#"import json, sys
+from mpmath import mp, mpf, exp, log
+mp.prec = 200
+for line in sys.stdin:
+    q = json.loads(line)
+    c, x = int(q["inputs"][0]), mpf(q["inputs"][1])
+    if c in (1, 7, 8):
+        v = 2 * exp(x) / (x * x)
+    elif c == 2:
+        v = -x
+    elif c == 3:
+        v = 1 - exp(mpf("-0.1"))
+    elif c == 4:
+        v = exp(2 * x)
+    elif c == 5:
+        v = "inf" if x == 1 else 1 / (x - 1)
+    else:
+        v = "-inf" if x == 1 else log(x - 1)
+    print(json.dumps({"results": [str(v)]}), flush=True)
+"#;
+
+#[test]
+fn beside_an_oracle_the_shadow_is_measured_against_it() {
+    let built = build();
+    let oracle = built.path("oracle.py");
+    std::fs::write(&oracle, ORACLE).unwrap();
+    let root = built.path("out");
+    let c = HandCampaign::new(&root, &built.exe, &["default"]);
+    for (k, (case, bytes)) in inputs().iter().enumerate() {
+        c.crash("default", &format!("id:{k:06},case:{case}"), bytes);
+    }
+    let cmd = format!("python3 {}", oracle.display());
+    let o = numfuzz(&["triage", root.to_str().unwrap(), "--format", "json", "--oracle", &cmd]);
+    assert!(o.status.success(), "{}", both(&o));
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["oracle"]["source"], "oracle");
+    let a = &doc["shadow_agreement"];
+    // Every input escapes; the bit trick's shadow judges nothing.
+    assert_eq!((&a["inputs"], &a["judged_by_both"], &a["agreed"]), (&8.into(), &7.into(), &7.into()), "{a:#}");
+    assert_eq!(a["disagreements"], serde_json::json!([]));
+    let pair = |o: &str, s: Value| {
+        a["pairs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["oracle"] == o && p["shadow"] == s)
+            .map(|p| p["inputs"].as_u64().unwrap())
+    };
+    assert_eq!(pair("wrong", "wrong".into()), Some(4));
+    assert_eq!(pair("unreported-range", "unreported-range".into()), Some(3));
+    assert_eq!(pair("wrong", Value::Null), Some(1));
+    // The references shown are the oracle's.
+    for f in findings(&doc).iter().filter(|f| !f["reference"].is_null()) {
+        assert_eq!(f["reference"]["source"], "oracle", "{f:#}");
+    }
+    let text = numfuzz(&["triage", root.to_str().unwrap(), "--oracle", &cmd]);
+    assert!(
+        both(&text).contains("the shadow build agrees with it on 7 of the 7 non-finite results both judged"),
+        "{}",
+        both(&text)
+    );
+}

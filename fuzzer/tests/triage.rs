@@ -339,6 +339,7 @@ const JSON_KEYS: &[&str] = &[
     "oracle",
     "out_dir",
     "schema_version",
+    "shadow_agreement",
     "signature",
     "summary",
     "summary.bugs",
@@ -1193,6 +1194,7 @@ const FULL_EXAMPLE: &str = r#"{
   "consequences": "no-results",
   "taint_target": null,
   "oracle": null,
+  "shadow_agreement": null,
   "summary": {
     "findings": 3,
     "silent": 2,

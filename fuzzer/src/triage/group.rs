@@ -360,6 +360,8 @@ pub struct Report {
     /// The taint build replayed for consequences.
     pub taint_target: Option<PathBuf>,
     pub oracle: Option<OracleUse>,
+    /// With both an oracle and a shadow build: the shadow's verdicts against the oracle's.
+    pub shadow_agreement: Option<super::agreement::Agreement>,
 }
 
 /// How bad what an input returned looks: 0 all primary results finite (a wrong value), 1 a NaN,

@@ -5,6 +5,7 @@
 //! oracle, optionally minimises each finding's input keeping what makes it matter, and
 //! renders the result, bugs first, as a table, Markdown, JSON or SARIF.
 
+pub mod agreement;
 pub mod attribution;
 pub mod campaign;
 pub mod consequence;
@@ -242,6 +243,33 @@ pub fn triage(opts: &Options, progress: impl Fn(usize, usize) + Sync) -> Result<
     } else {
         Consequences::Computed
     };
+    // The oracle when there is one, else the shadow build; with both, the shadow is measured
+    // against the oracle on every escaping input.
+    let shadow_references = shadow_target.as_ref().map(|shadow| {
+        References::shadow(
+            Replayer {
+                target: shadow.clone(),
+                args: replayer.args.clone(),
+                // Every operation calls the runtime: give it room, as the taint build.
+                timeout: opts.timeout * 4,
+                memory_limit_mb: None,
+            },
+            &target.function_name(),
+            opts.tolerance,
+        )
+    });
+    let oracle_references = opts
+        .oracle
+        .as_deref()
+        .map(|cmd| References::oracle(cmd, &target.function_name(), opts.tolerance, opts.oracle_timeout));
+    let shadow_agreement = match (&oracle_references, &shadow_references) {
+        (Some(o), Some(s)) => {
+            let names: Vec<String> = campaign.inputs.iter().map(|i| i.rel.clone()).collect();
+            Some(agreement::compare(o, s, &replays, &names, signature.as_ref(), opts.jobs))
+        }
+        _ => None,
+    };
+    let references = oracle_references.or(shadow_references);
     let timeout_ms = opts.timeout.as_millis() as u64;
     let grouped = group::group(
         &campaign,
@@ -268,29 +296,9 @@ pub fn triage(opts: &Options, progress: impl Fn(usize, usize) + Sync) -> Result<
         consequences,
         taint_target: taint_target.clone(),
         oracle: None,
+        shadow_agreement,
     };
 
-    // The oracle when there is one, else the shadow build.
-    let references = match (&opts.oracle, &shadow_target) {
-        (Some(cmd), _) => Some(References::oracle(
-            cmd,
-            &target.function_name(),
-            opts.tolerance,
-            opts.oracle_timeout,
-        )),
-        (None, Some(shadow)) => Some(References::shadow(
-            Replayer {
-                target: shadow.clone(),
-                args: replayer.args.clone(),
-                // Every operation calls the runtime: give it room, as the taint build.
-                timeout: opts.timeout * 4,
-                memory_limit_mb: None,
-            },
-            &target.function_name(),
-            opts.tolerance,
-        )),
-        (None, None) => None,
-    };
     let judge = Judge {
         replayer: &replayer,
         taint: taint_replayer.as_ref(),

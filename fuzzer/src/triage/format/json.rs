@@ -7,7 +7,8 @@ use crate::replay::{DecodedField, Frame};
 use crate::triage::attribution::{RootBy, Via};
 use crate::triage::consequence::Consequence;
 use crate::triage::group::{Class, Consequences, InputView, KindCount, Report};
-use crate::triage::oracle::Verdict;
+use crate::triage::agreement::Agreement;
+use crate::triage::oracle::{ResultVerdict, Verdict};
 use crate::triage::references::Source;
 use numfuzz_abi::kind::ExceptionKind;
 use numfuzz_abi::report::ResultReport;
@@ -33,6 +34,7 @@ struct Document<'a> {
     consequences: &'static str,
     taint_target: Option<String>,
     oracle: Option<Oracle<'a>>,
+    shadow_agreement: Option<ShadowAgreement<'a>>,
     summary: Summary,
     bugs: Vec<&'a str>,
     unexplained: Vec<Unexplained<'a>>,
@@ -83,6 +85,66 @@ struct Oracle<'a> {
     unreliable: usize,
     tolerance: f64,
     error: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct ShadowAgreement<'a> {
+    inputs: usize,
+    judged_by_both: usize,
+    agreed: usize,
+    pairs: Vec<VerdictPair>,
+    disagreements: Vec<Disagreement<'a>>,
+}
+
+#[derive(Serialize)]
+struct VerdictPair {
+    oracle: Option<Verdict>,
+    shadow: Option<Verdict>,
+    inputs: usize,
+}
+
+#[derive(Serialize)]
+struct Disagreement<'a> {
+    input: &'a str,
+    returned: Option<&'a str>,
+    oracle: Option<Judged<'a>>,
+    shadow: Option<Judged<'a>>,
+}
+
+#[derive(Serialize)]
+struct Judged<'a> {
+    value: &'a str,
+    verdict: Verdict,
+}
+
+fn judged(v: &Option<ResultVerdict>) -> Option<Judged<'_>> {
+    v.as_ref().map(|v| Judged {
+        value: &v.reference,
+        verdict: v.verdict,
+    })
+}
+
+fn shadow_agreement(a: &Agreement) -> ShadowAgreement<'_> {
+    ShadowAgreement {
+        inputs: a.inputs(),
+        judged_by_both: a.judged_by_both(),
+        agreed: a.agreed(),
+        pairs: a
+            .pairs
+            .iter()
+            .map(|(&(oracle, shadow), &inputs)| VerdictPair { oracle, shadow, inputs })
+            .collect(),
+        disagreements: a
+            .disagreements
+            .iter()
+            .map(|d| Disagreement {
+                input: &d.input,
+                returned: d.oracle.as_ref().or(d.shadow.as_ref()).map(|v| v.returned.as_str()),
+                oracle: judged(&d.oracle),
+                shadow: judged(&d.shadow),
+            })
+            .collect(),
+    }
 }
 
 #[derive(Serialize)]
@@ -384,6 +446,7 @@ fn document(report: &Report) -> Document<'_> {
             tolerance: o.tolerance,
             error: o.error.as_deref(),
         }),
+        shadow_agreement: report.shadow_agreement.as_ref().map(shadow_agreement),
         bugs: report.bugs().map(|f| f.id.as_str()).collect(),
         unexplained: report
             .unexplained

@@ -82,6 +82,15 @@ pub fn sources_line(report: &Report) -> Option<String> {
             (Some(_), _) => format!("no references: the oracle `{}` failed", o.command),
         });
     }
+    if let Some(a) = &report.shadow_agreement {
+        let both = a.judged_by_both();
+        parts.push(format!(
+            "the shadow build agrees with it on {} of the {both} non-finite results both judged ({:.1} %, {} escaping inputs)",
+            a.agreed(),
+            100.0 * a.agreed() as f64 / both.max(1) as f64,
+            a.inputs()
+        ));
+    }
     (!parts.is_empty()).then(|| {
         let mut text = parts.join("; ");
         if let Some(first) = text.get(..1) {
