@@ -292,7 +292,11 @@ fn beside_an_oracle_the_shadow_is_measured_against_it() {
     assert_eq!(doc["oracle"]["source"], "oracle");
     let a = &doc["shadow_agreement"];
     // Every input escapes; the bit trick's shadow judges nothing.
-    assert_eq!((&a["inputs"], &a["judged_by_both"], &a["agreed"]), (&8.into(), &7.into(), &7.into()), "{a:#}");
+    assert_eq!(
+        (&a["inputs"], &a["judged_by_both"], &a["agreed"]),
+        (&8.into(), &7.into(), &7.into()),
+        "{a:#}"
+    );
     assert_eq!(a["disagreements"], serde_json::json!([]));
     let pair = |o: &str, s: Value| {
         a["pairs"]

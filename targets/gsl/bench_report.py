@@ -29,6 +29,7 @@ import os
 import sys
 
 from gen_harnesses import INTERNAL
+import shadow_agreement
 
 KINDS = ["Overflow", "Underflow", "DivByZero", "Invalid"]
 CONSEQUENCES = ["escapes", "handled", "coincident", "absorbed"]
@@ -384,6 +385,7 @@ def main():
           "or wrong value without reporting it, with its minimal input, what GSL returned, mpmath's value, and the "
           "findings downstream of it.", "", bugs_md, "", "## Counts", "", summary, "",
           f"## Known bugs ({len(found)} of {len(known)} found)", "", known_table(known), ""]
+    md += shadow_agreement.section(results)
     md += ["## Per function", "", "| function | bugs | " + " | ".join(
         f"{TOOL_NAMES[t]} O/U/D/I" for t in tools) + " |", "|---|---|" + "---|" * len(tools)]
     for fn in functions:

@@ -81,7 +81,10 @@ pub fn compare(
         jobs,
         |&i| {
             let r = replays[i].as_ref().ok()?;
-            Some((oracle.verdict(signature, &r.bytes, r), shadow.verdict(signature, &r.bytes, r)))
+            Some((
+                oracle.verdict(signature, &r.bytes, r),
+                shadow.verdict(signature, &r.bytes, r),
+            ))
         },
         |_| {},
     );
@@ -111,9 +114,17 @@ mod tests {
     #[test]
     fn pairs_count_and_only_judged_differences_are_listed() {
         let mut a = Agreement::default();
-        a.add("a".into(), judged(Verdict::Wrong, "1e302"), judged(Verdict::Wrong, "1.0000001e302"));
+        a.add(
+            "a".into(),
+            judged(Verdict::Wrong, "1e302"),
+            judged(Verdict::Wrong, "1.0000001e302"),
+        );
         a.add("b".into(), judged(Verdict::UnreportedRange, "1e400"), None);
-        a.add("c".into(), judged(Verdict::Wrong, "5"), judged(Verdict::UnreportedRange, "1e400"));
+        a.add(
+            "c".into(),
+            judged(Verdict::Wrong, "5"),
+            judged(Verdict::UnreportedRange, "1e400"),
+        );
         a.add("d".into(), None, judged(Verdict::Wrong, "5"));
         assert_eq!((a.inputs(), a.judged_by_both(), a.agreed()), (4, 2, 1));
         assert_eq!(a.disagreements.len(), 1);

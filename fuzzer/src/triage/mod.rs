@@ -265,7 +265,14 @@ pub fn triage(opts: &Options, progress: impl Fn(usize, usize) + Sync) -> Result<
     let shadow_agreement = match (&oracle_references, &shadow_references) {
         (Some(o), Some(s)) => {
             let names: Vec<String> = campaign.inputs.iter().map(|i| i.rel.clone()).collect();
-            Some(agreement::compare(o, s, &replays, &names, signature.as_ref(), opts.jobs))
+            Some(agreement::compare(
+                o,
+                s,
+                &replays,
+                &names,
+                signature.as_ref(),
+                opts.jobs,
+            ))
         }
         _ => None,
     };

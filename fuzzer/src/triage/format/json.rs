@@ -4,10 +4,10 @@
 //! meaning.
 
 use crate::replay::{DecodedField, Frame};
+use crate::triage::agreement::Agreement;
 use crate::triage::attribution::{RootBy, Via};
 use crate::triage::consequence::Consequence;
 use crate::triage::group::{Class, Consequences, InputView, KindCount, Report};
-use crate::triage::agreement::Agreement;
 use crate::triage::oracle::{ResultVerdict, Verdict};
 use crate::triage::references::Source;
 use numfuzz_abi::kind::ExceptionKind;
