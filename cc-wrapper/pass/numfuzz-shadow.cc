@@ -77,8 +77,6 @@ bool floatOverloaded(Intrinsic::ID ID) {
   case Intrinsic::copysign:
   case Intrinsic::minnum:
   case Intrinsic::maxnum:
-  case Intrinsic::minimum:
-  case Intrinsic::maximum:
   case Intrinsic::fma:
   case Intrinsic::fmuladd:
   case Intrinsic::exp:
@@ -188,7 +186,7 @@ private:
     if (isa<UndefValue>(V))
       return UndefValue::get(F80);
     IRBuilder<> B(At);
-    return B.CreateFPExt(V, F80);
+    return B.CreateFPCast(V, F80);
   }
 
   void instrument(Function &F) {
@@ -275,8 +273,11 @@ private:
     switch (I->getOpcode()) {
     case Instruction::FPExt:
     case Instruction::FPTrunc:
-      // float <-> double keep the wider shadow; a long double is its own shadow.
-      return Src->getType()->isX86_FP80Ty() ? Src : get(Src, I);
+      // float <-> double keep the wider shadow; a long double is its own shadow, a half or a
+      // binary128 restarts.
+      if (Src->getType()->isX86_FP80Ty())
+        return Src;
+      return shadowed(Src->getType()) ? get(Src, I) : B.CreateFPCast(Src, F80);
     case Instruction::SIToFP:
       return B.CreateSIToFP(Src, F80);
     case Instruction::UIToFP:
@@ -333,10 +334,10 @@ private:
       return declaredResult(Call);
     if (Name.starts_with("__numfuzz") || Name.starts_with("numfuzz_"))
       return;
-    if (Callee && Libm.count(Name) && shadowed(Call->getType()))
-      if (Value *S = libm(Call, Name))
-        return void(Shadow[Call] = S);
-    crossCall(Call);
+    // A libm call: the callee's own shadow when the program defines it and it is instrumented
+    // (a libm under test), else its long double version on the shadows.
+    Value *Wide = Callee && Libm.count(Name) && shadowed(Call->getType()) ? libm(Call, Name) : nullptr;
+    crossCall(Call, Wide);
   }
 
   // The long double version of a libm call on the shadows (null when its shape is not one
@@ -391,8 +392,9 @@ private:
   }
 
   // A call to code that may be instrumented: the float arguments' shadows go ahead of it and
-  // the result's comes back, both keyed by the callee.
-  void crossCall(CallBase *Call) {
+  // the result's comes back, both keyed by the callee; `Otherwise` (the libm version, else a
+  // restart) when the callee did not return one.
+  void crossCall(CallBase *Call, Value *Otherwise) {
     Value *Callee = Call->getCalledOperand();
     bool Args = !Call->getFunctionType()->isVarArg() &&
                 any_of(Call->args(), [](Value *A) { return shadowed(A->getType()); });
@@ -410,8 +412,12 @@ private:
     }
     if (!Result || isa<InvokeInst>(Call) || Call->isTerminator())
       return;
-    IRBuilder<> After(Call->getNextNode());
-    Shadow[Call] = After.CreateCall(rt(NUMFUZZ_SYM_SHADOW_GET_RET, F80, {PtrTy, Dbl}), {Callee, toDouble(After, Call)});
+    Instruction *Last = Otherwise ? cast<Instruction>(Otherwise) : Call;
+    IRBuilder<> After(Last->getNextNode());
+    if (!Otherwise)
+      Otherwise = After.CreateFPExt(Call, F80);
+    Shadow[Call] = After.CreateCall(rt(NUMFUZZ_SYM_SHADOW_GET_RET, F80, {PtrTy, Dbl, F80}),
+                                    {Callee, toDouble(After, Call), Otherwise});
   }
 
   // NUMFUZZ_RESULT(v): reported with its shadow instead.

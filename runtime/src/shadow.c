@@ -170,8 +170,8 @@ void __numfuzz_shadow_set_ret(const void *fn, double v, long double s) {
   ret_shadow = s;
 }
 
-long double __numfuzz_shadow_get_ret(const void *callee, double v) {
-  long double s = (ret_fn == callee && ret_bits == bits_of(v)) ? ret_shadow : (long double)v;
+long double __numfuzz_shadow_get_ret(const void *callee, double v, long double otherwise) {
+  long double s = (ret_fn == callee && ret_bits == bits_of(v)) ? ret_shadow : otherwise;
   ret_fn = NULL;
   /* A call that did not go through an instrumented entry leaves its arguments unread. */
   call_callee = NULL;

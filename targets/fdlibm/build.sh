@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Builds the fdlibm benchmark: the fdlibm-derived libm of Debian's newlib-source and one
-# harness per function of functions.tsv, in up to three variants:
+# harness per function of functions.tsv, in up to four variants:
 #   fuzz  numfuzz-cc (checkers, ErrBits, edges)              -> BUILD/bin/fuzz/<name>
 #   cov   NUMFUZZ_CC_COVERAGE=1 numfuzz-cc -O0 -g (llvm-cov) -> BUILD/bin/cov/<name>
+#   shadow NUMFUZZ_CC_SHADOW=1 numfuzz-cc (triage's reference) -> BUILD/bin/shadow/<name>
 #   afl   Debian's afl-clang-fast -fsanitize=fuzzer          -> BUILD/bin/afl/<name>
 # Everything is cached; a variant is rebuilt when its compiler or flags change.
 #
-# usage: build.sh [--variants fuzz,cov,afl] [--functions f1,f2,...] [--jobs N]
+# usage: build.sh [--variants fuzz,cov,afl,shadow] [--functions f1,f2,...] [--jobs N]
 # environment: FDLIBM_BUILD_DIR (default targets/fdlibm/build), NUMFUZZ_CC (default: the
 #   checkout's target/release/numfuzz-cc), AFL_CC (default afl-clang-fast), FDLIBM_OPT
 #   (optimisation of the fuzz and afl variants, default -O0), NEWLIB_TARBALL.
@@ -36,7 +37,7 @@ done
 
 IFS=, read -r -a variant_list <<<"$variants"
 for v in "${variant_list[@]}"; do
-  case $v in fuzz | cov | afl) ;; *) die "unknown variant \`$v\` (use fuzz, cov, afl)" ;; esac
+  case $v in fuzz | cov | afl | shadow) ;; *) die "unknown variant \`$v\` (use fuzz, cov, afl, shadow)" ;; esac
 done
 
 # One build at a time per build directory (the benchmark and the tests share it).
@@ -108,7 +109,7 @@ opt=${FDLIBM_OPT:--O0}
 
 compiler_of() {
   case $1 in
-    fuzz | cov)
+    fuzz | cov | shadow)
       [ -x "$numfuzz_cc" ] || die "$numfuzz_cc is missing: run scripts/build.sh (or set NUMFUZZ_CC)"
       echo "$numfuzz_cc"
       ;;
@@ -123,7 +124,7 @@ compiler_of() {
 # without it clang turns floor/ceil/rint/sqrt/fabs into instructions and the fdlibm code never runs.
 cflags_of() {
   case $1 in
-    fuzz) echo "$opt -fno-builtin" ;;
+    fuzz | shadow) echo "$opt -fno-builtin" ;;
     cov) echo "-O0 -g -fno-builtin" ;;
     afl) echo "$opt -g -fno-builtin -ffp-contract=off -fsanitize=fuzzer" ;;
   esac
@@ -133,6 +134,7 @@ env_of() {
   case $1 in
     fuzz) echo "NUMFUZZ_CC_COVERAGE=0 NUMFUZZ_CC_NO_CHECKS=0" ;;
     cov) echo "NUMFUZZ_CC_COVERAGE=1" ;;
+    shadow) echo "NUMFUZZ_CC_SHADOW=1" ;;
     # AFL_DONT_OPTIMIZE: keep our -O level (afl-cc adds -O3 otherwise).
     afl) echo "AFL_DONT_OPTIMIZE=1 AFL_QUIET=1" ;;
   esac
@@ -288,6 +290,9 @@ check_archive() { # check_archive VARIANT_DIR
   undefined=$(nm -u "$dir"/obj/*.o | awk 'NF == 2 { print $2 }' | sort -u)
   bad=$(comm -23 <(echo "$undefined") <(echo "$defined") |
     grep -Ev '^(nan|__errno_location|__numfuzz_.*|__sanitizer_.*|__start_.*|__stop_.*|__afl_.*|__llvm_.*|__cmplog_.*)$' || true)
+  # A shadow build computes fdlibm's own libm calls again in long double (expl for exp),
+  # glibc's, in case the callee is not instrumented.
+  [[ $dir == */shadow ]] && bad=$(for b in $bad; do grep -qx "fdlibm_${b%l}" <<<"$defined" || echo "$b"; done)
   [ -z "$bad" ] || die "$dir: fdlibm code calls $(echo $bad) outside the fdlibm build (it would bind to glibc's libm)"
   local plain
   plain=$(nm --defined-only -g "$dir"/obj/*.o | awk 'NF == 3 && $3 !~ /^(__|fdlibm_)/ { print $3 }')

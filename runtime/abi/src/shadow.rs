@@ -16,7 +16,9 @@
 //! - across calls, in thread-local slots keyed by the callee's address and the values passed:
 //!   a callee that was not called by instrumented code (or not with these values) restarts
 //!   from its arguments;
-//! - through the ~40 libm functions the checkers know, by their `long double` versions.
+//! - through the ~40 libm functions the checkers know, by their `long double` versions, unless
+//!   the program defines and instruments the function itself (a libm under test), whose own
+//!   shadow then comes back as from any call.
 //!
 //! A shadow is *unreliable* when the program looked at a value the format lost in a way the
 //! shadow cannot follow: a branch on a value whose shadow would have gone the other way (the
@@ -35,7 +37,9 @@ pub mod symbols {
     pub const SET_ARG: &str = "__numfuzz_shadow_set_arg";
     /// `void (const void *fn, double v, long double s)`: `fn` returns `v`.
     pub const SET_RET: &str = "__numfuzz_shadow_set_ret";
-    /// `long double (const void *callee, double v)`: the shadow of what `callee` returned.
+    /// `long double (const void *callee, double v, long double otherwise)`: the shadow of what
+    /// `callee` returned (`otherwise` when the callee set none for `v`: it was not
+    /// instrumented; for a libm call `otherwise` is its long double version).
     pub const GET_RET: &str = "__numfuzz_shadow_get_ret";
     /// `long double (const void *p, double v, unsigned width)`: a load of `v` (`width` 4 or 8).
     pub const LOAD: &str = "__numfuzz_shadow_load";
