@@ -41,6 +41,7 @@
 
 #include "numfuzz_abi.h"
 
+#include <algorithm>
 #include <string>
 
 using namespace llvm;
@@ -99,21 +100,22 @@ bool floatIntOverloaded(Intrinsic::ID ID) { return ID == Intrinsic::powi || ID =
 class Shadower {
 public:
   explicit Shadower(Module &M) : M(M), Ctx(M.getContext()) {
+    // Each float/double name pairs with the long double name of the same op in the same
+    // place of the op's list (exp -> expl, expf -> expl, scalbln -> scalblnl).
+    DenseMap<std::pair<unsigned, unsigned>, SmallVector<const char *, 2>> Names; // (op, type) -> names
+#define NUMFUZZ_ADD_NAME(name, type, op, shape) Names[{op, type}].push_back(name);
+    NUMFUZZ_LIBM_CALLS(NUMFUZZ_ADD_NAME)
+#undef NUMFUZZ_ADD_NAME
 #define NUMFUZZ_ADD_LIBM(name, type, op, shape)                                                                    \
-  if (type != NUMFUZZ_TYPE_F80)                                                                                    \
-    Libm[name] = shape;
+  if (type != NUMFUZZ_TYPE_F80) {                                                                                  \
+    Libm[name] = shape;                                                                                            \
+    auto &Own = Names[{op, type}], &Wide = Names[{op, NUMFUZZ_TYPE_F80}];                                          \
+    size_t K = std::find(Own.begin(), Own.end(), StringRef(name)) - Own.begin();                                  \
+    if (K < Wide.size())                                                                                           \
+      WideOf[name] = Wide[K];                                                                                      \
+  }
     NUMFUZZ_LIBM_CALLS(NUMFUZZ_ADD_LIBM)
 #undef NUMFUZZ_ADD_LIBM
-#define NUMFUZZ_ADD_WIDE(name, type, op, shape)                                                                    \
-  if (type == NUMFUZZ_TYPE_F80)                                                                                    \
-    WideOf[op] = name;
-    NUMFUZZ_LIBM_CALLS(NUMFUZZ_ADD_WIDE)
-#undef NUMFUZZ_ADD_WIDE
-#define NUMFUZZ_ADD_OP(name, type, op, shape)                                                                      \
-  if (type != NUMFUZZ_TYPE_F80)                                                                                    \
-    OpOf[name] = op;
-    NUMFUZZ_LIBM_CALLS(NUMFUZZ_ADD_OP)
-#undef NUMFUZZ_ADD_OP
     F80 = Type::getX86_FP80Ty(Ctx);
     Dbl = Type::getDoubleTy(Ctx);
     PtrTy = PointerType::getUnqual(Ctx);
@@ -140,8 +142,7 @@ private:
   LLVMContext &Ctx;
   Type *F80, *Dbl, *PtrTy, *I32, *I64, *Void;
   StringMap<unsigned> Libm;  // float/double libm name -> shape
-  StringMap<unsigned> OpOf;  // float/double libm name -> op
-  DenseMap<unsigned, std::string> WideOf; // op -> its long double name
+  StringMap<std::string> WideOf; // float/double libm name -> its long double name
   StringMap<Constant *> Strings;
   DenseMap<Value *, Value *> Shadow;
   SmallVector<std::pair<PHINode *, PHINode *>, 16> Phis;
@@ -343,7 +344,7 @@ private:
   // The long double version of a libm call on the shadows (null when its shape is not one
   // the shadow can repeat, such as lgamma_r's pointer).
   Value *libm(CallBase *Call, StringRef Name) {
-    auto Wide = WideOf.find(OpOf[Name]);
+    auto Wide = WideOf.find(Name);
     if (Wide == WideOf.end())
       return nullptr;
     unsigned Shape = Libm[Name];
