@@ -188,10 +188,15 @@ impl Replayer {
 
     /// Replays `bytes` (written to a temporary file).
     pub fn run_bytes(&self, bytes: &[u8]) -> std::io::Result<Replay> {
+        self.run_bytes_with_env(bytes, &[])
+    }
+
+    /// Replays `bytes` with `extra_env`.
+    pub fn run_bytes_with_env(&self, bytes: &[u8], extra_env: &[(&str, String)]) -> std::io::Result<Replay> {
         let mut file = tempfile::Builder::new().prefix("numfuzz-input-").tempfile()?;
         file.write_all(bytes)?;
         file.flush()?;
-        self.run(file.path())
+        self.run_with_env(file.path(), extra_env)
     }
 }
 

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <math.h>
 
+#include "numfuzz_abi.h"
+
 void numfuzz_rt_result_shadowed(const char *name, double v, unsigned width, const long double *shadow,
                                 const char *unreliable);
 
@@ -130,8 +132,23 @@ static void mark_unreliable(const char *why, const char *where) {
   unreliable = unreliable_text;
 }
 
+/* NUMFUZZ_SHADOW_PRECISION=53: the x87 unit rounds shadows to a 53-bit significand (its
+ * precision control; the exponent keeps its 15 bits). Set per input: code may reset it. */
+static void set_precision(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  const char *p = getenv(NUMFUZZ_ENV_SHADOW_PRECISION);
+  if (!p || strcmp(p, "53") != 0)
+    return;
+  uint16_t cw;
+  __asm__ volatile("fnstcw %0" : "=m"(cw));
+  cw = (uint16_t)((cw & ~0x300u) | 0x200u);
+  __asm__ volatile("fldcw %0" : : "m"(cw));
+#endif
+}
+
 /* A new input: its shadows start from its own values. */
 void __numfuzz_shadow_reset(void) {
+  set_precision();
   if (table.cells)
     memset(table.cells, 0, (table.mask + 1) * sizeof *table.cells);
   table.used = 0;

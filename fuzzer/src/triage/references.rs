@@ -162,7 +162,11 @@ impl References {
         let judgement = match &self.backend {
             Backend::Oracle { oracle, error, .. } => self.ask_oracle(oracle, error, signature, bytes, replay)?,
             Backend::Shadow { replayer, unreliable } => {
-                let shadow = replayer.run_bytes(bytes).ok()?;
+                let mut shadow = replayer.run_bytes(bytes).ok()?;
+                let narrow = replayer
+                    .run_bytes_with_env(bytes, &[(numfuzz_abi::env::SHADOW_PRECISION, "53".into())])
+                    .ok()?;
+                mark_unstable(&mut shadow.results, &narrow.results);
                 let judgement = shadow_judgement(&replay.results, &shadow.results);
                 if judgement.references.iter().all(Option::is_none)
                     && shadow
@@ -211,6 +215,77 @@ impl References {
                 *lock(error) = Some(e.to_string());
                 None
             }
+        }
+    }
+}
+
+/// Relative difference under which two shadows of one result, run with a 64-bit and a 53-bit
+/// significand, are the same value: a stable computation differs in its last digits
+/// (condition number times 1e-16); rounding noise, as the cancellation of two values the
+/// format could not hold, differs in every digit, or by orders of magnitude.
+const STABLE: f64 = 1e-3;
+
+/// A decimal as (signed mantissa in [1, 10), exponent), or `None` for zero; the exponent may
+/// be beyond any binary format's (`4.3e3060`).
+fn scientific(text: &str) -> Option<(f64, i64)> {
+    let lower = text.trim().to_ascii_lowercase();
+    let (m, e) = lower.split_once('e').unwrap_or((&lower, "0"));
+    let (mut m, mut e): (f64, i64) = (m.parse().ok()?, e.parse().ok()?);
+    if m == 0.0 || !m.is_finite() {
+        return None;
+    }
+    while m.abs() >= 10.0 {
+        m /= 10.0;
+        e += 1;
+    }
+    while m.abs() < 1.0 {
+        m *= 10.0;
+        e -= 1;
+    }
+    Some((m, e))
+}
+
+/// Are two shadows of one result the same value (see [`STABLE`])?
+fn same_value(a: &str, b: &str) -> bool {
+    let special = |t: &str| {
+        let t = t.trim().to_ascii_lowercase();
+        (t.contains("inf") || t.contains("nan")).then_some(t)
+    };
+    match (special(a), special(b)) {
+        (None, None) => {}
+        (x, y) => return x == y,
+    }
+    match (scientific(a), scientific(b)) {
+        (None, None) => true,
+        (Some((ma, ea)), Some((mb, eb))) if (ea - eb).abs() <= 1 => {
+            let e = ea.max(eb);
+            let (x, y) = (ma * 10f64.powi((ea - e) as i32), mb * 10f64.powi((eb - e) as i32));
+            (x - y).abs() <= STABLE * x.abs().max(y.abs())
+        }
+        _ => false,
+    }
+}
+
+/// Marks unreliable each shadow of `wide` (the run with a 64-bit significand) whose twin in
+/// `narrow` (53 bits) is a different value or missing.
+pub fn mark_unstable(wide: &mut [ResultReport], narrow: &[ResultReport]) {
+    for r in wide.iter_mut() {
+        let twin = narrow
+            .iter()
+            .find(|n| n.index == r.index && n.name == r.name)
+            .and_then(|n| n.shadow.as_ref());
+        let Some(shadow) = r.shadow.as_mut().filter(|s| s.unreliable.is_none()) else {
+            continue;
+        };
+        match twin {
+            Some(t) if same_value(&shadow.value, &t.value) => {}
+            Some(t) => {
+                shadow.unreliable = Some(format!(
+                    "the shadow changes with its own precision ({} with a 64-bit significand, {} with 53 bits): rounding noise",
+                    shadow.value, t.value
+                ))
+            }
+            None => shadow.unreliable = Some("the run with a 53-bit significand declared no such result".into()),
         }
     }
 }
@@ -286,6 +361,28 @@ mod tests {
         assert_eq!(j.references, vec![Some("7.26e302".to_string()), None, None, None]);
         let v = oracle::judge(&returned, &j, false, oracle::DEFAULT_TOLERANCE).unwrap();
         assert_eq!((v.index, v.verdict), (0, oracle::Verdict::Wrong));
+    }
+
+    #[test]
+    fn shadows_that_change_with_their_precision_are_unreliable() {
+        assert!(same_value("7.26074627267430674e302", "7.2607462726743071e302"));
+        assert!(same_value("-800.0", "-8.00000000000001e2"));
+        assert!(same_value("inf", "inf") && same_value("NaN", "nan") && same_value("0.0", "-0.0"));
+        assert!(!same_value("-4.347160850917251769e3060", "-4.1e3060"));
+        assert!(!same_value("1.2e4074", "3.4e4045"));
+        assert!(!same_value("inf", "1e400") && !same_value("0.0", "1e-320"));
+        let mut wide = [
+            result(Some(0), "inf", Some(("7.26074627267430674e302", true))),
+            result(Some(1), "NaN", Some(("1.2e4074", true))),
+        ];
+        let narrow = [
+            result(Some(0), "inf", Some(("7.2607462726743071e302", true))),
+            result(Some(1), "NaN", Some(("-5.5e4045", true))),
+        ];
+        mark_unstable(&mut wide, &narrow);
+        assert_eq!(wide[0].shadow.as_ref().unwrap().unreliable, None);
+        let why = wide[1].shadow.as_ref().unwrap().unreliable.clone().unwrap();
+        assert!(why.contains("1.2e4074") && why.contains("53 bits"), "{why}");
     }
 
     #[test]

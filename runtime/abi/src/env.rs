@@ -31,6 +31,11 @@ pub const CC_TAINT: &str = "NUMFUZZ_CC_TAINT";
 /// program computes carries a shadow in x87 extended precision; declared results report it;
 /// see `shadow`).
 pub const CC_SHADOW: &str = "NUMFUZZ_CC_SHADOW";
+/// Shadow builds: `53` runs the shadows with a 53-bit significand (the x87 precision
+/// control), keeping the 15-bit exponent. Triage replays an input both ways: a shadow whose
+/// value changes with its own precision is rounding noise (cancellation of values the format
+/// could not hold), not a reference.
+pub const SHADOW_PRECISION: &str = "NUMFUZZ_SHADOW_PRECISION";
 /// Taint builds: how many exceptional (site, kind) pairs, in the order of their first
 /// exception in the run, get no label (labels are 8 bits, so the 9th and later findings of an
 /// input are labelled in further runs with a larger skip). Default 0.
