@@ -146,8 +146,31 @@ static void set_precision(void) {
 #endif
 }
 
+/* The x87 status word's overflow and underflow flags: some shadow went beyond the range of its
+ * own format (inf, or below 1e-4931), so a non-finite or zero shadow may be the wider format's
+ * own range error, not the true value's. (A pole or log(0) raises divide-by-zero instead.) */
+#define X87_OVERFLOW 0x08u
+#define X87_UNDERFLOW 0x10u
+
+static unsigned x87_status(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  uint16_t sw;
+  __asm__ volatile("fnstsw %0" : "=m"(sw));
+  return sw;
+#else
+  return 0;
+#endif
+}
+
+static void x87_clear(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __asm__ volatile("fnclex");
+#endif
+}
+
 /* A new input: its shadows start from its own values. */
 void __numfuzz_shadow_reset(void) {
+  x87_clear();
   set_precision();
   if (table.cells)
     memset(table.cells, 0, (table.mask + 1) * sizeof *table.cells);
@@ -296,5 +319,7 @@ void __numfuzz_shadow_cmp(int real, int shadow, double a, long double sa, double
 }
 
 void __numfuzz_shadow_result(const char *name, double v, long double s, unsigned width) {
+  if (x87_status() & (X87_OVERFLOW | X87_UNDERFLOW))
+    mark_unreliable("a shadow went beyond the range of its own format (x87 overflow or underflow)", NULL);
   numfuzz_rt_result_shadowed(name, v, width, &s, unreliable);
 }
