@@ -390,6 +390,17 @@ fn a_campaign_on_exprel_2_finds_the_silent_overflow_at_exp_c_406() {
         .parse()
         .unwrap();
     assert!((709.0..709.782712893384).contains(&x), "x = {x}");
+    // Without an oracle, the shadow build beside the harness judges it: GSL's Inf is wrong, the
+    // true value is finite (e^709 / 709^2 ~ 1e302), and it is the one bug, as in the demo.
+    let reference = &overflow["reference"];
+    assert_eq!(
+        (&reference["source"], &reference["verdict"]),
+        (&"shadow".into(), &"wrong".into()),
+        "{overflow:#}"
+    );
+    let truth: f64 = reference["value"].as_str().unwrap().parse().unwrap();
+    assert!((1e300..1e304).contains(&truth), "{reference:#}");
+    assert_eq!(report["bugs"], serde_json::json!([overflow["id"]]), "{:#}", report["bugs"]);
 }
 
 #[test]
