@@ -400,7 +400,12 @@ fn a_campaign_on_exprel_2_finds_the_silent_overflow_at_exp_c_406() {
     );
     let truth: f64 = reference["value"].as_str().unwrap().parse().unwrap();
     assert!((1e300..1e304).contains(&truth), "{reference:#}");
-    assert_eq!(report["bugs"], serde_json::json!([overflow["id"]]), "{:#}", report["bugs"]);
+    assert_eq!(
+        report["bugs"],
+        serde_json::json!([overflow["id"]]),
+        "{:#}",
+        report["bugs"]
+    );
 }
 
 #[test]

@@ -191,7 +191,12 @@ pub fn generate() -> String {
     writeln!(w, "#define NUMFUZZ_HARNESS_SECTION \"{}\"", crate::HARNESS_SECTION).unwrap();
     writeln!(w, "#define NUMFUZZ_ENV_CC_TAINT \"{}\"", crate::env::CC_TAINT).unwrap();
     writeln!(w, "#define NUMFUZZ_SHADOW_SECTION \"{}\"", crate::SHADOW_SECTION).unwrap();
-    writeln!(w, "#define NUMFUZZ_ENV_SHADOW_PRECISION \"{}\"", crate::env::SHADOW_PRECISION).unwrap();
+    writeln!(
+        w,
+        "#define NUMFUZZ_ENV_SHADOW_PRECISION \"{}\"",
+        crate::env::SHADOW_PRECISION
+    )
+    .unwrap();
     writeln!(w, "#define NUMFUZZ_TAINT_LABELS {}", crate::taint::LABELS).unwrap();
     writeln!(
         w,
