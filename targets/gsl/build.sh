@@ -326,6 +326,18 @@ archives() {
   echo "$libs -Wl,--end-group"
 }
 
+# replay_build VARIANT BIN SUFFIX DIRS...: a replay-only build (taint or shadow) of DIRS, its
+# harnesses linked beside the fuzzing ones in build/bin/BIN as <function>SUFFIX, against the
+# archives of DIRS but gsl/ and utils/ (which build none).
+replay_build() {
+  local variant=$1 bin=$2 suffix=$3
+  shift 3
+  build_library "$variant" "$lib_key" "$@"
+  update_key "$build/$variant/toolchain.key" "$bin_key"
+  local vobj="$build/$variant/obj"
+  build_harnesses "$variant" "$(archives "$vobj" "${@:3}")" "$vobj" "$bin" "$suffix"
+}
+
 if ((specfunc_only)); then
   dirs=(gsl utils sys err complex specfunc)
   build_library specfunc "$lib_key" "${dirs[@]}"
@@ -333,18 +345,8 @@ if ((specfunc_only)); then
   generate "$obj"
   update_key "$build/specfunc/toolchain.key" "$bin_key"
   build_harnesses specfunc "$(archives "$obj" sys err complex specfunc)" "$obj"
-  if ((taint)); then
-    build_library specfunc-taint "$lib_key" "${dirs[@]}"
-    update_key "$build/specfunc-taint/toolchain.key" "$bin_key"
-    tobj="$build/specfunc-taint/obj"
-    build_harnesses specfunc-taint "$(archives "$tobj" sys err complex specfunc)" "$tobj" specfunc .taint
-  fi
-  if ((shadow)); then
-    build_library specfunc-shadow "$lib_key" "${dirs[@]}"
-    update_key "$build/specfunc-shadow/toolchain.key" "$bin_key"
-    sobj="$build/specfunc-shadow/obj"
-    build_harnesses specfunc-shadow "$(archives "$sobj" sys err complex specfunc)" "$sobj" specfunc .shadow
-  fi
+  if ((taint)); then replay_build specfunc-taint specfunc .taint "${dirs[@]}"; fi
+  if ((shadow)); then replay_build specfunc-shadow specfunc .shadow "${dirs[@]}"; fi
   exit 0
 fi
 
@@ -353,22 +355,11 @@ generate "$build/fuzz/prefix/include"
 update_key "$build/fuzz/toolchain.key" "$bin_key"
 prefix="$build/fuzz/prefix"
 build_harnesses fuzz "$prefix/lib/libgsl.a $prefix/lib/libgslcblas.a" "$prefix/include"
-if ((taint)); then
-  # What the special functions link (the Mathieu functions need the linear algebra), as
-  # measured in ../shared/notes/targets.md: a third of GSL's compile units.
-  dirs=(gsl utils sys err complex block vector matrix permutation cblas blas linalg eigen specfunc)
-  build_library taint "$lib_key" "${dirs[@]}"
-  update_key "$build/taint/toolchain.key" "$bin_key"
-  tobj="$build/taint/obj"
-  build_harnesses taint "$(archives "$tobj" "${dirs[@]:2}")" "$tobj" fuzz .taint
-fi
-if ((shadow)); then
-  dirs=(gsl utils sys err complex block vector matrix permutation cblas blas linalg eigen specfunc)
-  build_library shadow "$lib_key" "${dirs[@]}"
-  update_key "$build/shadow/toolchain.key" "$bin_key"
-  sobj="$build/shadow/obj"
-  build_harnesses shadow "$(archives "$sobj" "${dirs[@]:2}")" "$sobj" fuzz .shadow
-fi
+# What the special functions link (the Mathieu functions need the linear algebra), as
+# measured in ../shared/notes/targets.md: a third of GSL's compile units.
+dirs=(gsl utils sys err complex block vector matrix permutation cblas blas linalg eigen specfunc)
+if ((taint)); then replay_build taint fuzz .taint "${dirs[@]}"; fi
+if ((shadow)); then replay_build shadow fuzz .shadow "${dirs[@]}"; fi
 if ((coverage)); then
   build_library cov "$lib_key"
   update_key "$build/cov/toolchain.key" "$bin_key"
