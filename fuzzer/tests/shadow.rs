@@ -1,7 +1,8 @@
 //! The shadow build as a reference without an oracle: C functions whose Inf or NaN the format
 //! made (a spurious overflow, an underflow that log turns into -Inf, inf - inf of two overflows
-//! that cancel, an overflow kept in a struct in memory) and ones whose Inf is the answer (a true
-//! overflow, a pole, the log of an exact zero), built with numfuzz-cc, as a taint build and as a
+//! that cancel, an overflow kept in a struct in memory, the 0/0 of a removable singularity) and
+//! ones whose Inf or NaN is the answer (a true overflow, a pole, the log of an exact zero, the
+//! sign of zero), built with numfuzz-cc, as a taint build and as a
 //! shadow build; what the shadow build reports for each, and the bug list `numfuzz triage`
 //! makes from it with and without the shadow build.
 
@@ -32,6 +33,8 @@ __attribute__((noinline)) static double bit_trick(double x) {
 }
 /* A libm function the program defines itself (a libm under test): its own shadow, not cbrtl's. */
 __attribute__((noinline)) double cbrt(double x) { return x * 1e300 / 1e300; }
+__attribute__((noinline)) static double removable(double x) { return (exp(x) - 1.0) / x; }
+__attribute__((noinline)) static double jump(double x) { return x / fabs(x); }
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int c = nf_i32(data, size, 0);
   double x = nf_f64(data, size, 1), r = 0;
@@ -45,6 +48,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   case 7: r = in_memory(x); break;
   case 8: r = bit_trick(x); break;
   case 9: r = cbrt(x); break;
+  case 10: r = removable(x); break;
+  case 11: r = jump(x); break;
   }
   NUMFUZZ_RESULT(r);
   return 0;
@@ -59,6 +64,8 @@ const LINE_POLE: u64 = 12;
 const LINE_LOG_OF_ZERO: u64 = 13;
 const LINE_IN_MEMORY: u64 = 14;
 const LINE_BIT_TRICK: u64 = 16;
+const LINE_REMOVABLE: u64 = 22;
+const LINE_JUMP: u64 = 23;
 
 fn input(case: i32, x: f64) -> Vec<u8> {
     let mut b = case.to_le_bytes().to_vec();
@@ -76,6 +83,8 @@ fn inputs() -> Vec<(i32, Vec<u8>)> {
         (6, 1.0),
         (7, 709.8),
         (8, 709.8),
+        (10, 0.0),
+        (11, 0.0),
     ]
     .into_iter()
     .map(|(c, x)| (c, input(c, x)))
@@ -199,8 +208,21 @@ fn without_an_oracle_the_shadow_tells_spurious_infinities_from_true_ones() {
         LINE_CANCELLED,
         LINE_IN_MEMORY,
         LINE_BIT_TRICK,
+        LINE_REMOVABLE,
     ];
     assert_eq!(bug_lines(&doc), BTreeSet::from(spurious), "{doc:#}");
+    // The shadow of 0/0 is NaN too; beside the input it settles on the limit, 1.
+    let removable = findings(&doc)
+        .iter()
+        .find(|f| f["location"]["line"] == LINE_REMOVABLE && f["class"] == "bug")
+        .expect("the removable singularity is a bug");
+    assert_eq!(removable["reference"]["beside"], true, "{removable:#}");
+    assert!(
+        (magnitude(removable["reference"]["value"].as_str().unwrap()) - 1.0).abs() < 1e-6,
+        "{removable:#}"
+    );
+    // Across a jump the neighbours differ: the NaN stays the answer.
+    assert_eq!(classes_at(&doc, LINE_JUMP), BTreeSet::from(["undefined".to_string()]));
     for line in [LINE_TRUE_OVERFLOW, LINE_POLE, LINE_LOG_OF_ZERO] {
         assert_eq!(
             classes_at(&doc, line),
@@ -232,7 +254,7 @@ fn without_an_oracle_the_shadow_tells_spurious_infinities_from_true_ones() {
     let doc = triage_json(&built, "out-without");
     assert_eq!(doc["oracle"], Value::Null);
     let mut all = BTreeSet::from(spurious);
-    all.extend([LINE_TRUE_OVERFLOW, LINE_POLE, LINE_LOG_OF_ZERO]);
+    all.extend([LINE_TRUE_OVERFLOW, LINE_POLE, LINE_LOG_OF_ZERO, LINE_JUMP]);
     assert_eq!(bug_lines(&doc), all);
 }
 
@@ -260,7 +282,7 @@ fn a_shadow_target_that_is_not_one_is_refused_in_one_line() {
 
 /// The true value of each case, with mpmath (the protocol of `--oracle`).
 const ORACLE: &str = r#"import json, sys
-from mpmath import mp, mpf, exp, log
+from mpmath import mp, mpf, exp, expm1, log, sign
 mp.prec = 200
 for line in sys.stdin:
     q = json.loads(line)
@@ -275,8 +297,12 @@ for line in sys.stdin:
         v = exp(2 * x)
     elif c == 5:
         v = "inf" if x == 1 else 1 / (x - 1)
-    else:
+    elif c == 6:
         v = "-inf" if x == 1 else log(x - 1)
+    elif c == 10:
+        v = 1 if x == 0 else expm1(x) / x
+    else:
+        v = "nan" if x == 0 else sign(x)
     print(json.dumps({"results": [str(v)]}), flush=True)
 "#;
 
@@ -299,7 +325,7 @@ fn beside_an_oracle_the_shadow_is_measured_against_it() {
     // Every input escapes; the bit trick's shadow judges nothing.
     assert_eq!(
         (&a["inputs"], &a["judged_by_both"], &a["agreed"]),
-        (&8.into(), &7.into(), &7.into()),
+        (&10.into(), &9.into(), &9.into()),
         "{a:#}"
     );
     assert_eq!(a["disagreements"], serde_json::json!([]));
@@ -311,8 +337,9 @@ fn beside_an_oracle_the_shadow_is_measured_against_it() {
             .find(|p| p["oracle"] == o && p["shadow"] == s)
             .map(|p| p["inputs"].as_u64().unwrap())
     };
-    assert_eq!(pair("wrong", "wrong".into()), Some(4));
+    assert_eq!(pair("wrong", "wrong".into()), Some(5));
     assert_eq!(pair("unreported-range", "unreported-range".into()), Some(3));
+    assert_eq!(pair("undefined", "undefined".into()), Some(1));
     assert_eq!(pair("wrong", Value::Null), Some(1));
     // The references shown are the oracle's.
     for f in findings(&doc).iter().filter(|f| !f["reference"].is_null()) {
@@ -320,7 +347,7 @@ fn beside_an_oracle_the_shadow_is_measured_against_it() {
     }
     let text = numfuzz(&["triage", root.to_str().unwrap(), "--oracle", &cmd]);
     assert!(
-        both(&text).contains("the shadow build agrees with it on 7 of the 7 non-finite results both judged"),
+        both(&text).contains("the shadow build agrees with it on 9 of the 9 non-finite results both judged"),
         "{}",
         both(&text)
     );

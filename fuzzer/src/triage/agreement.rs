@@ -108,6 +108,7 @@ mod tests {
             reference: reference.into(),
             verdict,
             tolerance: 1e-6,
+            beside: false,
         })
     }
 

@@ -12,6 +12,7 @@ pub mod consequence;
 pub mod format;
 pub mod group;
 pub mod judge;
+pub mod limit;
 pub mod minimize;
 pub mod oracle;
 pub mod ordinary;

@@ -305,6 +305,8 @@ pub struct ResultVerdict {
     pub reference: String,
     pub verdict: Verdict,
     pub tolerance: f64,
+    /// The reference is the shadow's limit beside the input (see `limit`), not its value at it.
+    pub beside: bool,
 }
 
 /// The worst verdict over an input's primary results (`None` when no reference is known).
@@ -325,6 +327,7 @@ pub fn judge(results: &[ResultReport], j: &Judgement, handled: bool, tolerance: 
                 reference: reference.clone(),
                 verdict,
                 tolerance,
+                beside: false,
             })
         })
         // The first of the worst: `max_by_key` keeps the last, which showed an imaginary part's

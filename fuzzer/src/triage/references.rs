@@ -11,6 +11,7 @@
 //! (its last digits are not a reference for an accurate library), nor are results whose
 //! shadow the run marked unreliable.
 
+use super::limit;
 use super::oracle::{self, Judgement, Oracle, Request, RequestResult, ResultVerdict};
 use crate::replay::{Ending, Replay, Replayer};
 use numfuzz_abi::report::ResultReport;
@@ -159,6 +160,8 @@ impl References {
             return None;
         }
         *lock(&self.asked) += 1;
+        // Result indices whose reference is the shadow's limit beside the input.
+        let mut beside: Vec<u32> = Vec::new();
         let judgement = match &self.backend {
             Backend::Oracle { oracle, error, .. } => self.ask_oracle(oracle, error, signature, bytes, replay)?,
             Backend::Shadow { replayer, unreliable } => {
@@ -167,7 +170,7 @@ impl References {
                     .run_bytes_with_env(bytes, &[(numfuzz_abi::env::SHADOW_PRECISION, "53".into())])
                     .ok()?;
                 mark_unstable(&mut shadow.results, &narrow.results);
-                let judgement = shadow_judgement(&replay.results, &shadow.results);
+                let mut judgement = shadow_judgement(&replay.results, &shadow.results);
                 if judgement.references.iter().all(Option::is_none)
                     && shadow
                         .results
@@ -176,10 +179,14 @@ impl References {
                 {
                     *lock(unreliable) += 1;
                 }
+                beside = signature.map_or(Vec::new(), |s| take_limits(replayer, s, bytes, &replay.results, &mut judgement));
                 judgement
             }
         };
-        let verdict = oracle::judge(&replay.results, &judgement, handled, self.tolerance);
+        let mut verdict = oracle::judge(&replay.results, &judgement, handled, self.tolerance);
+        if let Some(v) = verdict.as_mut() {
+            v.beside = beside.contains(&v.index);
+        }
         lock(&self.answers).insert(bytes.to_vec(), verdict.clone());
         verdict
     }
@@ -227,7 +234,7 @@ const STABLE: f64 = 1e-3;
 
 /// A decimal as (signed mantissa in [1, 10), exponent), or `None` for zero; the exponent may
 /// be beyond any binary format's (`4.3e3060`).
-fn scientific(text: &str) -> Option<(f64, i64)> {
+pub(super) fn scientific(text: &str) -> Option<(f64, i64)> {
     let lower = text.trim().to_ascii_lowercase();
     let (m, e) = lower.split_once('e').unwrap_or((&lower, "0"));
     let (mut m, mut e): (f64, i64) = (m.parse().ok()?, e.parse().ok()?);
@@ -288,6 +295,51 @@ pub fn mark_unstable(wide: &mut [ResultReport], narrow: &[ResultReport]) {
             None => shadow.unreliable = Some("the run with a 53-bit significand declared no such result".into()),
         }
     }
+}
+
+/// Replaces each non-finite shadow reference of `judgement` by the shadow's limit beside the
+/// input when it has one (see [`limit`]); returns the indices of the results replaced.
+fn take_limits(
+    replayer: &Replayer,
+    signature: &Signature,
+    bytes: &[u8],
+    returned: &[ResultReport],
+    judgement: &mut Judgement,
+) -> Vec<u32> {
+    let non_finite = |r: &Option<String>| r.as_ref().is_some_and(|v| v.contains("inf") || v.contains("nan"));
+    if !judgement.references.iter().any(non_finite) {
+        return Vec::new();
+    }
+    // Per side, the far and the near neighbour's shadow run.
+    let runs: Vec<(Vec<ResultReport>, Vec<ResultReport>)> = [1.0, -1.0]
+        .iter()
+        .filter_map(|&side| {
+            let run = |step| {
+                let at = limit::neighbour(signature, bytes, step, side)?;
+                replayer.run_bytes(&at).ok().map(|r| r.results)
+            };
+            Some((run(limit::Step::Far)?, run(limit::Step::Near)?))
+        })
+        .collect();
+    let shadow_of = |results: &[ResultReport], index: u32| {
+        let s = results.iter().find(|r| r.index == Some(index))?.shadow.as_ref()?;
+        s.unreliable.is_none().then(|| s.value.to_ascii_lowercase())
+    };
+    let mut replaced = Vec::new();
+    for (r, reference) in returned.iter().zip(judgement.references.iter_mut()) {
+        let Some(index) = r.index.filter(|_| non_finite(reference)) else {
+            continue;
+        };
+        let sides: Option<Vec<(String, String)>> = runs
+            .iter()
+            .map(|(far, near)| Some((shadow_of(far, index)?, shadow_of(near, index)?)))
+            .collect();
+        if let Some(value) = sides.and_then(|s| limit::settled(&s)) {
+            *reference = Some(value);
+            replaced.push(index);
+        }
+    }
+    replaced
 }
 
 /// The shadow build's references for the results the target declared: a primary result that

@@ -221,6 +221,9 @@ struct Reference<'a> {
     tolerance: f64,
     input: &'a str,
     reaches: Option<bool>,
+    /// The shadow's limit beside the input (its value at the input is Inf or NaN).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    beside: bool,
 }
 
 #[derive(Serialize)]
@@ -361,6 +364,7 @@ fn document(report: &Report) -> Document<'_> {
                     tolerance: r.judged.tolerance,
                     input: &r.input,
                     reaches: r.reaches,
+                    beside: r.judged.beside,
                 }),
                 reproducer: f.reproducer.as_ref().map(|r| Reproducer {
                     path: r.path.display().to_string(),

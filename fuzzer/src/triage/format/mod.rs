@@ -226,9 +226,10 @@ impl BugView {
             expression,
             returned: results_text(results),
             reference: f.reference.as_ref().map(|r| {
-                let by = match r.source {
-                    Source::Oracle => "",
-                    Source::Shadow => ", by the shadow build",
+                let by = match (r.source, r.judged.beside) {
+                    (Source::Oracle, _) => "",
+                    (Source::Shadow, false) => ", by the shadow build",
+                    (Source::Shadow, true) => ", the shadow build's limit beside the input",
                 };
                 format!(
                     "{} ({}, result {}{by})",

@@ -1,0 +1,208 @@
+//! The shadow's value beside an input, where it has none at the input itself.
+//!
+//! A shadow that comes out Inf or NaN says one of two things: the function has no finite
+//! value there (a pole, the log of an exact zero, a domain error), or the algorithm fails
+//! there in any format (an exact 0/0 at a removable singularity, a division by a parameter
+//! that is exactly 0, as GSL's `bessel_Inu` at ν = 0 or `lnpoch` at x = 0). Nearby inputs tell
+//! them apart: around a removable singularity the shadow is finite and settles on one value
+//! (the limit) as the neighbours close in; around a pole or a logarithm it grows, across a
+//! jump it differs from side to side, inside a domain error it stays NaN.
+//!
+//! The neighbours move every finite float field of the input at once, by a relative step (an
+//! absolute one at zero), with a different weight and direction per field so that a singular
+//! line such as `a + x = 0` is left rather than followed. Two steps on each side: `FAR` and
+//! `NEAR`, far enough apart that a pole's growth or a log's cannot hide in the tolerance.
+
+use super::references::scientific;
+use numfuzz_abi::op::FloatType;
+use numfuzz_abi::signature::Signature;
+use numfuzz_abi::value::{Float, Value};
+
+/// Relative steps (far, near) for a field of this format: well above its rounding, and far
+/// apart (2^17 for double, 2^10 for float).
+fn steps(ty: FloatType) -> Option<(f64, f64)> {
+    match ty {
+        FloatType::F64 => Some((2f64.powi(-17), 2f64.powi(-34))),
+        FloatType::F32 => Some((2f64.powi(-6), 2f64.powi(-16))),
+        // A long double field is not moved: the step would need the f80 arithmetic Rust lacks.
+        FloatType::F80 => None,
+    }
+}
+
+/// How closely the near values must agree, and how little they may outgrow the far ones,
+/// relative to the far values' magnitude.
+const SETTLED: f64 = 1e-2;
+
+/// Which step a neighbour takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    Far,
+    Near,
+}
+
+/// The input beside `bytes` at `step` on `side` (+1 or -1), or `None` when no field can move,
+/// a moved field leaves the format's range or the signature's declared domain.
+pub fn neighbour(signature: &Signature, bytes: &[u8], step: Step, side: f64) -> Option<Vec<u8>> {
+    let mut values = signature.decode(bytes);
+    let mut moved = 0;
+    for v in values.iter_mut() {
+        let Value::Float(x) = *v else { continue };
+        let Some((far, near)) = steps(x.ty) else { continue };
+        let scale = if step == Step::Far { far } else { near };
+        // Alternating directions, falling weights: 1, -1/2, 1/3, ...
+        let weight = if moved % 2 == 0 { 1.0 } else { -1.0 } / (moved + 1) as f64;
+        let delta = side * weight * scale;
+        let moved_to = match x.ty {
+            FloatType::F64 => {
+                let x = x.as_f64();
+                if !x.is_finite() {
+                    continue;
+                }
+                Float::from_f64(if x == 0.0 { delta } else { x * (1.0 + delta) })
+            }
+            _ => {
+                let x = x.as_f32();
+                if !x.is_finite() {
+                    continue;
+                }
+                Float::from_f32(if x == 0.0 { delta as f32 } else { x * (1.0 + delta as f32) })
+            }
+        };
+        if !moved_to.is_finite() {
+            return None;
+        }
+        *v = Value::Float(moved_to);
+        moved += 1;
+    }
+    if moved == 0 {
+        return None;
+    }
+    let encoded = signature.encode(&values).ok()?;
+    signature.in_domain(&encoded).then_some(encoded)
+}
+
+/// A decimal as sign × mantissa in [1, 10) × 10^exponent (exponents beyond any format's).
+#[derive(Clone, Copy, Debug)]
+struct Wide {
+    mantissa: f64,
+    exponent: i64,
+}
+
+impl Wide {
+    /// `Some(None)` for a zero, `None` for Inf, NaN or text that is no decimal.
+    fn parse(text: &str) -> Option<Option<Wide>> {
+        let lower = text.trim().to_ascii_lowercase();
+        if lower.contains("inf") || lower.contains("nan") {
+            return None;
+        }
+        if let Some((mantissa, exponent)) = scientific(&lower) {
+            return Some(Some(Wide { mantissa, exponent }));
+        }
+        lower.parse::<f64>().ok().filter(|z| *z == 0.0).map(|_| None)
+    }
+
+    /// The value in units of 10^`exponent` (0 when far below them).
+    fn scaled(value: Option<Wide>, exponent: i64) -> f64 {
+        value.map_or(0.0, |w| match w.exponent - exponent {
+            d if d < -330 => 0.0,
+            d => w.mantissa * 10f64.powi(d as i32),
+        })
+    }
+}
+
+/// The shadow's limit at the input from its values at the neighbours, `(far, near)` pairs of
+/// decimals, one pair per side: `Some(value)` when every neighbour has a finite shadow, the near
+/// ones agree with one another and do not outgrow the far ones (a removable singularity:
+/// the value is the first near one); `None` when the point is a true singularity or the
+/// neighbours say nothing (non-finite, growing, different from side to side).
+pub fn settled(sides: &[(String, String)]) -> Option<String> {
+    if sides.is_empty() {
+        return None;
+    }
+    let parsed: Vec<(Option<Wide>, Option<Wide>)> = sides
+        .iter()
+        .map(|(far, near)| Some((Wide::parse(far)?, Wide::parse(near)?)))
+        .collect::<Option<_>>()?;
+    let top = parsed.iter().filter_map(|(far, _)| far.map(|w| w.exponent)).max();
+    let Some(top) = top else {
+        // Every far value is zero: the limit is zero when every near one is too.
+        return parsed.iter().all(|(_, near)| near.is_none()).then(|| "0".to_string());
+    };
+    let far = parsed
+        .iter()
+        .map(|(f, _)| Wide::scaled(*f, top).abs())
+        .fold(0.0, f64::max);
+    let near: Vec<f64> = parsed.iter().map(|(_, n)| Wide::scaled(*n, top)).collect();
+    let largest = near.iter().map(|n| n.abs()).fold(0.0, f64::max);
+    let spread = near.iter().fold(f64::NEG_INFINITY, |m, n| m.max(*n)) - near.iter().fold(f64::INFINITY, |m, n| m.min(*n));
+    (largest <= (1.0 + SETTLED) * far && spread <= SETTLED * far).then(|| sides[0].1.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sides(f: impl Fn(f64) -> f64, at: f64) -> Vec<(String, String)> {
+        let (far, near) = steps(FloatType::F64).unwrap();
+        [1.0, -1.0]
+            .iter()
+            .map(|s: &f64| {
+                let x = |d: f64| if at == 0.0 { s * d } else { at * (1.0 + s * d) };
+                (format!("{:e}", f(x(far))), format!("{:e}", f(x(near))))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_removable_singularity_settles_on_its_limit() {
+        let limit = settled(&sides(|x| x.exp_m1() / x, 0.0)).expect("removable");
+        assert!((limit.parse::<f64>().unwrap() - 1.0).abs() < 1e-9, "{limit}");
+        let limit = settled(&sides(|x| x.sin() / x * 1e300, 0.0)).expect("large limit");
+        assert!(limit.parse::<f64>().unwrap() > 9.9e299, "{limit}");
+        // A limit of zero: x log x at 0.
+        let limit = settled(&sides(|x| x * x.abs().ln(), 0.0)).expect("zero limit");
+        assert!(limit.parse::<f64>().unwrap().abs() < 1e-8, "{limit}");
+    }
+
+    #[test]
+    fn poles_logarithms_jumps_and_domain_errors_do_not_settle() {
+        assert_eq!(settled(&sides(|x| 1.0 / (x - 1.0), 1.0)), None, "pole");
+        assert_eq!(settled(&sides(|x| (x - 1.0).abs().ln(), 1.0)), None, "log of |x - 1|");
+        assert_eq!(settled(&sides(|x| (x - 1.0).ln(), 1.0)), None, "log of x - 1: NaN on one side");
+        assert_eq!(settled(&sides(|x| x / x.abs(), 0.0)), None, "jump");
+        assert_eq!(settled(&sides(|x| (-x * x).sqrt(), 2.0)), None, "domain error");
+        assert_eq!(settled(&[]), None);
+    }
+
+    #[test]
+    fn limits_beyond_the_double_range_are_compared_as_decimals() {
+        let s = |a: &str, b: &str| (a.to_string(), b.to_string());
+        assert_eq!(
+            settled(&[s("2.7254e481", "2.72541e481"), s("2.7255e481", "2.72541e481")]),
+            Some("2.72541e481".into())
+        );
+        assert_eq!(settled(&[s("2.7e481", "2.7e489"), s("2.7e481", "2.7e489")]), None);
+        assert_eq!(settled(&[s("0", "0"), s("-0.0", "0")]), Some("0".into()));
+    }
+
+    #[test]
+    fn neighbours_move_every_finite_float_field_and_keep_the_rest() {
+        let sig = Signature::parse("i32,f64,f64,f32").unwrap();
+        let at = sig.encode_text(&["7", "0", "3", "inf"]).unwrap();
+        let far = sig.decode(&neighbour(&sig, &at, Step::Far, 1.0).unwrap());
+        let near = sig.decode(&neighbour(&sig, &at, Step::Near, -1.0).unwrap());
+        let f64_of = |v: &Value| match v {
+            Value::Float(x) => x.as_f64(),
+            _ => panic!("{v:?}"),
+        };
+        assert_eq!(far[0].to_string(), "7");
+        assert_eq!(f64_of(&far[1]), 2f64.powi(-17));
+        assert_eq!(f64_of(&far[2]), 3.0 * (1.0 - 2f64.powi(-17) / 2.0));
+        assert_eq!(f64_of(&near[1]), -(2f64.powi(-34)));
+        assert_eq!(far[3].to_string(), "inf");
+        let ints = Signature::parse("i32").unwrap();
+        assert_eq!(neighbour(&ints, &ints.encode_text(&["1"]).unwrap(), Step::Far, 1.0), None);
+        let edge = sig.encode_text(&["7", "1.7976931348623157e308", "3", "0"]).unwrap();
+        assert_eq!(neighbour(&sig, &edge, Step::Far, 1.0), None, "beyond the range");
+    }
+}
