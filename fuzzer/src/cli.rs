@@ -26,6 +26,52 @@ pub enum Command {
     Triage(TriageArgs),
     /// Branch coverage of a campaign's inputs, measured with llvm-cov on a coverage build.
     Cov(CovArgs),
+    /// One campaign per harness of a harness directory, each triaged, then one merged report.
+    #[command(
+        name = "run-all",
+        after_help = "Example: numfuzz run-all harnesses -o out -V 60 --jobs 2\n         numfuzz run-all harnesses -o out -V 60 --continue   (after a kill: keeps what finished)"
+    )]
+    RunAll(RunAllArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct RunAllArgs {
+    /// The harness directory (`numfuzz harness -o DIR`): manifest.json and bin/<function>.
+    pub dir: PathBuf,
+    /// Where the campaigns, their triage reports and the merged report go.
+    #[arg(short = 'o', long = "output")]
+    pub out: PathBuf,
+    /// Seconds of fuzzing per function.
+    #[arg(short = 'V', value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub seconds: u64,
+    /// Campaigns at a time, each on its own core (default: the machine's cores).
+    #[arg(short = 'j', long, value_parser = clap::value_parser!(u64).range(1..1024))]
+    pub jobs: Option<u64>,
+    /// The oracle every triage asks (see `numfuzz triage --oracle`).
+    #[arg(long, value_name = "CMD")]
+    pub oracle: Option<String>,
+    /// Only these functions (comma-separated names from the manifest).
+    #[arg(long, value_name = "LIST")]
+    pub functions: Option<String>,
+    /// Resume a run-all in OUT that was stopped: functions with a report are kept.
+    #[arg(long = "continue")]
+    pub resume: bool,
+    /// The format printed on stdout (all three are written to OUT/report.*).
+    #[arg(long, value_enum, default_value_t = MergedFormat::Md)]
+    pub format: MergedFormat,
+    /// Arguments for every `numfuzz run` (e.g. `-- -t 1000 --no-local-search`).
+    #[arg(last = true, value_name = "RUN ARGS")]
+    pub run_args: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum MergedFormat {
+    /// GitHub-flavoured Markdown.
+    Md,
+    /// JSON (schema in the README).
+    Json,
+    /// SARIF 2.1.0.
+    Sarif,
 }
 
 #[derive(Debug, clap::Args)]

@@ -3,5 +3,6 @@
 pub mod cov;
 pub mod forkserver;
 pub mod replay;
+pub mod run_all;
 pub mod target;
 pub mod triage;

@@ -3,6 +3,7 @@
 mod cov;
 mod replay;
 mod run;
+mod run_all;
 mod sites;
 mod triage;
 
@@ -15,5 +16,6 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Replay(args) => replay::run(args),
         Command::Cov(args) => cov::run(args),
         Command::Triage(args) => triage::run(args),
+        Command::RunAll(args) => run_all::run(args),
     }
 }

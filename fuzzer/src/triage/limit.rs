@@ -65,7 +65,11 @@ pub fn neighbour(signature: &Signature, bytes: &[u8], step: Step, side: f64) -> 
                 if !x.is_finite() {
                     continue;
                 }
-                Float::from_f32(if x == 0.0 { delta as f32 } else { x * (1.0 + delta as f32) })
+                Float::from_f32(if x == 0.0 {
+                    delta as f32
+                } else {
+                    x * (1.0 + delta as f32)
+                })
             }
         };
         if !moved_to.is_finite() {
@@ -134,7 +138,8 @@ pub fn settled(sides: &[(String, String)]) -> Option<String> {
         .fold(0.0, f64::max);
     let near: Vec<f64> = parsed.iter().map(|(_, n)| Wide::scaled(*n, top)).collect();
     let largest = near.iter().map(|n| n.abs()).fold(0.0, f64::max);
-    let spread = near.iter().fold(f64::NEG_INFINITY, |m, n| m.max(*n)) - near.iter().fold(f64::INFINITY, |m, n| m.min(*n));
+    let spread =
+        near.iter().fold(f64::NEG_INFINITY, |m, n| m.max(*n)) - near.iter().fold(f64::INFINITY, |m, n| m.min(*n));
     (largest <= (1.0 + SETTLED) * far && spread <= SETTLED * far).then(|| sides[0].1.clone())
 }
 
@@ -168,7 +173,11 @@ mod tests {
     fn poles_logarithms_jumps_and_domain_errors_do_not_settle() {
         assert_eq!(settled(&sides(|x| 1.0 / (x - 1.0), 1.0)), None, "pole");
         assert_eq!(settled(&sides(|x| (x - 1.0).abs().ln(), 1.0)), None, "log of |x - 1|");
-        assert_eq!(settled(&sides(|x| (x - 1.0).ln(), 1.0)), None, "log of x - 1: NaN on one side");
+        assert_eq!(
+            settled(&sides(|x| (x - 1.0).ln(), 1.0)),
+            None,
+            "log of x - 1: NaN on one side"
+        );
         assert_eq!(settled(&sides(|x| x / x.abs(), 0.0)), None, "jump");
         assert_eq!(settled(&sides(|x| (-x * x).sqrt(), 2.0)), None, "domain error");
         assert_eq!(settled(&[]), None);
@@ -201,7 +210,10 @@ mod tests {
         assert_eq!(f64_of(&near[1]), -(2f64.powi(-34)));
         assert_eq!(far[3].to_string(), "inf");
         let ints = Signature::parse("i32").unwrap();
-        assert_eq!(neighbour(&ints, &ints.encode_text(&["1"]).unwrap(), Step::Far, 1.0), None);
+        assert_eq!(
+            neighbour(&ints, &ints.encode_text(&["1"]).unwrap(), Step::Far, 1.0),
+            None
+        );
         let edge = sig.encode_text(&["7", "1.7976931348623157e308", "3", "0"]).unwrap();
         assert_eq!(neighbour(&sig, &edge, Step::Far, 1.0), None, "beyond the range");
     }

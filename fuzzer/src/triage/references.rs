@@ -179,7 +179,9 @@ impl References {
                 {
                     *lock(unreliable) += 1;
                 }
-                beside = signature.map_or(Vec::new(), |s| take_limits(replayer, s, bytes, &replay.results, &mut judgement));
+                beside = signature.map_or(Vec::new(), |s| {
+                    take_limits(replayer, s, bytes, &replay.results, &mut judgement)
+                });
                 judgement
             }
         };

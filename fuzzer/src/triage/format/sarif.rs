@@ -13,7 +13,7 @@ const BASE_ID: &str = "SRCROOT";
 const CRASH_RULE: &str = "Crash";
 
 /// The rule of each kind: (id, name, description). Index = the kind's index; `Crash` last.
-fn rules() -> Vec<(&'static str, &'static str, &'static str)> {
+pub(crate) fn rules() -> Vec<(&'static str, &'static str, &'static str)> {
     let mut rules: Vec<_> = ExceptionKind::ALL
         .iter()
         .map(|k| match k {
@@ -53,7 +53,7 @@ fn uri_path(path: &str) -> String {
 }
 
 /// The directory every absolute path shares (`None` if only `/`).
-fn common_dir<'a>(paths: impl Iterator<Item = &'a Path>) -> Option<PathBuf> {
+pub(crate) fn common_dir<'a>(paths: impl Iterator<Item = &'a Path>) -> Option<PathBuf> {
     let mut common: Option<PathBuf> = None;
     for p in paths.filter(|p| p.is_absolute()) {
         let dir = p.parent().unwrap_or(p);
@@ -92,7 +92,7 @@ fn region(line: u32, column: u32) -> Option<Value> {
     }
 }
 
-fn physical(path: &str, line: u32, column: u32, base: Option<&Path>) -> Value {
+pub(crate) fn physical(path: &str, line: u32, column: u32, base: Option<&Path>) -> Value {
     let mut loc = json!({"artifactLocation": artifact(path, base)});
     if let Some(r) = region(line, column) {
         loc["region"] = r;
@@ -218,11 +218,17 @@ pub fn to_value(report: &Report, srcroot: Option<&Path>) -> Value {
         }
         results.push(result);
     }
+    log(results, base.as_deref())
+}
+
+/// A SARIF log of one run of numfuzz with `results` (ruleIndex into [`rules`]), locations
+/// relative to `base` when given.
+pub(crate) fn log(results: Vec<Value>, base: Option<&Path>) -> Value {
     let mut run = json!({
         "tool": {"driver": {
             "name": "numfuzz",
             "version": env!("CARGO_PKG_VERSION"),
-            "rules": rules.iter().map(|(id, name, text)| json!({
+            "rules": rules().iter().map(|(id, name, text)| json!({
                 "id": id,
                 "name": name,
                 "shortDescription": {"text": text},
@@ -231,7 +237,7 @@ pub fn to_value(report: &Report, srcroot: Option<&Path>) -> Value {
         }},
         "results": results,
     });
-    if let Some(b) = &base {
+    if let Some(b) = base {
         let mut dir = uri_path(&b.to_string_lossy());
         if !dir.ends_with('/') {
             dir.push('/');

@@ -1,0 +1,243 @@
+//! The campaigns and triages of a run-all, `jobs` at a time: each a `numfuzz` child process
+//! (this same binary), so that a function's campaign is exactly what `numfuzz run` does and a
+//! crash of one leaves the others running.
+
+use super::layout::Layout;
+use super::merge::TriageDoc;
+use std::collections::{BTreeSet, VecDeque};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// What every job runs with.
+#[derive(Clone, Debug)]
+pub struct JobSettings {
+    pub numfuzz: PathBuf,
+    pub seconds: u64,
+    pub oracle: Option<String>,
+    pub run_args: Vec<String>,
+}
+
+/// How one function ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Its triage report is written.
+    Triaged,
+    /// It has no report; why, in one line.
+    Failed(String),
+}
+
+/// What the terminal shows while jobs run.
+#[derive(Debug, Default)]
+pub struct Progress {
+    pub total: usize,
+    pub done: usize,
+    pub failed: usize,
+    pub running: Vec<(String, Instant)>,
+    /// Keys of the bug findings over the reports so far (distinct sites).
+    pub bug_keys: BTreeSet<String>,
+    /// Seconds a finished job took, for the estimate.
+    pub job_seconds: Vec<f64>,
+}
+
+impl Progress {
+    /// `run-all: 3/20 functions done (1 failed), 2 running, 4 bugs so far, about 5m10s left`.
+    pub fn line(&self, jobs: usize, seconds: u64) -> String {
+        let per_job = if self.job_seconds.is_empty() {
+            seconds as f64 + 5.0
+        } else {
+            self.job_seconds.iter().sum::<f64>() / self.job_seconds.len() as f64
+        };
+        let waiting = self.total - self.done - self.running.len();
+        let running_left: f64 = self
+            .running
+            .iter()
+            .map(|(_, t)| (per_job - t.elapsed().as_secs_f64()).max(0.0))
+            .fold(0.0, f64::max);
+        let left = running_left + (waiting as f64 / jobs.max(1) as f64).ceil() * per_job;
+        let failed = if self.failed > 0 {
+            format!(" ({} failed)", self.failed)
+        } else {
+            String::new()
+        };
+        format!(
+            "run-all: {}/{} functions done{failed}, {} running, {} bugs so far, about {} left",
+            self.done,
+            self.total,
+            self.running.len(),
+            self.bug_keys.len(),
+            crate::triage::format::elapsed(Some((left * 1000.0) as u64))
+        )
+    }
+}
+
+/// A child that ends when this thread does (a killed run-all leaves no campaign behind).
+fn spawn_logged(mut cmd: Command, log: &Path) -> std::io::Result<std::process::ExitStatus> {
+    let file = std::fs::File::create(log)?;
+    cmd.stdin(Stdio::null()).stdout(file.try_clone()?).stderr(file);
+    // SAFETY: prctl with integer arguments only, between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong);
+            Ok(())
+        });
+    }
+    cmd.status()
+}
+
+/// The campaign of `function` on `core`, unless a finished one is kept from an earlier run.
+fn campaign(settings: &JobSettings, layout: &Layout, function: &str, binary: &Path, core: usize) -> Result<(), String> {
+    let dir = layout.campaign(function);
+    if layout.campaign_done(function).exists() {
+        return Ok(());
+    }
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir)
+            .map_err(|e| format!("cannot remove the unfinished campaign {}: {e}", dir.display()))?;
+    }
+    let mut cmd = Command::new(&settings.numfuzz);
+    cmd.arg("run")
+        .arg("-o")
+        .arg(&dir)
+        .args([
+            "-V",
+            &settings.seconds.to_string(),
+            "--cores",
+            &core.to_string(),
+            "--no-tui",
+        ])
+        .args(&settings.run_args)
+        .arg("--")
+        .arg(binary);
+    let log = layout.log(function, "run");
+    let status = spawn_logged(cmd, &log).map_err(|e| format!("cannot start numfuzz run: {e}"))?;
+    if !status.success() {
+        return Err(format!("numfuzz run failed ({status}); see {}", log.display()));
+    }
+    std::fs::write(layout.campaign_done(function), b"").map_err(|e| e.to_string())
+}
+
+/// The triage of `function`'s campaign into its report (written whole or not at all).
+fn triage(settings: &JobSettings, layout: &Layout, function: &str, binary: &Path) -> Result<TriageDoc, String> {
+    let report = layout.report(function);
+    let partial = report.with_extension("json.partial");
+    let mut cmd = Command::new(&settings.numfuzz);
+    cmd.arg("triage")
+        .arg(layout.campaign(function))
+        .arg("--target")
+        .arg(binary)
+        .args(["--format", "json", "--jobs", "1", "--output"])
+        .arg(&partial);
+    if let Some(oracle) = &settings.oracle {
+        cmd.args(["--oracle", oracle]);
+    }
+    let log = layout.log(function, "triage");
+    let status = spawn_logged(cmd, &log).map_err(|e| format!("cannot start numfuzz triage: {e}"))?;
+    if !status.success() {
+        return Err(format!("numfuzz triage failed ({status}); see {}", log.display()));
+    }
+    std::fs::rename(&partial, &report).map_err(|e| e.to_string())?;
+    super::read_report(&report)
+}
+
+/// One function: its campaign, then its triage.
+fn one(
+    settings: &JobSettings,
+    layout: &Layout,
+    function: &str,
+    binary: &Path,
+    core: usize,
+) -> Result<TriageDoc, String> {
+    if !binary.is_file() {
+        return Err(format!(
+            "{} is missing: build the harnesses (`numfuzz harness ... --build`)",
+            binary.display()
+        ));
+    }
+    campaign(settings, layout, function, binary, core)?;
+    triage(settings, layout, function, binary)
+}
+
+/// Runs every `(function, binary)` of `queue`, `jobs` at a time, slot k on core k mod the
+/// machine's cores; `progress` follows them. Returns each function's outcome.
+pub fn run_queue(
+    settings: &JobSettings,
+    layout: &Layout,
+    queue: Vec<(String, PathBuf)>,
+    jobs: usize,
+    progress: &Arc<Mutex<Progress>>,
+) -> Vec<(String, Outcome)> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let queue = Mutex::new(queue.into_iter().collect::<VecDeque<_>>());
+    let outcomes = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for slot in 0..jobs {
+            let (queue, outcomes) = (&queue, &outcomes);
+            scope.spawn(move || loop {
+                let Some((function, binary)) = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front() else {
+                    break;
+                };
+                let started = Instant::now();
+                with(progress, |p| p.running.push((function.clone(), started)));
+                let result = one(settings, layout, &function, &binary, slot % cores);
+                with(progress, |p| {
+                    p.running.retain(|(f, _)| *f != function);
+                    p.done += 1;
+                    p.job_seconds.push(started.elapsed().as_secs_f64());
+                    match &result {
+                        Ok(doc) => p.bug_keys.extend(bug_keys(doc)),
+                        Err(_) => p.failed += 1,
+                    }
+                });
+                let outcome = match result {
+                    Ok(_) => Outcome::Triaged,
+                    Err(why) => Outcome::Failed(why),
+                };
+                outcomes
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push((function, outcome));
+            });
+        }
+    });
+    outcomes.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The keys of a report's bug findings.
+pub fn bug_keys(doc: &TriageDoc) -> impl Iterator<Item = String> + '_ {
+    doc.findings
+        .iter()
+        .filter(|f| doc.bugs.contains(&f.id))
+        .map(|f| f.key.clone())
+}
+
+pub fn with<T>(progress: &Mutex<Progress>, f: impl FnOnce(&mut Progress) -> T) -> T {
+    f(&mut progress.lock().unwrap_or_else(|e| e.into_inner()))
+}
+
+/// Prints the progress line every `every` until `finished` is set: over itself on a terminal,
+/// else only when the count of finished functions changes.
+pub fn show_progress(progress: &Mutex<Progress>, finished: &Mutex<bool>, jobs: usize, seconds: u64, every: Duration) {
+    use std::io::IsTerminal;
+    let terminal = std::io::stderr().is_terminal();
+    let mut last_done = usize::MAX;
+    loop {
+        let done = *finished.lock().unwrap_or_else(|e| e.into_inner());
+        let (line, count) = with(progress, |p| (p.line(jobs, seconds), p.done));
+        if terminal {
+            eprint!("\r\x1b[K{line}");
+        } else if count != last_done {
+            eprintln!("{line}");
+        }
+        last_done = count;
+        if done {
+            if terminal {
+                eprintln!();
+            }
+            return;
+        }
+        std::thread::sleep(every);
+    }
+}

@@ -1,0 +1,170 @@
+//! `numfuzz run-all`: one campaign per harness of a harness directory, each triaged as it
+//! ends, then one report merged over every function.
+
+pub mod jobs;
+pub mod layout;
+pub mod manifest;
+pub mod merge;
+pub mod render;
+
+use anyhow::{bail, Context};
+use jobs::{JobSettings, Outcome, Progress};
+use layout::Layout;
+use manifest::HarnessDir;
+use merge::{Merged, TriageDoc};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// What a run-all was asked, kept in `OUT/run-all.json` for `--continue`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct State {
+    pub harness_dir: PathBuf,
+    pub seconds: u64,
+    pub functions: Vec<String>,
+    pub run_args: Vec<String>,
+    pub oracle: Option<String>,
+}
+
+pub struct Options {
+    pub harness_dir: PathBuf,
+    pub out: PathBuf,
+    pub seconds: u64,
+    pub jobs: usize,
+    pub oracle: Option<String>,
+    pub functions: Option<String>,
+    pub resume: bool,
+    pub run_args: Vec<String>,
+    /// The numfuzz binary the campaigns and triages run (this one).
+    pub numfuzz: PathBuf,
+}
+
+/// What a run-all leaves.
+pub struct Finished {
+    pub merged: Merged,
+    /// Functions without a report, and why.
+    pub failed: Vec<(String, String)>,
+    pub layout: Layout,
+}
+
+pub fn read_report(path: &Path) -> Result<TriageDoc, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{} is not a triage report: {e}", path.display()))
+}
+
+/// Refuses an output directory that holds something else, or, with `--continue`, one that
+/// holds no run-all of the same harness directory.
+fn prepare(layout: &Layout, state: &State, resume: bool) -> anyhow::Result<()> {
+    let out = &layout.out;
+    let occupied = out.read_dir().is_ok_and(|mut d| d.next().is_some());
+    if resume {
+        let text = std::fs::read_to_string(layout.state()).with_context(|| {
+            format!(
+                "--continue: {} holds no run-all (no {}); drop --continue to start one",
+                out.display(),
+                layout::STATE
+            )
+        })?;
+        let earlier: State =
+            serde_json::from_str(&text).with_context(|| format!("{} is damaged", layout.state().display()))?;
+        if earlier.harness_dir != state.harness_dir {
+            bail!(
+                "--continue: {} is a run-all of {}, not of {}",
+                out.display(),
+                earlier.harness_dir.display(),
+                state.harness_dir.display()
+            );
+        }
+    } else if occupied {
+        let what = if layout.state().exists() {
+            "another run-all"
+        } else {
+            "other files"
+        };
+        bail!(
+            "{} holds {what}: pass --continue to resume a run-all there, or choose another -o",
+            out.display()
+        );
+    }
+    layout
+        .create()
+        .with_context(|| format!("cannot create {}", out.display()))?;
+    std::fs::write(layout.state(), serde_json::to_string_pretty(state)?)
+        .with_context(|| format!("cannot write {}", layout.state().display()))
+}
+
+pub fn run(opts: Options) -> anyhow::Result<Finished> {
+    let harness_dir = opts.harness_dir.canonicalize().with_context(|| {
+        format!(
+            "{} does not exist: give the directory `numfuzz harness -o DIR` wrote",
+            opts.harness_dir.display()
+        )
+    })?;
+    let harnesses = HarnessDir::open(&harness_dir)?;
+    let selected = harnesses.select(opts.functions.as_deref())?;
+    let layout = Layout::new(&opts.out);
+    let state = State {
+        harness_dir: harness_dir.clone(),
+        seconds: opts.seconds,
+        functions: selected.iter().map(|h| h.function.clone()).collect(),
+        run_args: opts.run_args.clone(),
+        oracle: opts.oracle.clone(),
+    };
+    prepare(&layout, &state, opts.resume)?;
+
+    let kept: Vec<String> = state
+        .functions
+        .iter()
+        .filter(|f| layout.report(f).is_file())
+        .cloned()
+        .collect();
+    let queue: Vec<(String, PathBuf)> = state
+        .functions
+        .iter()
+        .filter(|f| !kept.contains(f))
+        .map(|f| (f.clone(), harnesses.binary(f)))
+        .collect();
+    let progress = Arc::new(Mutex::new(Progress {
+        total: state.functions.len(),
+        done: kept.len(),
+        ..Progress::default()
+    }));
+    for f in &kept {
+        if let Ok(doc) = read_report(&layout.report(f)) {
+            jobs::with(&progress, |p| p.bug_keys.extend(jobs::bug_keys(&doc)));
+        }
+    }
+    if !kept.is_empty() {
+        eprintln!("run-all: {} functions kept from the earlier run", kept.len());
+    }
+    let settings = JobSettings {
+        numfuzz: opts.numfuzz.clone(),
+        seconds: opts.seconds,
+        oracle: opts.oracle.clone(),
+        run_args: opts.run_args.clone(),
+    };
+    let finished = Mutex::new(false);
+    let outcomes = std::thread::scope(|scope| {
+        let shown =
+            scope.spawn(|| jobs::show_progress(&progress, &finished, opts.jobs, opts.seconds, Duration::from_secs(1)));
+        let outcomes = jobs::run_queue(&settings, &layout, queue, opts.jobs, &progress);
+        *finished.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        let _ = shown.join();
+        outcomes
+    });
+    let failed: Vec<(String, String)> = outcomes
+        .into_iter()
+        .filter_map(|(f, o)| match o {
+            Outcome::Failed(why) => Some((f, why)),
+            Outcome::Triaged => None,
+        })
+        .collect();
+    let docs: Vec<(String, Option<TriageDoc>)> = state
+        .functions
+        .iter()
+        .map(|f| (f.clone(), read_report(&layout.report(f)).ok()))
+        .collect();
+    let merged = merge::merge(docs.iter().map(|(f, d)| (f.as_str(), d.as_ref())));
+    Ok(Finished { merged, failed, layout })
+}

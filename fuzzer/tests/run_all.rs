@@ -1,0 +1,179 @@
+//! `numfuzz run-all` over a harness directory laid out as `numfuzz harness` writes it: three
+//! harnesses of a small C library (two reach the same spurious overflow in a shared helper,
+//! one has no exception) and one whose binary is missing; campaigns of a few seconds, the
+//! merged report in its three formats, `--continue` and the refusals.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use testkit::{both, compile_with_taint_and_shadow, numfuzz};
+
+/// The library: `scaled` overflows for |x| > 1.8e8 although its result is x.
+const LIBRARY: &str = "static double scaled(double x) { return x * 1e300 / 1e300; }\n";
+
+/// A harness of `function`; it includes the library from one place, as every harness of a real
+/// library links the same source (a site is named by its path).
+fn harness(library: &Path, function: &str, signature: &str, call: &str) -> String {
+    format!(
+        r#"#include <numfuzz.h>
+#include "{}"
+NUMFUZZ_SIGNATURE("{signature}");
+NUMFUZZ_FUNCTION("{function}");
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {{
+  double x = nf_f64(data, size, 0);
+  NUMFUZZ_RESULT({call});
+  return 0;
+}}
+"#,
+        library.display()
+    )
+}
+
+/// DIR/manifest.json and DIR/bin/<f> (+ .taint, .shadow) for `one`, `two` and `quiet`; the
+/// manifest also lists `absent`, which has no binary.
+fn harness_dir(root: &Path) -> PathBuf {
+    let dir = root.join("harnesses");
+    std::fs::create_dir_all(dir.join("bin")).unwrap();
+    let library = root.join("lib.c");
+    std::fs::write(&library, LIBRARY).unwrap();
+    let cases = [
+        ("one", "f64", "scaled(x)"),
+        ("two", "f64,i32", "0.5 * scaled(x)"),
+        ("quiet", "f64", "x * 0.5"),
+    ];
+    for (function, signature, call) in cases {
+        let source = harness(&library, function, signature, call);
+        let built = compile_with_taint_and_shadow(function, &[(&format!("{function}.c"), source.as_str())], &["-O1"]);
+        for suffix in ["", ".taint", ".shadow"] {
+            let name = format!("{function}{suffix}");
+            std::fs::copy(built.path(&name), dir.join("bin").join(&name)).unwrap();
+        }
+    }
+    let manifest = serde_json::json!({
+        "schema_version": 1,
+        "headers": ["lib.h"],
+        "harnesses": [
+            {"function": "one", "signature": "f64"},
+            {"function": "two", "signature": "f64,i32"},
+            {"function": "quiet", "signature": "f64"},
+            {"function": "absent", "signature": "f64"},
+        ],
+        "skipped": [],
+    });
+    std::fs::write(dir.join("manifest.json"), manifest.to_string()).unwrap();
+    dir
+}
+
+fn run_all(dir: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "run-all",
+        dir.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "-V",
+        "4",
+        "--jobs",
+        "2",
+    ];
+    args.extend_from_slice(extra);
+    numfuzz(&args)
+}
+
+fn json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+#[test]
+fn run_all_fuzzes_every_harness_and_merges_one_bug_list() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = harness_dir(root.path());
+    let out = root.path().join("out");
+    let o = run_all(&dir, &out, &["--", "-t", "1000"]);
+    assert!(o.status.success(), "{}", both(&o));
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(text.starts_with("# numfuzz run-all of "), "{text}");
+
+    let report = json(&out.join("report.json"));
+    let bugs = report["bugs"].as_array().unwrap();
+    // The helper's overflow is one entry, a bug in both functions that reach it.
+    let overflow: Vec<&Value> = bugs.iter().filter(|b| b["kind"] == "Overflow").collect();
+    assert_eq!(overflow.len(), 1, "{report:#}");
+    let b = overflow[0];
+    assert!(b["site"].as_str().unwrap().contains("lib.c:1:"), "{b:#}");
+    let two = std::fs::read_to_string(out.join("triage/two.json")).unwrap();
+    assert_eq!(b["functions"], serde_json::json!(["one", "two"]), "{two}");
+    assert_eq!(
+        b["example"]["reference"]["source"], "shadow",
+        "judged by the shadow build: {b:#}"
+    );
+    assert_eq!(b["example"]["reference"]["verdict"], "wrong", "{b:#}");
+    assert!(text.contains("lib.c:1:"), "{text}");
+
+    let functions: Vec<(String, Value)> = report["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["function"].as_str().unwrap().to_string(), f["bugs"].clone()))
+        .collect();
+    assert_eq!(
+        functions.iter().map(|(f, _)| f.as_str()).collect::<Vec<_>>(),
+        ["one", "two", "quiet", "absent"]
+    );
+    assert_eq!(functions[2].1, 0, "quiet has no bug");
+    assert_eq!(report["functions"][3]["findings"], Value::Null, "absent has no report");
+    let failed = report["failed"].as_array().unwrap();
+    assert_eq!(failed.len(), 1);
+    assert!(
+        failed[0]["why"].as_str().unwrap().contains("bin/absent is missing"),
+        "{failed:?}"
+    );
+    assert!(both(&o).contains("absent"), "{}", both(&o));
+
+    let sarif = json(&out.join("report.sarif"));
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), bugs.len());
+    assert!(results.iter().any(|r| r["ruleId"] == "Overflow"), "{sarif:#}");
+
+    // Without --continue, the same -o is refused, in one line, and nothing is touched.
+    let again = run_all(&dir, &out, &[]);
+    assert!(!again.status.success());
+    let err = String::from_utf8_lossy(&again.stderr).into_owned();
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("--continue"), "{err}");
+    assert!(out.join("triage/one.json").is_file());
+
+    // --continue keeps what finished: a finished campaign whose report is gone is only
+    // triaged again, not fuzzed again.
+    let marker = out.join("campaigns/one/kept");
+    std::fs::write(&marker, b"").unwrap();
+    std::fs::remove_file(out.join("triage/one.json")).unwrap();
+    let resumed = run_all(&dir, &out, &["--continue", "--format", "json"]);
+    assert!(resumed.status.success(), "{}", both(&resumed));
+    assert!(marker.exists(), "the campaign of `one` was run again");
+    assert!(both(&resumed).contains("2 functions kept"), "{}", both(&resumed));
+    let doc: Value = serde_json::from_slice(&resumed.stdout).unwrap();
+    assert_eq!(doc["bugs"], report["bugs"]);
+}
+
+#[test]
+fn run_all_refuses_what_it_cannot_run_in_one_line() {
+    let root = tempfile::tempdir().unwrap();
+    let out = root.path().join("out");
+    let one_line = |o: &std::process::Output, want: &str| {
+        assert!(!o.status.success());
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(err.contains(want), "want `{want}` in: {err}");
+    };
+    // No manifest.
+    one_line(&run_all(root.path(), &out, &[]), "numfuzz harness");
+    let dir = root.path().join("h");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("manifest.json"), r#"{"harnesses": [{"function": "f"}]}"#).unwrap();
+    one_line(&run_all(&dir, &out, &["--functions", "f,g"]), "`g`");
+    one_line(&run_all(&dir, &out, &["--continue"]), "holds no run-all");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("notes.txt"), b"mine").unwrap();
+    one_line(&run_all(&dir, &out, &[]), "holds other files");
+    assert_eq!(std::fs::read(out.join("notes.txt")).unwrap(), b"mine");
+}
