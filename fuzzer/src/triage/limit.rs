@@ -115,11 +115,16 @@ impl Wide {
 }
 
 /// The shadow's limit at the input from its values at the neighbours, `(far, near)` pairs of
-/// decimals, one pair per side: `Some(value)` when every neighbour has a finite shadow, the near
-/// ones agree with one another and do not outgrow the far ones (a removable singularity:
-/// the value is the first near one); `None` when the point is a true singularity or the
-/// neighbours say nothing (non-finite, growing, different from side to side).
+/// decimals, one pair per side: `Some(value)` when every neighbour of the sides inside the
+/// domain has a finite shadow, the near ones agree with one another and do not outgrow the
+/// far ones (a removable singularity: the value is the first near one); `None` when the point
+/// is a true singularity or the neighbours say nothing (non-finite, growing, different from
+/// side to side).
 pub fn settled(sides: &[(String, String)]) -> Option<String> {
+    // A side whose neighbours are both NaN lies outside the function's domain (GSL's `Inu`
+    // below ν = 0): the limit is the other side's.
+    let nan = |t: &str| t.to_ascii_lowercase().contains("nan");
+    let sides: Vec<&(String, String)> = sides.iter().filter(|(far, near)| !(nan(far) && nan(near))).collect();
     if sides.is_empty() {
         return None;
     }
@@ -180,6 +185,10 @@ mod tests {
         );
         assert_eq!(settled(&sides(|x| x / x.abs(), 0.0)), None, "jump");
         assert_eq!(settled(&sides(|x| (-x * x).sqrt(), 2.0)), None, "domain error");
+        // Inside the domain on one side only: that side's limit (sqrt(x)/sqrt(x) at 0).
+        let limit = settled(&sides(|x| x.sqrt() / x.sqrt(), 0.0)).expect("one-sided");
+        assert_eq!(limit.parse::<f64>().unwrap(), 1.0);
+        assert_eq!(settled(&sides(|x| x.ln(), 0.0)), None, "log at 0 from the right grows");
         assert_eq!(settled(&[]), None);
     }
 
