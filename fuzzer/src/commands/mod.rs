@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 mod cov;
+mod harness;
 mod replay;
 mod run;
 mod sites;
@@ -15,5 +16,6 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Replay(args) => replay::run(args),
         Command::Cov(args) => cov::run(args),
         Command::Triage(args) => triage::run(args),
+        Command::Harness(args) => harness::run(args),
     }
 }
