@@ -70,7 +70,12 @@ pub struct HarnessArgs {
 }
 
 fn regex(s: &str) -> Result<regex::Regex, String> {
-    regex::Regex::new(s).map_err(|e| format!("not a regular expression: {}", e.to_string().lines().last().unwrap_or("")))
+    regex::Regex::new(s).map_err(|e| {
+        format!(
+            "not a regular expression: {}",
+            e.to_string().lines().last().unwrap_or("")
+        )
+    })
 }
 
 #[derive(Debug, clap::Args)]

@@ -157,7 +157,9 @@ fn dump_ast(clang: &str, headers: &[PathBuf], clang_args: &[String]) -> anyhow::
         .args(clang_args)
         .arg(unit.path())
         .output()
-        .map_err(|e| anyhow::anyhow!("cannot run `{clang}` ({e}); install clang-19 (scripts/setup.sh) or pass --clang"))?;
+        .map_err(|e| {
+            anyhow::anyhow!("cannot run `{clang}` ({e}); install clang-19 (scripts/setup.sh) or pass --clang")
+        })?;
     if !out.status.success() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         bail!(
@@ -293,7 +295,9 @@ fn tag_of_type_nodes(node: &Node) -> Option<String> {
         if t.kind == "TypedefType" {
             return None;
         }
-        ref_id(&t.owned_tag).or_else(|| ref_id(&t.decl)).or_else(|| tag_of_type_nodes(t))
+        ref_id(&t.owned_tag)
+            .or_else(|| ref_id(&t.decl))
+            .or_else(|| tag_of_type_nodes(t))
     })
 }
 
@@ -427,7 +431,11 @@ impl Collected {
         let id = self.tags.get(base).map(String::as_str).or(id);
         let Some(id) = id else {
             // Declared but never defined here: an opaque struct.
-            return Some(if kind == "enum" { CType::Other } else { CType::Struct(vec![]) });
+            return Some(if kind == "enum" {
+                CType::Other
+            } else {
+                CType::Struct(vec![])
+            });
         };
         if let Some(e) = self.enums.get(id) {
             return Some(CType::Enum {
@@ -507,7 +515,9 @@ mod tests {
     }
 
     fn find<'a>(p: &'a [Prototype], name: &str) -> &'a Prototype {
-        p.iter().find(|f| f.name == name).unwrap_or_else(|| panic!("no {name} in {p:#?}"))
+        p.iter()
+            .find(|f| f.name == name)
+            .unwrap_or_else(|| panic!("no {name} in {p:#?}"))
     }
 
     #[test]
@@ -551,7 +561,9 @@ mod tests {
             }
         );
         assert_eq!(f.params[4].spelled, "result *");
-        assert!(matches!(tys[5], CType::Pointer { pointee, .. } if matches!(**pointee, CType::Struct(ref v) if v.len() == 2)));
+        assert!(
+            matches!(tys[5], CType::Pointer { pointee, .. } if matches!(**pointee, CType::Struct(ref v) if v.len() == 2))
+        );
         let g = find(&p, "g");
         assert_eq!(g.ret, CType::Float(FloatType::F80));
         assert!(g.variadic);
@@ -568,8 +580,10 @@ mod tests {
         }
         let dir = tempfile::tempdir().unwrap();
         let h = dir.path().join("bad.h");
-        std::fs::write(&h, "double ok(double x);\ndouble broken(double x\n").unwrap();
-        let e = prototypes("clang-19", &[h.clone()], &[]).unwrap_err().to_string();
+        std::fs::write(&h, "double ok(double x);\ndouble broken(double x, );\n").unwrap();
+        let e = prototypes("clang-19", std::slice::from_ref(&h), &[])
+            .unwrap_err()
+            .to_string();
         assert!(!e.contains('\n'), "{e}");
         assert!(e.contains(&format!("{}:2:", h.display())), "{e}");
     }

@@ -202,7 +202,10 @@ role = "input"
         assert_eq!(c.int_return("lib_bar"), IntReturn::Value);
         assert_eq!(c.int_bound("lib_other"), 100);
         assert_eq!(c.int_bound("lib_bar"), 0);
-        assert_eq!(c.function("lib_foo_e").unwrap().skip.as_deref(), Some("needs a callback"));
+        assert_eq!(
+            c.function("lib_foo_e").unwrap().skip.as_deref(),
+            Some("needs a callback")
+        );
         assert_eq!(c.function("lib_bar").unwrap().oracle.as_deref(), Some("bar"));
         assert_eq!(c.domain("lib_bar", "x"), Some("[0,inf]"));
         assert_eq!(c.domain("lib_bar", "nu"), Some("[0,100]"));

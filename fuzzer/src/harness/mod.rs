@@ -43,8 +43,17 @@ pub fn generate(opts: &Options) -> anyhow::Result<Generated> {
         Some(p) => Conventions::load(p)?,
         None => Conventions::default(),
     };
-    let protos: Vec<ast::Prototype> = ast::prototypes(&opts.clang, &headers, &opts.clang_args)?
-        .into_iter()
+    let all = ast::prototypes(&opts.clang, &headers, &opts.clang_args)?;
+    // Names the conventions mention but no header declares (a filter does not make them so).
+    let declared: BTreeSet<&str> = all.iter().map(|p| p.name.as_str()).collect();
+    let unknown_in_conventions = conv
+        .functions
+        .keys()
+        .filter(|f| !declared.contains(f.as_str()))
+        .cloned()
+        .collect();
+    let protos: Vec<&ast::Prototype> = all
+        .iter()
         .filter(|p| opts.include.as_ref().is_none_or(|r| r.is_match(&p.name)))
         .filter(|p| opts.exclude.as_ref().is_none_or(|r| !r.is_match(&p.name)))
         .collect();
@@ -56,19 +65,21 @@ pub fn generate(opts: &Options) -> anyhow::Result<Generated> {
         init: conv.defaults.init.as_deref(),
     };
     let src = opts.out.join("src");
-    std::fs::create_dir_all(&src)
-        .map_err(|e| anyhow::anyhow!("cannot create `{}`: {e}", src.display()))?;
+    std::fs::create_dir_all(&src).map_err(|e| anyhow::anyhow!("cannot create `{}`: {e}", src.display()))?;
     let mut manifest = Manifest {
         schema_version: manifest::SCHEMA_VERSION,
         headers: headers.iter().map(|h| h.display().to_string()).collect(),
         harnesses: Vec::new(),
         skipped: Vec::new(),
     };
-    for p in &protos {
+    for p in protos.iter().copied() {
         let header = &names[&p.header];
         match plan::plan(p, &conv)? {
             Ok(plan) => {
-                write_if_changed(&src.join(format!("{}.c", p.name)), &emit::harness_source(&plan, header, &cx))?;
+                write_if_changed(
+                    &src.join(format!("{}.c", p.name)),
+                    &emit::harness_source(&plan, header, &cx),
+                )?;
                 manifest.harnesses.push(HarnessEntry::new(&plan, header));
             }
             Err(s) => manifest.skipped.push(SkippedEntry {
@@ -81,16 +92,10 @@ pub fn generate(opts: &Options) -> anyhow::Result<Generated> {
     }
     remove_stale(&src, &manifest)?;
     manifest.write(&opts.out)?;
-    let declared: BTreeSet<&str> = protos.iter().map(|p| p.name.as_str()).collect();
     Ok(Generated {
         considered: protos.len(),
         compile_flags: compile_flags(&headers, &names, &opts.clang_args),
-        unknown_in_conventions: conv
-            .functions
-            .keys()
-            .filter(|f| !declared.contains(f.as_str()))
-            .cloned()
-            .collect(),
+        unknown_in_conventions,
         manifest,
     })
 }

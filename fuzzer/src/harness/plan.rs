@@ -40,7 +40,10 @@ pub struct ResultDecl {
 pub enum Return {
     Void,
     /// Kept in `ret` of this C type; a status also marks the input handled when non-zero.
-    Kept { c_type: String, status: bool },
+    Kept {
+        c_type: String,
+        status: bool,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -94,7 +97,10 @@ struct Candidate {
 pub fn plan(p: &Prototype, conv: &Conventions) -> anyhow::Result<Result<Plan, Skip>> {
     let fconv = conv.function(&p.name);
     if let Some(reason) = fconv.and_then(|f| f.skip.clone()) {
-        return Ok(Err(Skip { parameter: None, reason }));
+        return Ok(Err(Skip {
+            parameter: None,
+            reason,
+        }));
     }
     if p.variadic {
         return Ok(Err(skip(None, "takes variable arguments (`...`)")));
@@ -178,7 +184,9 @@ struct Builder<'a> {
 
 /// A C identifier made from a parameter name.
 fn ident(name: &str) -> String {
-    name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect()
+    name.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
 }
 
 /// `const double *` → `double`: the type of a local the function writes through the pointer.
@@ -245,7 +253,11 @@ impl Builder<'_> {
         match &param.ty {
             CType::Float(_) | CType::Int(_) | CType::Enum { .. } | CType::Bool => {
                 let var = self.input(param, &param.ty)?;
-                self.args.push(if param.ty == CType::Bool { format!("{var} != 0") } else { var });
+                self.args.push(if param.ty == CType::Bool {
+                    format!("{var} != 0")
+                } else {
+                    var
+                });
                 Ok(Ok(()))
             }
             CType::Pointer { pointee, is_const } => self.pointer(param, pointee, *is_const, role),
@@ -373,10 +385,15 @@ impl Builder<'_> {
 
     fn struct_primary(&self, c_type: &str, fields: &[(String, CType)]) -> anyhow::Result<String> {
         let bare = c_type.strip_prefix("struct ").unwrap_or(c_type);
-        let given = self.conv.struct_primary(c_type).or_else(|| self.conv.struct_primary(bare));
+        let given = self
+            .conv
+            .struct_primary(c_type)
+            .or_else(|| self.conv.struct_primary(bare));
         match given {
             Some(f) if fields.iter().any(|(n, t)| n == f && matches!(t, CType::Float(_))) => Ok(f.to_string()),
-            Some(f) => anyhow::bail!("conventions: struct.{bare}.primary = \"{f}\" is not a floating-point field of {c_type}"),
+            Some(f) => {
+                anyhow::bail!("conventions: struct.{bare}.primary = \"{f}\" is not a floating-point field of {c_type}")
+            }
             None => Ok(fields
                 .iter()
                 .find(|(_, t)| matches!(t, CType::Float(_)))
@@ -440,7 +457,9 @@ mod tests {
 
     #[test]
     fn a_status_function_with_a_struct_output_declares_val_primary_and_err_named() {
-        let c = Conventions::parse("[defaults]\nint_return = \"status\"\n[function.f_e]\ndomain = { x = \"[0,inf]\" }\n").unwrap();
+        let c =
+            Conventions::parse("[defaults]\nint_return = \"status\"\n[function.f_e]\ndomain = { x = \"[0,inf]\" }\n")
+                .unwrap();
         let p = proto(
             "f_e",
             CType::Int(FieldType::I32),
@@ -501,7 +520,12 @@ mod tests {
         );
         let s = plan(&cb, &c).unwrap().unwrap_err();
         assert_eq!(s.reason, "`double (*f)(double)` is a function pointer (a callback)");
-        let ints = proto("i", CType::Int(FieldType::I32), "int", vec![param("n", "long", CType::Int(FieldType::I64))]);
+        let ints = proto(
+            "i",
+            CType::Int(FieldType::I32),
+            "int",
+            vec![param("n", "long", CType::Int(FieldType::I64))],
+        );
         assert_eq!(plan(&ints, &c).unwrap().unwrap_err().reason, "no floating-point value");
     }
 
