@@ -2,6 +2,7 @@
 
 pub mod cov;
 pub mod forkserver;
+pub mod harness;
 pub mod replay;
 pub mod run_all;
 pub mod target;

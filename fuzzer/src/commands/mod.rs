@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 mod cov;
+mod harness;
 mod replay;
 mod run;
 mod run_all;
@@ -17,5 +18,6 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Cov(args) => cov::run(args),
         Command::Triage(args) => triage::run(args),
         Command::RunAll(args) => run_all::run(args),
+        Command::Harness(args) => harness::run(args),
     }
 }

@@ -1,0 +1,539 @@
+//! From a prototype and the conventions to a harness plan (inputs, out-pointer locals, the
+//! call, the results to declare), or to the reason no scalar harness can call the function.
+
+use super::ast::{CType, Param, Prototype};
+use super::conventions::{Conventions, IntReturn, Role};
+use numfuzz_abi::domain::Domain;
+use numfuzz_abi::signature::FieldType;
+
+/// One fuzzed argument: a field of the input.
+#[derive(Clone, Debug)]
+pub struct Input {
+    pub var: String,
+    pub field: FieldType,
+    /// The declared domain as written in the signature (`[0,inf]`).
+    pub domain: Option<String>,
+    /// Integer arguments beyond the bound are not tried.
+    pub bounded: bool,
+}
+
+/// A local the function writes through a pointer.
+#[derive(Clone, Debug)]
+pub struct Local {
+    pub var: String,
+    /// Its C type, as the header spells the pointee.
+    pub c_type: String,
+    pub is_struct: bool,
+    /// An in/out value: initialised from this input instead of zero.
+    pub from_input: Option<String>,
+}
+
+/// A declared result: NUMFUZZ_RESULT (name None) or NUMFUZZ_RESULT_NAMED.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResultDecl {
+    pub name: Option<String>,
+    pub expr: String,
+}
+
+/// The return value of the call.
+#[derive(Clone, Debug)]
+pub enum Return {
+    Void,
+    /// Kept in `ret` of this C type; a status also marks the input handled when non-zero.
+    Kept {
+        c_type: String,
+        status: bool,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub function: String,
+    /// What NUMFUZZ_FUNCTION names (the oracle's name, else the function's).
+    pub oracle_name: String,
+    pub oracle: Option<String>,
+    pub inputs: Vec<Input>,
+    pub locals: Vec<Local>,
+    pub ret: Return,
+    pub int_return: Option<IntReturn>,
+    pub int_bound: u64,
+    /// The call's arguments as C expressions.
+    pub args: Vec<String>,
+    /// Primary first, then the named ones in parameter order.
+    pub results: Vec<ResultDecl>,
+}
+
+impl Plan {
+    /// The NUMFUZZ_SIGNATURE text, e.g. `f64[0,inf],i32`.
+    pub fn signature(&self) -> String {
+        let fields: Vec<String> = self
+            .inputs
+            .iter()
+            .map(|i| format!("{}{}", i.field.name(), i.domain.as_deref().unwrap_or("")))
+            .collect();
+        fields.join(",")
+    }
+}
+
+/// Why a function gets no harness.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Skip {
+    pub parameter: Option<String>,
+    pub reason: String,
+}
+
+/// A result before the primary is chosen.
+struct Candidate {
+    name: String,
+    expr: String,
+    /// A float that may be the primary result (a float return, a float out pointer, a
+    /// struct's value field).
+    may_be_primary: bool,
+    is_float: bool,
+}
+
+/// Plans the harness of `p`, or says why it has none. An error is a conventions mistake
+/// (a domain that does not parse, a struct primary that is no field).
+pub fn plan(p: &Prototype, conv: &Conventions) -> anyhow::Result<Result<Plan, Skip>> {
+    let fconv = conv.function(&p.name);
+    if let Some(reason) = fconv.and_then(|f| f.skip.clone()) {
+        return Ok(Err(Skip {
+            parameter: None,
+            reason,
+        }));
+    }
+    if p.variadic {
+        return Ok(Err(skip(None, "takes variable arguments (`...`)")));
+    }
+    let mut b = Builder {
+        proto: p,
+        conv,
+        inputs: Vec::new(),
+        locals: Vec::new(),
+        args: Vec::new(),
+        candidates: Vec::new(),
+    };
+    let ret = match b.ret()? {
+        Ok(r) => r,
+        Err(s) => return Ok(Err(s)),
+    };
+    for param in &p.params {
+        if let Err(s) = b.param(param)? {
+            return Ok(Err(s));
+        }
+    }
+    let has_float = b.inputs.iter().any(|i| i.field.float_type().is_some()) || b.candidates.iter().any(|c| c.is_float);
+    if !has_float {
+        return Ok(Err(skip(None, "no floating-point value")));
+    }
+    let oracle = fconv.and_then(|f| f.oracle.clone());
+    let int_return = match &ret {
+        Return::Kept { .. } if !matches!(p.ret, CType::Float(_)) => Some(conv.int_return(&p.name)),
+        _ => None,
+    };
+    Ok(Ok(Plan {
+        function: p.name.clone(),
+        oracle_name: oracle.clone().unwrap_or_else(|| p.name.clone()),
+        oracle,
+        results: choose_primary(b.candidates),
+        inputs: b.inputs,
+        locals: b.locals,
+        ret,
+        int_return,
+        int_bound: conv.int_bound(&p.name),
+        args: b.args,
+    }))
+}
+
+fn skip(parameter: Option<&Param>, reason: &str) -> Skip {
+    Skip {
+        parameter: parameter.map(|p| p.name.clone()),
+        reason: reason.to_string(),
+    }
+}
+
+/// The first candidate that may be primary is the primary result; every other is named.
+fn choose_primary(candidates: Vec<Candidate>) -> Vec<ResultDecl> {
+    let primary = candidates.iter().position(|c| c.may_be_primary);
+    let mut out = Vec::new();
+    if let Some(k) = primary {
+        out.push(ResultDecl {
+            name: None,
+            expr: candidates[k].expr.clone(),
+        });
+    }
+    for (i, c) in candidates.into_iter().enumerate() {
+        if Some(i) != primary {
+            out.push(ResultDecl {
+                name: Some(c.name),
+                expr: c.expr,
+            });
+        }
+    }
+    out
+}
+
+struct Builder<'a> {
+    proto: &'a Prototype,
+    conv: &'a Conventions,
+    inputs: Vec<Input>,
+    locals: Vec<Local>,
+    args: Vec<String>,
+    candidates: Vec<Candidate>,
+}
+
+/// A C identifier made from a parameter name.
+fn ident(name: &str) -> String {
+    name.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
+}
+
+/// `const double *` → `double`: the type of a local the function writes through the pointer.
+fn pointee_c_type(spelled: &str) -> String {
+    let before_star = spelled.rfind('*').map_or(spelled, |i| &spelled[..i]);
+    before_star
+        .split_whitespace()
+        .filter(|w| !matches!(*w, "const" | "volatile" | "restrict" | "__restrict"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `double *p`, `double (*f)(double)`: a parameter as the header declares it.
+fn declared(p: &Param) -> String {
+    if p.spelled.contains("(*)") {
+        return p.spelled.replacen("(*)", &format!("(*{})", p.name), 1);
+    }
+    let sep = if p.spelled.ends_with('*') { "" } else { " " };
+    format!("{}{sep}{}", p.spelled, p.name)
+}
+
+impl Builder<'_> {
+    fn ret(&mut self) -> anyhow::Result<Result<Return, Skip>> {
+        let p = self.proto;
+        let c_type = || pointee_c_type(&format!("{}*", p.spelled_return));
+        Ok(Ok(match &p.ret {
+            CType::Void => Return::Void,
+            CType::Float(_) => {
+                self.candidates.push(Candidate {
+                    name: "return".into(),
+                    expr: "ret".into(),
+                    may_be_primary: true,
+                    is_float: true,
+                });
+                Return::Kept {
+                    c_type: c_type(),
+                    status: false,
+                }
+            }
+            CType::Int(_) | CType::Enum { .. } | CType::Bool => {
+                let status = self.conv.int_return(&p.name) == IntReturn::Status;
+                if !status {
+                    self.candidates.push(Candidate {
+                        name: "return".into(),
+                        expr: "(double)ret".into(),
+                        may_be_primary: false,
+                        is_float: false,
+                    });
+                }
+                Return::Kept {
+                    c_type: c_type(),
+                    status,
+                }
+            }
+            _ => {
+                let reason = format!("returns `{}`, not a number", p.spelled_return);
+                return Ok(Err(skip(None, &reason)));
+            }
+        }))
+    }
+
+    fn param(&mut self, param: &Param) -> anyhow::Result<Result<(), Skip>> {
+        let role = self.conv.role(&self.proto.name, &param.name);
+        match &param.ty {
+            CType::Float(_) | CType::Int(_) | CType::Enum { .. } | CType::Bool => {
+                let var = self.input(param, &param.ty)?;
+                self.args.push(if param.ty == CType::Bool {
+                    format!("{var} != 0")
+                } else {
+                    var
+                });
+                Ok(Ok(()))
+            }
+            CType::Pointer { pointee, is_const } => self.pointer(param, pointee, *is_const, role),
+            other => Ok(Err(unsupported(param, other))),
+        }
+    }
+
+    /// A scalar read from the next field; returns its variable.
+    fn input(&mut self, param: &Param, ty: &CType) -> anyhow::Result<String> {
+        let (field, implied) = match ty {
+            CType::Float(f) => (FieldType::Float(*f), None),
+            CType::Int(f) => (*f, None),
+            CType::Bool => (FieldType::U8, Some("[0,1]".to_string())),
+            CType::Enum { field, range } => (*field, range.map(|(lo, hi)| format!("[{lo},{hi}]"))),
+            _ => unreachable!("only scalars are inputs"),
+        };
+        let declared = self.conv.domain(&self.proto.name, &param.name).map(str::to_string);
+        let domain = declared.or(implied);
+        if let Some(d) = &domain {
+            Domain::parse(field, d).map_err(|e| {
+                anyhow::anyhow!(
+                    "conventions: domain `{d}` of parameter `{}` of {} ({}): {e}",
+                    param.name,
+                    self.proto.name,
+                    field.name()
+                )
+            })?;
+        }
+        let var = format!("in_{}", ident(&param.name));
+        // A bound only where the type reaches beyond it (an i8 never exceeds 10000).
+        let bound = self.conv.int_bound(&self.proto.name) as i128;
+        let reaches = field.int_range().is_some_and(|(lo, hi)| hi > bound || lo < -bound);
+        self.inputs.push(Input {
+            var: var.clone(),
+            field,
+            domain,
+            bounded: matches!(ty, CType::Int(_) | CType::Enum { .. }) && bound > 0 && reaches,
+        });
+        Ok(var)
+    }
+
+    fn pointer(
+        &mut self,
+        param: &Param,
+        pointee: &CType,
+        is_const: bool,
+        role: Option<Role>,
+    ) -> anyhow::Result<Result<(), Skip>> {
+        let role = role.unwrap_or(if is_const { Role::Input } else { Role::Output });
+        let scalar = matches!(pointee, CType::Float(_) | CType::Int(_) | CType::Enum { .. });
+        let explicit_output = self.conv.role(&self.proto.name, &param.name) == Some(Role::Output);
+        match (role, pointee) {
+            (Role::Inout, _) if scalar && !is_const => {
+                let var = self.input(param, pointee)?;
+                self.out_local(param, Some(var), pointee);
+                Ok(Ok(()))
+            }
+            (Role::Output, CType::Float(_)) if !is_const => {
+                self.out_local(param, None, pointee);
+                Ok(Ok(()))
+            }
+            // An `int *` is as often an array as a single output: only when the conventions say.
+            (Role::Output, CType::Int(_) | CType::Enum { .. }) if !is_const && explicit_output => {
+                self.out_local(param, None, pointee);
+                Ok(Ok(()))
+            }
+            (Role::Output, CType::Struct(fields)) if !is_const => self.out_struct(param, fields),
+            _ => Ok(Err(unsupported(param, &param.ty))),
+        }
+    }
+
+    /// A scalar local passed by address and declared as a result after the call.
+    fn out_local(&mut self, param: &Param, from_input: Option<String>, ty: &CType) {
+        let var = format!("out_{}", ident(&param.name));
+        let is_float = matches!(ty, CType::Float(_));
+        self.locals.push(Local {
+            var: var.clone(),
+            c_type: pointee_c_type(&param.spelled),
+            is_struct: false,
+            from_input,
+        });
+        self.args.push(format!("&{var}"));
+        self.candidates.push(Candidate {
+            name: param.name.clone(),
+            expr: if is_float { var } else { format!("(double){var}") },
+            may_be_primary: is_float,
+            is_float,
+        });
+    }
+
+    /// A struct of numbers: each field a result, the value field (conventions, else the
+    /// first float field) may be primary.
+    fn out_struct(&mut self, param: &Param, fields: &[(String, CType)]) -> anyhow::Result<Result<(), Skip>> {
+        let numeric = |t: &CType| matches!(t, CType::Float(_) | CType::Int(_) | CType::Enum { .. } | CType::Bool);
+        if fields.is_empty() || !fields.iter().all(|(_, t)| numeric(t)) {
+            let why = "is a pointer to a struct that is opaque or not all numbers";
+            return Ok(Err(skip(Some(param), &format!("`{}` {why}", declared(param)))));
+        }
+        if !fields.iter().any(|(_, t)| matches!(t, CType::Float(_))) {
+            let why = "is a pointer to a struct without a floating-point field";
+            return Ok(Err(skip(Some(param), &format!("`{}` {why}", declared(param)))));
+        }
+        let c_type = pointee_c_type(&param.spelled);
+        let primary = self.struct_primary(&c_type, fields)?;
+        let var = format!("out_{}", ident(&param.name));
+        for (name, t) in fields {
+            let is_float = matches!(t, CType::Float(_));
+            let member = format!("{var}.{name}");
+            self.candidates.push(Candidate {
+                name: format!("{}.{name}", param.name),
+                expr: if is_float { member } else { format!("(double){member}") },
+                may_be_primary: *name == primary,
+                is_float,
+            });
+        }
+        self.locals.push(Local {
+            var: var.clone(),
+            c_type,
+            is_struct: true,
+            from_input: None,
+        });
+        self.args.push(format!("&{var}"));
+        Ok(Ok(()))
+    }
+
+    fn struct_primary(&self, c_type: &str, fields: &[(String, CType)]) -> anyhow::Result<String> {
+        let bare = c_type.strip_prefix("struct ").unwrap_or(c_type);
+        let given = self
+            .conv
+            .struct_primary(c_type)
+            .or_else(|| self.conv.struct_primary(bare));
+        match given {
+            Some(f) if fields.iter().any(|(n, t)| n == f && matches!(t, CType::Float(_))) => Ok(f.to_string()),
+            Some(f) => {
+                anyhow::bail!("conventions: struct.{bare}.primary = \"{f}\" is not a floating-point field of {c_type}")
+            }
+            None => Ok(fields
+                .iter()
+                .find(|(_, t)| matches!(t, CType::Float(_)))
+                .map(|(n, _)| n.clone())
+                .unwrap_or_default()),
+        }
+    }
+}
+
+/// The reason a parameter stops the function.
+fn unsupported(p: &Param, ty: &CType) -> Skip {
+    let why = match ty {
+        CType::FunctionPointer => "is a function pointer (a callback)".to_string(),
+        CType::Struct(_) => "is a struct passed by value".to_string(),
+        CType::Pointer { pointee, .. } if matches!(**pointee, CType::Int(FieldType::I8)) => "is a string".to_string(),
+        CType::Pointer { pointee, is_const } if matches!(**pointee, CType::Float(_)) && *is_const => {
+            "is not a scalar input or a floating-point output (a pointer to input data)".to_string()
+        }
+        _ => "is not a scalar input or a floating-point output".to_string(),
+    };
+    skip(Some(p), &format!("`{}` {why}", declared(p)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use numfuzz_abi::op::FloatType;
+    use std::path::PathBuf;
+
+    const F64: CType = CType::Float(FloatType::F64);
+
+    fn param(name: &str, spelled: &str, ty: CType) -> Param {
+        Param {
+            name: name.into(),
+            spelled: spelled.into(),
+            ty,
+        }
+    }
+
+    fn ptr(t: CType, is_const: bool) -> CType {
+        CType::Pointer {
+            pointee: Box::new(t),
+            is_const,
+        }
+    }
+
+    fn proto(name: &str, ret: CType, spelled_return: &str, params: Vec<Param>) -> Prototype {
+        Prototype {
+            name: name.into(),
+            header: PathBuf::from("/x/lib.h"),
+            spelled_return: spelled_return.into(),
+            ret,
+            params,
+            variadic: false,
+        }
+    }
+
+    fn result_struct() -> CType {
+        CType::Struct(vec![("val".into(), F64), ("err".into(), F64)])
+    }
+
+    #[test]
+    fn a_status_function_with_a_struct_output_declares_val_primary_and_err_named() {
+        let c =
+            Conventions::parse("[defaults]\nint_return = \"status\"\n[function.f_e]\ndomain = { x = \"[0,inf]\" }\n")
+                .unwrap();
+        let p = proto(
+            "f_e",
+            CType::Int(FieldType::I32),
+            "int",
+            vec![
+                param("x", "double", F64),
+                param("n", "int", CType::Int(FieldType::I32)),
+                param("r", "res *", ptr(result_struct(), false)),
+            ],
+        );
+        let plan = plan(&p, &c).unwrap().unwrap();
+        assert_eq!(plan.signature(), "f64[0,inf],i32");
+        assert_eq!(plan.args, ["in_x", "in_n", "&out_r"]);
+        assert_eq!(plan.int_return, Some(IntReturn::Status));
+        let names: Vec<Option<&str>> = plan.results.iter().map(|r| r.name.as_deref()).collect();
+        assert_eq!(names, [None, Some("r.err")]);
+        assert_eq!(plan.results[0].expr, "out_r.val");
+        assert!(plan.inputs[1].bounded && !plan.inputs[0].bounded);
+    }
+
+    #[test]
+    fn a_float_return_is_primary_and_out_pointers_are_named() {
+        let p = proto(
+            "g",
+            F64,
+            "double",
+            vec![param("x", "double", F64), param("err", "double *", ptr(F64, false))],
+        );
+        let plan = plan(&p, &Conventions::default()).unwrap().unwrap();
+        assert_eq!(
+            plan.results,
+            [
+                ResultDecl {
+                    name: None,
+                    expr: "ret".into()
+                },
+                ResultDecl {
+                    name: Some("err".into()),
+                    expr: "out_err".into()
+                }
+            ]
+        );
+        assert_eq!(plan.int_return, None);
+    }
+
+    #[test]
+    fn pointers_to_input_data_callbacks_and_integer_only_functions_are_skipped() {
+        let c = Conventions::parse("[function.h]\nrole = { p = \"input\" }\n").unwrap();
+        let h = proto("h", F64, "double", vec![param("p", "double *", ptr(F64, false))]);
+        let s = plan(&h, &c).unwrap().unwrap_err();
+        assert_eq!(s.parameter.as_deref(), Some("p"));
+        assert_eq!(s.reason, "`double *p` is not a scalar input or a floating-point output");
+        let cb = proto(
+            "cb",
+            F64,
+            "double",
+            vec![param("f", "double (*)(double)", CType::FunctionPointer)],
+        );
+        let s = plan(&cb, &c).unwrap().unwrap_err();
+        assert_eq!(s.reason, "`double (*f)(double)` is a function pointer (a callback)");
+        let ints = proto(
+            "i",
+            CType::Int(FieldType::I32),
+            "int",
+            vec![param("n", "long", CType::Int(FieldType::I64))],
+        );
+        assert_eq!(plan(&ints, &c).unwrap().unwrap_err().reason, "no floating-point value");
+    }
+
+    #[test]
+    fn a_bad_domain_in_the_conventions_is_an_error() {
+        let c = Conventions::parse("[parameter.x]\ndomain = \"[1,0]\"\n").unwrap();
+        let p = proto("g", F64, "double", vec![param("x", "double", F64)]);
+        let e = plan(&p, &c).unwrap_err().to_string();
+        assert!(e.contains("domain `[1,0]` of parameter `x` of g"), "{e}");
+    }
+}

@@ -1,0 +1,252 @@
+//! `numfuzz harness` end to end on examples/mathlib: the manifest's harnesses, signatures and
+//! skipped functions; `--build` with the example's build.sh (three binaries per function, one
+//! replayed to its overflow and triaged against the example's oracle); and the one-line
+//! errors of a header clang cannot parse, an unknown conventions key and a failing build.
+
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use testkit::{both, numfuzz, HandCampaign, TempDir};
+
+fn mathlib() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/mathlib")
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn tempdir() -> TempDir {
+    tempfile::Builder::new().prefix("numfuzz-harness-").tempdir().unwrap()
+}
+
+/// `numfuzz harness mathlib.h -o OUT --conventions conventions.toml EXTRA...`.
+fn harness(out: &Path, extra: &[&str]) -> std::process::Output {
+    let header = mathlib().join("mathlib.h");
+    let conventions = mathlib().join("conventions.toml");
+    let mut args = vec![
+        "harness",
+        path(&header),
+        "-o",
+        path(out),
+        "--conventions",
+        path(&conventions),
+    ];
+    args.extend_from_slice(extra);
+    numfuzz(&args)
+}
+
+fn manifest(out: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap()
+}
+
+fn entry(function: &str, signature: &str, results: &[&str], int_return: Value, oracle: Value) -> Value {
+    json!({"function": function, "source": format!("src/{function}.c"), "header": "mathlib.h",
+           "signature": signature, "results": results, "int_return": int_return, "oracle": oracle})
+}
+
+#[test]
+fn the_example_library_gets_one_harness_per_scalar_function_and_the_rest_are_listed_with_reasons() {
+    let dir = tempdir();
+    let out = dir.path().join("h");
+    let o = harness(&out, &[]);
+    assert!(o.status.success(), "{}", both(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("harnessed 10 functions of 13 in 1 headers; skipped 3 (see "),
+        "{stdout}"
+    );
+    let m = manifest(&out);
+    assert_eq!(m["schema_version"], 1);
+    let header = mathlib().join("mathlib.h").canonicalize().unwrap();
+    assert_eq!(m["headers"], json!([header.to_str().unwrap()]));
+    let null = Value::Null;
+    let expected = json!([
+        entry(
+            "ml_exp_ratio",
+            "f64",
+            &["(primary)"],
+            null.clone(),
+            json!("ml_exp_ratio")
+        ),
+        entry(
+            "ml_log_sigmoid",
+            "f64",
+            &["(primary)"],
+            null.clone(),
+            json!("ml_log_sigmoid")
+        ),
+        entry("ml_hypotf", "f32,f32", &["(primary)"], null.clone(), json!("ml_hypotf")),
+        entry("ml_expm1l", "f80", &["(primary)"], null.clone(), null.clone()),
+        entry("ml_round", "f64,i32[0,2]", &["(primary)"], null.clone(), null.clone()),
+        entry("ml_scale", "f64,i8,u8[0,1]", &["(primary)"], null.clone(), null.clone()),
+        entry(
+            "ml_pow_int_e",
+            "f64,i32[-1000,1000]",
+            &["(primary)"],
+            json!("status"),
+            json!("ml_pow_int_e")
+        ),
+        entry(
+            "ml_harmonic_mean_e",
+            "f64,f64",
+            &["(primary)", "result.err"],
+            json!("status"),
+            json!("ml_harmonic_mean_e")
+        ),
+        entry("ml_sincos", "f64", &["(primary)", "c"], null.clone(), null.clone()),
+        entry("ml_exponent", "f64", &["return"], json!("value"), json!("ml_exponent")),
+    ]);
+    assert_eq!(m["harnesses"], expected, "{:#}", m["harnesses"]);
+    let skipped = json!([
+        {"function": "ml_mean", "header": "mathlib.h", "parameter": "xs",
+         "reason": "`const double *xs` is not a scalar input or a floating-point output (a pointer to input data)"},
+        {"function": "ml_integrate", "header": "mathlib.h", "parameter": null,
+         "reason": "needs a callback (the integrand)"},
+        {"function": "ml_digits", "header": "mathlib.h", "parameter": null, "reason": "no floating-point value"},
+    ]);
+    assert_eq!(m["skipped"], skipped, "{:#}", m["skipped"]);
+    let md = std::fs::read_to_string(out.join("skipped.md")).unwrap();
+    assert!(
+        md.contains("- `ml_digits` (mathlib.h): no floating-point value"),
+        "{md}"
+    );
+    for h in expected.as_array().unwrap() {
+        assert!(out.join(h["source"].as_str().unwrap()).is_file(), "{h}");
+    }
+    // The status convention and the int bound show in the C text.
+    let pow = std::fs::read_to_string(out.join("src/ml_pow_int_e.c")).unwrap();
+    assert!(pow.contains("  int ret = ml_pow_int_e(in_x, in_n, &out_out);"), "{pow}");
+    assert!(pow.contains("    NUMFUZZ_HANDLED();"), "{pow}");
+    assert!(pow.contains("  if (beyond_bound(in_n))"), "{pow}");
+}
+
+#[test]
+fn include_and_exclude_select_functions_by_name() {
+    let dir = tempdir();
+    let out = dir.path().join("h");
+    let o = harness(&out, &["--include", "^ml_(exp|log)", "--exclude", "sigmoid"]);
+    assert!(o.status.success(), "{}", both(&o));
+    let m = manifest(&out);
+    let names: Vec<&str> = m["harnesses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["function"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["ml_exp_ratio", "ml_expm1l", "ml_exponent"]);
+}
+
+#[test]
+fn build_makes_three_binaries_per_harness_and_the_fuzz_one_replays_to_the_overflow() {
+    let dir = tempdir();
+    let out = dir.path().join("h");
+    let build = mathlib().join("build.sh");
+    let o = harness(
+        &out,
+        &["--include", "^ml_(exp_ratio|harmonic_mean_e)$", "--build", path(&build)],
+    );
+    assert!(o.status.success(), "{}", both(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("built 6 of 6 harness binaries"),
+        "{}",
+        both(&o)
+    );
+    for f in ["ml_exp_ratio", "ml_harmonic_mean_e"] {
+        for suffix in ["", ".taint", ".shadow"] {
+            assert!(out.join("bin").join(format!("{f}{suffix}")).is_file(), "{f}{suffix}");
+        }
+    }
+    for v in ["fuzz", "taint", "shadow"] {
+        assert!(out.join("build").join(v).join("libmathlib.a").is_file(), "{v}");
+    }
+    let exe = out.join("bin/ml_exp_ratio");
+    let input = dir.path().join("x710");
+    std::fs::write(&input, 710.0f64.to_le_bytes()).unwrap();
+    let r = numfuzz(&["replay", path(&exe), path(&input)]);
+    let text = both(&r);
+    assert!(r.status.success(), "{text}");
+    assert!(
+        text.contains("Overflow  ")
+            && text.contains("mathlib.c:10:44")
+            && text.contains("in ml_exp_ratio: exp(710.0) = inf"),
+        "{text}"
+    );
+
+    // Triage with the taint build beside it and the example's oracle: one bug, a wrong value.
+    let camp = HandCampaign::new(&dir.path().join("out"), &exe, &["default"]);
+    camp.crash("default", "id:000000,time:1", &710.0f64.to_le_bytes());
+    let oracle = mathlib().join("oracle.py");
+    let t = numfuzz(&[
+        "triage",
+        path(&camp.root),
+        "--format",
+        "json",
+        "--oracle",
+        path(&oracle),
+    ]);
+    assert!(t.status.success(), "{}", both(&t));
+    let doc: Value = serde_json::from_slice(&t.stdout).unwrap();
+    assert_eq!(doc["summary"]["bugs"], 1, "{doc:#}");
+}
+
+#[test]
+fn a_failing_library_build_names_its_variant_and_log_in_one_line() {
+    let dir = tempdir();
+    let out = dir.path().join("h");
+    let o = harness(
+        &out,
+        &[
+            "--include",
+            "^ml_exp_ratio$",
+            "--build",
+            "echo no compiler here; exit 3",
+        ],
+    );
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    let log = out.join("build/fuzz.log");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("the fuzz build of the library failed") && err.contains(path(&log)),
+        "{err}"
+    );
+    assert!(std::fs::read_to_string(&log).unwrap().contains("no compiler here"));
+}
+
+#[test]
+fn a_header_clang_cannot_parse_is_one_line_naming_the_file_and_line() {
+    let dir = tempdir();
+    let h = dir.path().join("broken.h");
+    std::fs::write(&h, "double fine(double x);\ndouble broken(double x, );\n").unwrap();
+    let out = dir.path().join("h");
+    let o = numfuzz(&["harness", path(&h), "-o", path(&out)]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains(&format!("{}:2:", h.display())), "{err}");
+    assert!(err.starts_with("numfuzz: error: clang cannot parse"), "{err}");
+}
+
+#[test]
+fn an_unknown_conventions_key_is_one_line_naming_the_file_and_line() {
+    let dir = tempdir();
+    let conv = dir.path().join("conv.toml");
+    std::fs::write(
+        &conv,
+        "[defaults]\nint_return = \"status\"\n\n[function.ml_exp_ratio]\norcale = \"x\"\n",
+    )
+    .unwrap();
+    let header = mathlib().join("mathlib.h");
+    let out = dir.path().join("h");
+    let o = numfuzz(&["harness", path(&header), "-o", path(&out), "--conventions", path(&conv)]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains(&format!(
+            "conventions file `{}`:5: unknown field `orcale`",
+            conv.display()
+        )),
+        "{err}"
+    );
+}
