@@ -306,6 +306,18 @@ impl Builder<'_> {
         is_const: bool,
         role: Option<Role>,
     ) -> anyhow::Result<Result<(), Skip>> {
+        // A float pointer beside a `size_t` is an array (`double *v` with `size_t size`): only
+        // the conventions can say it is one value.
+        let sized = self.proto.params.iter().any(|q| q.spelled.contains("size_t"));
+        if role.is_none() && sized && !is_const && matches!(pointee, CType::Float(_)) {
+            return Ok(Err(skip(
+                Some(param),
+                &format!(
+                    "`{}` beside a `size_t` parameter is an array (a `role` in the conventions says otherwise)",
+                    declared(param)
+                ),
+            )));
+        }
         let role = role.unwrap_or(if is_const { Role::Input } else { Role::Output });
         let scalar = matches!(pointee, CType::Float(_) | CType::Int(_) | CType::Enum { .. });
         let explicit_output = self.conv.role(&self.proto.name, &param.name) == Some(Role::Output);
@@ -527,6 +539,18 @@ mod tests {
             vec![param("n", "long", CType::Int(FieldType::I64))],
         );
         assert_eq!(plan(&ints, &c).unwrap().unwrap_err().reason, "no floating-point value");
+        let array = proto(
+            "seq",
+            CType::Int(FieldType::I32),
+            "int",
+            vec![
+                param("size", "size_t", CType::Int(FieldType::U64)),
+                param("v", "double *", ptr(F64, false)),
+            ],
+        );
+        let s = plan(&array, &c).unwrap().unwrap_err();
+        assert_eq!(s.parameter.as_deref(), Some("v"));
+        assert!(s.reason.contains("is an array"), "{}", s.reason);
     }
 
     #[test]
