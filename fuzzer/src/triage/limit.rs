@@ -9,7 +9,7 @@
 //! jump it differs from side to side, inside a domain error it stays NaN.
 //!
 //! The neighbours move every finite float field of the input at once, by a relative step (an
-//! absolute one at zero), with a different weight and direction per field so that a singular
+//! absolute one at zero and for subnormals, which a relative step cannot move), with a different weight and direction per field so that a singular
 //! line such as `a + x = 0` is left rather than followed. Two steps on each side: `FAR` and
 //! `NEAR`, far enough apart that a pole's growth or a log's cannot hide in the tolerance.
 
@@ -58,17 +58,17 @@ pub fn neighbour(signature: &Signature, bytes: &[u8], step: Step, side: f64) -> 
                 if !x.is_finite() {
                     continue;
                 }
-                Float::from_f64(if x == 0.0 { delta } else { x * (1.0 + delta) })
+                Float::from_f64(if x.is_normal() { x * (1.0 + delta) } else { delta })
             }
             _ => {
                 let x = x.as_f32();
                 if !x.is_finite() {
                     continue;
                 }
-                Float::from_f32(if x == 0.0 {
-                    delta as f32
-                } else {
+                Float::from_f32(if x.is_normal() {
                     x * (1.0 + delta as f32)
+                } else {
+                    delta as f32
                 })
             }
         };
@@ -148,6 +148,27 @@ pub fn settled(sides: &[(String, String)]) -> Option<String> {
     (largest <= (1.0 + SETTLED) * far && spread <= SETTLED * far).then(|| sides[0].1.clone())
 }
 
+/// Whether a shadow beyond the format's range holds still beside the input: the near
+/// neighbours' shadows (one per side) are finite and within [`SETTLED`] of each other. A true
+/// overflow is a smooth function of its input; a shadow made of rounding noise (a cancellation
+/// of terms the wider format could not hold either) differs in every digit from one neighbour to
+/// the next. `None` when the neighbours cannot say (fewer than two, or non-finite).
+pub fn steady(near: &[String]) -> Option<bool> {
+    let values: Vec<Option<Wide>> = near.iter().map(|t| Wide::parse(t)).collect::<Option<_>>()?;
+    if values.len() < 2 {
+        return None;
+    }
+    let top = values.iter().filter_map(|w| w.map(|w| w.exponent)).max();
+    let Some(top) = top else {
+        return Some(true);
+    };
+    let scaled: Vec<f64> = values.iter().map(|w| Wide::scaled(*w, top)).collect();
+    let largest = scaled.iter().map(|v| v.abs()).fold(0.0, f64::max);
+    let spread =
+        scaled.iter().fold(f64::NEG_INFINITY, |m, v| m.max(*v)) - scaled.iter().fold(f64::INFINITY, |m, v| m.min(*v));
+    Some(spread <= SETTLED * largest)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -204,6 +225,16 @@ mod tests {
     }
 
     #[test]
+    fn a_true_overflow_holds_still_beside_the_input_and_noise_does_not() {
+        let s = |v: &[&str]| v.iter().map(|t| t.to_string()).collect::<Vec<_>>();
+        assert_eq!(steady(&s(&["3.5953862697246e308", "3.5953862697247e308"])), Some(true));
+        assert_eq!(steady(&s(&["2.2e481", "-7.1e479"])), Some(false));
+        assert_eq!(steady(&s(&["2.2e481", "9.0e483"])), Some(false));
+        assert_eq!(steady(&s(&["2.2e481", "nan"])), None);
+        assert_eq!(steady(&s(&["2.2e481"])), None);
+    }
+
+    #[test]
     fn neighbours_move_every_finite_float_field_and_keep_the_rest() {
         let sig = Signature::parse("i32,f64,f64,f32").unwrap();
         let at = sig.encode_text(&["7", "0", "3", "inf"]).unwrap();
@@ -223,6 +254,9 @@ mod tests {
             neighbour(&ints, &ints.encode_text(&["1"]).unwrap(), Step::Far, 1.0),
             None
         );
+        let tiny = sig.encode_text(&["7", "5e-324", "3", "0"]).unwrap();
+        let moved = sig.decode(&neighbour(&sig, &tiny, Step::Near, 1.0).unwrap());
+        assert_eq!(f64_of(&moved[1]), 2f64.powi(-34), "a subnormal moves as zero does");
         let edge = sig.encode_text(&["7", "1.7976931348623157e308", "3", "0"]).unwrap();
         assert_eq!(neighbour(&sig, &edge, Step::Far, 1.0), None, "beyond the range");
     }

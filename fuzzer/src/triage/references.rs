@@ -171,17 +171,17 @@ impl References {
                     .ok()?;
                 mark_unstable(&mut shadow.results, &narrow.results);
                 let mut judgement = shadow_judgement(&replay.results, &shadow.results);
-                if judgement.references.iter().all(Option::is_none)
-                    && shadow
-                        .results
-                        .iter()
-                        .any(|r| r.shadow.as_ref().is_some_and(|s| s.unreliable.is_some()))
-                {
+                let marked = shadow
+                    .results
+                    .iter()
+                    .any(|r| r.shadow.as_ref().is_some_and(|s| s.unreliable.is_some()));
+                let mut noisy = false;
+                if let Some(s) = signature {
+                    (beside, noisy) = check_beside(replayer, s, bytes, &replay.results, &mut judgement);
+                }
+                if judgement.references.iter().all(Option::is_none) && (marked || noisy) {
                     *lock(unreliable) += 1;
                 }
-                beside = signature.map_or(Vec::new(), |s| {
-                    take_limits(replayer, s, bytes, &replay.results, &mut judgement)
-                });
                 judgement
             }
         };
@@ -299,18 +299,35 @@ pub fn mark_unstable(wide: &mut [ResultReport], narrow: &[ResultReport]) {
     }
 }
 
-/// Replaces each non-finite shadow reference of `judgement` by the shadow's limit beside the
-/// input when it has one (see [`limit`]); returns the indices of the results replaced.
-fn take_limits(
+/// Is `reference` (a shadow of a result of type `ty`) beyond the format's range: infinite or
+/// too large once rounded, or a non-zero too small for a normal number?
+fn beyond_range(ty: numfuzz_abi::op::FloatType, reference: &str) -> bool {
+    let Ok(v) = numfuzz_abi::value::Float::parse(ty, reference) else {
+        return false;
+    };
+    let exact_zero = scientific(reference).is_none();
+    v.is_infinite() || (!exact_zero && (v.is_zero() || v.class() == numfuzz_abi::value::Class::Subnormal))
+}
+
+/// Checks the shadow references of `judgement` beside the input (see [`limit`]): a non-finite
+/// one becomes the shadow's limit there when it has one; one beyond the format's range that
+/// does not hold still between the near neighbours is rounding noise and is dropped. Returns
+/// the indices of the results given a limit, and whether a reference was dropped.
+fn check_beside(
     replayer: &Replayer,
     signature: &Signature,
     bytes: &[u8],
     returned: &[ResultReport],
     judgement: &mut Judgement,
-) -> Vec<u32> {
-    let non_finite = |r: &Option<String>| r.as_ref().is_some_and(|v| v.contains("inf") || v.contains("nan"));
-    if !judgement.references.iter().any(non_finite) {
-        return Vec::new();
+) -> (Vec<u32>, bool) {
+    let non_finite = |v: &str| v.contains("inf") || v.contains("nan");
+    let needs = |r: &ResultReport, reference: &Option<String>| {
+        reference
+            .as_deref()
+            .is_some_and(|v| non_finite(v) || beyond_range(r.ty, v))
+    };
+    if !returned.iter().zip(&judgement.references).any(|(r, v)| needs(r, v)) {
+        return (Vec::new(), false);
     }
     // Per side, the far and the near neighbour's shadow run.
     let runs: Vec<(Vec<ResultReport>, Vec<ResultReport>)> = [1.0, -1.0]
@@ -327,21 +344,29 @@ fn take_limits(
         let s = results.iter().find(|r| r.index == Some(index))?.shadow.as_ref()?;
         s.unreliable.is_none().then(|| s.value.to_ascii_lowercase())
     };
-    let mut replaced = Vec::new();
+    let (mut replaced, mut dropped) = (Vec::new(), false);
     for (r, reference) in returned.iter().zip(judgement.references.iter_mut()) {
-        let Some(index) = r.index.filter(|_| non_finite(reference)) else {
+        let Some(index) = r.index.filter(|_| needs(r, reference)) else {
             continue;
         };
-        let sides: Option<Vec<(String, String)>> = runs
-            .iter()
-            .map(|(far, near)| Some((shadow_of(far, index)?, shadow_of(near, index)?)))
-            .collect();
-        if let Some(value) = sides.and_then(|s| limit::settled(&s)) {
-            *reference = Some(value);
-            replaced.push(index);
+        if reference.as_deref().is_some_and(non_finite) {
+            let sides: Option<Vec<(String, String)>> = runs
+                .iter()
+                .map(|(far, near)| Some((shadow_of(far, index)?, shadow_of(near, index)?)))
+                .collect();
+            if let Some(value) = sides.and_then(|s| limit::settled(&s)) {
+                *reference = Some(value);
+                replaced.push(index);
+            }
+            continue;
+        }
+        let near: Option<Vec<String>> = runs.iter().map(|(_, near)| shadow_of(near, index)).collect();
+        if near.and_then(|n| limit::steady(&n)) == Some(false) {
+            *reference = None;
+            dropped = true;
         }
     }
-    replaced
+    (replaced, dropped)
 }
 
 /// The shadow build's references for the results the target declared: a primary result that
