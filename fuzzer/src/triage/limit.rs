@@ -148,25 +148,37 @@ pub fn settled(sides: &[(String, String)]) -> Option<String> {
     (largest <= (1.0 + SETTLED) * far && spread <= SETTLED * far).then(|| sides[0].1.clone())
 }
 
-/// Whether a shadow beyond the format's range holds still beside the input: the near
-/// neighbours' shadows (one per side) are finite and within [`SETTLED`] of each other. A true
-/// overflow is a smooth function of its input; a shadow made of rounding noise (a cancellation
-/// of terms the wider format could not hold either) differs in every digit from one neighbour to
-/// the next. `None` when the neighbours cannot say (fewer than two, or non-finite).
-pub fn steady(near: &[String]) -> Option<bool> {
-    let values: Vec<Option<Wide>> = near.iter().map(|t| Wide::parse(t)).collect::<Option<_>>()?;
-    if values.len() < 2 {
+/// Whether a shadow beyond the format's range is a smooth function of the input beside it, as
+/// a true overflow is: the four neighbours' shadows (`(far, near)` per side) are finite and of
+/// one sign, and the change of `ln |shadow|` between the near ones is to the change between the
+/// far ones at most about as the steps are (a hundredth: the steps are 2^17 apart). A shadow
+/// made of rounding noise (a cancellation of terms the wider format could not hold either)
+/// changes as much, or flips sign, between the near neighbours as between the far ones. A steep
+/// true overflow (`K_ν(x)` at ν = 1e16, whose logarithm moves by ν times the step) still scales
+/// with the step. `None` when the neighbours cannot say (not both sides, or non-finite).
+pub fn steady(sides: &[(String, String)]) -> Option<bool> {
+    let [(far_plus, near_plus), (far_minus, near_minus)] = sides else {
         return None;
-    }
-    let top = values.iter().filter_map(|w| w.map(|w| w.exponent)).max();
-    let Some(top) = top else {
-        return Some(true);
     };
-    let scaled: Vec<f64> = values.iter().map(|w| Wide::scaled(*w, top)).collect();
-    let largest = scaled.iter().map(|v| v.abs()).fold(0.0, f64::max);
-    let spread =
-        scaled.iter().fold(f64::NEG_INFINITY, |m, v| m.max(*v)) - scaled.iter().fold(f64::INFINITY, |m, v| m.min(*v));
-    Some(spread <= SETTLED * largest)
+    let values: Vec<Wide> = [far_plus, far_minus, near_plus, near_minus]
+        .iter()
+        .map(|t| Wide::parse(t).flatten())
+        .collect::<Option<_>>()?;
+    if values
+        .iter()
+        .any(|w| w.mantissa.signum() != values[0].mantissa.signum())
+    {
+        return Some(false);
+    }
+    // ln |a| - ln |b|, exponents subtracted as integers first (they may be 1e18).
+    let log_ratio = |a: &Wide, b: &Wide| {
+        (a.mantissa.abs() / b.mantissa.abs()).ln() + (a.exponent - b.exponent) as f64 * std::f64::consts::LN_10
+    };
+    let far = log_ratio(&values[0], &values[1]).abs();
+    let near = log_ratio(&values[2], &values[3]).abs();
+    // The floor: the rounding of an x87 shadow, relative to its logarithm.
+    let floor = 1e-12 * (values[0].exponent as f64 * std::f64::consts::LN_10).abs().max(1.0);
+    Some(near <= SETTLED * far + floor)
 }
 
 #[cfg(test)]
@@ -225,13 +237,44 @@ mod tests {
     }
 
     #[test]
-    fn a_true_overflow_holds_still_beside_the_input_and_noise_does_not() {
-        let s = |v: &[&str]| v.iter().map(|t| t.to_string()).collect::<Vec<_>>();
-        assert_eq!(steady(&s(&["3.5953862697246e308", "3.5953862697247e308"])), Some(true));
-        assert_eq!(steady(&s(&["2.2e481", "-7.1e479"])), Some(false));
-        assert_eq!(steady(&s(&["2.2e481", "9.0e483"])), Some(false));
-        assert_eq!(steady(&s(&["2.2e481", "nan"])), None);
-        assert_eq!(steady(&s(&["2.2e481"])), None);
+    fn a_true_overflow_is_smooth_beside_the_input_and_noise_is_not() {
+        let exp = |x: f64| format!("{:e}", x.exp());
+        let (far, near) = steps(FloatType::F64).unwrap();
+        let at = |x: f64, f: &dyn Fn(f64) -> String| {
+            vec![
+                (f(x * (1.0 + far)), f(x * (1.0 + near))),
+                (f(x * (1.0 - far)), f(x * (1.0 - near))),
+            ]
+        };
+        assert_eq!(steady(&at(700.0, &exp)), Some(true), "exp, in range here, is smooth");
+        // A steep one: x^-1e6 at 0.5, in decimals beyond any format.
+        let steep = |x: f64| {
+            let l = -1e6 * x.log10();
+            format!("{}e{}", 10f64.powf(l.fract()), l.trunc() as i64)
+        };
+        assert_eq!(steady(&at(0.5, &steep)), Some(true));
+        let s = |v: [&str; 4]| {
+            vec![
+                (v[0].to_string(), v[1].to_string()),
+                (v[2].to_string(), v[3].to_string()),
+            ]
+        };
+        assert_eq!(
+            steady(&s(["2.2e481", "-7.1e479", "3.0e480", "1.0e481"])),
+            Some(false),
+            "a sign flip"
+        );
+        assert_eq!(
+            steady(&s(["2.2e481", "5.0e481", "3.0e480", "1.0e481"])),
+            Some(false),
+            "as much change near as far"
+        );
+        assert_eq!(steady(&s(["2.2e481", "nan", "3.0e480", "1.0e481"])), None);
+        assert_eq!(
+            steady(&s(["2.2e481", "2.2e481", "2.2e481", "2.2e481"])[..1]),
+            None,
+            "one side"
+        );
     }
 
     #[test]

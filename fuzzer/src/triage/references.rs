@@ -311,7 +311,7 @@ fn beyond_range(ty: numfuzz_abi::op::FloatType, reference: &str) -> bool {
 
 /// Checks the shadow references of `judgement` beside the input (see [`limit`]): a non-finite
 /// one becomes the shadow's limit there when it has one; one beyond the format's range that
-/// does not hold still between the near neighbours is rounding noise and is dropped. Returns
+/// is no smooth function of the input there is rounding noise and is dropped. Returns
 /// the indices of the results given a limit, and whether a reference was dropped.
 fn check_beside(
     replayer: &Replayer,
@@ -360,8 +360,11 @@ fn check_beside(
             }
             continue;
         }
-        let near: Option<Vec<String>> = runs.iter().map(|(_, near)| shadow_of(near, index)).collect();
-        if near.and_then(|n| limit::steady(&n)) == Some(false) {
+        let sides: Option<Vec<(String, String)>> = runs
+            .iter()
+            .map(|(far, near)| Some((shadow_of(far, index)?, shadow_of(near, index)?)))
+            .collect();
+        if sides.and_then(|s| limit::steady(&s)) == Some(false) {
             *reference = None;
             dropped = true;
         }
