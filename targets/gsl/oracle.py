@@ -2633,6 +2633,16 @@ def _lag3(a, x):
 def _lag_n(n, a, x):
     if n < 0:
         raise Domain()
+    if a < 0 and a == int(a):
+        # mpmath's laguerre goes through gamma(a + 1), a pole at a negative integer, although
+        # L_n^a(x) is a polynomial in a and x: the three-term recurrence, exact enough here.
+        with mp.extradps(30):
+            prev, cur = mpf(1), 1 + a - x
+            if n == 0:
+                return prev
+            for k in range(1, n):
+                prev, cur = cur, ((2 * k + 1 + a - x) * cur - (k + a) * prev) / (k + 1)
+        return +cur
     return laguerre(n, a, x)
 
 

@@ -120,11 +120,14 @@ impl Wide {
 /// far ones (a removable singularity: the value is the first near one); `None` when the point
 /// is a true singularity or the neighbours say nothing (non-finite, growing, different from
 /// side to side).
-pub fn settled(sides: &[(String, String)]) -> Option<String> {
-    // A side whose neighbours are both NaN lies outside the function's domain (GSL's `Inu`
-    // below ν = 0): the limit is the other side's.
+pub fn settled(sides: &[(String, String)], one_sided: bool) -> Option<String> {
+    // With `one_sided`, a side whose neighbours are both NaN lies outside the function's domain
+    // (GSL's `Inu` below ν = 0): the limit is the other side's.
     let nan = |t: &str| t.to_ascii_lowercase().contains("nan");
-    let sides: Vec<&(String, String)> = sides.iter().filter(|(far, near)| !(nan(far) && nan(near))).collect();
+    let sides: Vec<&(String, String)> = sides
+        .iter()
+        .filter(|(far, near)| !(one_sided && nan(far) && nan(near)))
+        .collect();
     if sides.is_empty() {
         return None;
     }
@@ -132,11 +135,7 @@ pub fn settled(sides: &[(String, String)]) -> Option<String> {
         .iter()
         .map(|(far, near)| Some((Wide::parse(far)?, Wide::parse(near)?)))
         .collect::<Option<_>>()?;
-    let top = parsed.iter().filter_map(|(far, _)| far.map(|w| w.exponent)).max();
-    let Some(top) = top else {
-        // Every far value is zero: the limit is zero when every near one is too.
-        return parsed.iter().all(|(_, near)| near.is_none()).then(|| "0".to_string());
-    };
+    let top = parsed.iter().filter_map(|(far, _)| far.map(|w| w.exponent)).max()?;
     let far = parsed
         .iter()
         .map(|(f, _)| Wide::scaled(*f, top).abs())
@@ -145,7 +144,32 @@ pub fn settled(sides: &[(String, String)]) -> Option<String> {
     let largest = near.iter().map(|n| n.abs()).fold(0.0, f64::max);
     let spread =
         near.iter().fold(f64::NEG_INFINITY, |m, n| m.max(*n)) - near.iter().fold(f64::INFINITY, |m, n| m.min(*n));
-    (largest <= (1.0 + SETTLED) * far && spread <= SETTLED * far).then(|| sides[0].1.clone())
+    // A limit of zero (values that shrink with the step) is not taken: the function may be 0
+    // there, or undefined by its definition (C's fmod(x, 0), whose quotients shrink with y).
+    let vanishing = largest < 0.5 * far;
+    (!vanishing && largest <= (1.0 + SETTLED) * far && spread <= SETTLED * far).then(|| sides[0].1.clone())
+}
+
+/// Whether some float field of the input is exactly zero: the only point where a side of
+/// NaN neighbours is taken as the edge of the domain rather than the input's own region
+/// (`pow(-5e-324, -5e-324)` is NaN on both sides, and rightly).
+pub fn at_zero(signature: &Signature, bytes: &[u8]) -> bool {
+    signature.decode(bytes).iter().any(|v| match v {
+        Value::Float(x) if x.ty == FloatType::F64 => x.as_f64() == 0.0,
+        Value::Float(x) if x.ty == FloatType::F32 => x.as_f32() == 0.0,
+        _ => false,
+    })
+}
+
+/// Whether every finite float field of the input is a normal number, so that its neighbours
+/// are relative ones. The smoothness test needs them: beside 5e-324 the neighbours are at
+/// ±2^-17, where Γ is ±1.3e5 for a true Γ(5e-324) = 2.0e323.
+pub fn moves_relatively(signature: &Signature, bytes: &[u8]) -> bool {
+    signature.decode(bytes).iter().all(|v| match v {
+        Value::Float(x) if x.ty == FloatType::F64 => !x.as_f64().is_finite() || x.as_f64().is_normal(),
+        Value::Float(x) if x.ty == FloatType::F32 => !x.as_f32().is_finite() || x.as_f32().is_normal(),
+        _ => true,
+    })
 }
 
 /// Whether a shadow beyond the format's range is a smooth function of the input beside it, as
@@ -185,6 +209,10 @@ pub fn steady(sides: &[(String, String)]) -> Option<bool> {
 mod tests {
     use super::*;
 
+    fn settled_both(sides: &[(String, String)]) -> Option<String> {
+        settled(sides, true)
+    }
+
     fn sides(f: impl Fn(f64) -> f64, at: f64) -> Vec<(String, String)> {
         let (far, near) = steps(FloatType::F64).unwrap();
         [1.0, -1.0]
@@ -198,42 +226,51 @@ mod tests {
 
     #[test]
     fn a_removable_singularity_settles_on_its_limit() {
-        let limit = settled(&sides(|x| x.exp_m1() / x, 0.0)).expect("removable");
+        let limit = settled_both(&sides(|x| x.exp_m1() / x, 0.0)).expect("removable");
         assert!((limit.parse::<f64>().unwrap() - 1.0).abs() < 1e-9, "{limit}");
-        let limit = settled(&sides(|x| x.sin() / x * 1e300, 0.0)).expect("large limit");
+        let limit = settled_both(&sides(|x| x.sin() / x * 1e300, 0.0)).expect("large limit");
         assert!(limit.parse::<f64>().unwrap() > 9.9e299, "{limit}");
-        // A limit of zero: x log x at 0.
-        let limit = settled(&sides(|x| x * x.abs().ln(), 0.0)).expect("zero limit");
-        assert!(limit.parse::<f64>().unwrap().abs() < 1e-8, "{limit}");
+        // A limit of zero is not taken (x log x at 0; C's fmod(x, 0) is NaN by definition).
+        assert_eq!(settled_both(&sides(|x| x * x.abs().ln(), 0.0)), None);
     }
 
     #[test]
     fn poles_logarithms_jumps_and_domain_errors_do_not_settle() {
-        assert_eq!(settled(&sides(|x| 1.0 / (x - 1.0), 1.0)), None, "pole");
-        assert_eq!(settled(&sides(|x| (x - 1.0).abs().ln(), 1.0)), None, "log of |x - 1|");
+        assert_eq!(settled_both(&sides(|x| 1.0 / (x - 1.0), 1.0)), None, "pole");
         assert_eq!(
-            settled(&sides(|x| (x - 1.0).ln(), 1.0)),
+            settled_both(&sides(|x| (x - 1.0).abs().ln(), 1.0)),
+            None,
+            "log of |x - 1|"
+        );
+        assert_eq!(
+            settled_both(&sides(|x| (x - 1.0).ln(), 1.0)),
             None,
             "log of x - 1: NaN on one side"
         );
-        assert_eq!(settled(&sides(|x| x / x.abs(), 0.0)), None, "jump");
-        assert_eq!(settled(&sides(|x| (-x * x).sqrt(), 2.0)), None, "domain error");
+        assert_eq!(settled_both(&sides(|x| x / x.abs(), 0.0)), None, "jump");
+        assert_eq!(settled_both(&sides(|x| (-x * x).sqrt(), 2.0)), None, "domain error");
         // Inside the domain on one side only: that side's limit (sqrt(x)/sqrt(x) at 0).
-        let limit = settled(&sides(|x| x.sqrt() / x.sqrt(), 0.0)).expect("one-sided");
+        let limit = settled_both(&sides(|x| x.sqrt() / x.sqrt(), 0.0)).expect("one-sided");
         assert_eq!(limit.parse::<f64>().unwrap(), 1.0);
-        assert_eq!(settled(&sides(|x| x.ln(), 0.0)), None, "log at 0 from the right grows");
-        assert_eq!(settled(&[]), None);
+        assert_eq!(
+            settled_both(&sides(|x| x.ln(), 0.0)),
+            None,
+            "log at 0 from the right grows"
+        );
+        assert_eq!(settled(&[], true), None);
+        // Without `one_sided`, a NaN side keeps the NaN.
+        assert_eq!(settled(&sides(|x| x.sqrt() / x.sqrt(), 0.0), false), None);
     }
 
     #[test]
     fn limits_beyond_the_double_range_are_compared_as_decimals() {
         let s = |a: &str, b: &str| (a.to_string(), b.to_string());
         assert_eq!(
-            settled(&[s("2.7254e481", "2.72541e481"), s("2.7255e481", "2.72541e481")]),
+            settled_both(&[s("2.7254e481", "2.72541e481"), s("2.7255e481", "2.72541e481")]),
             Some("2.72541e481".into())
         );
-        assert_eq!(settled(&[s("2.7e481", "2.7e489"), s("2.7e481", "2.7e489")]), None);
-        assert_eq!(settled(&[s("0", "0"), s("-0.0", "0")]), Some("0".into()));
+        assert_eq!(settled_both(&[s("2.7e481", "2.7e489"), s("2.7e481", "2.7e489")]), None);
+        assert_eq!(settled_both(&[s("0", "0"), s("-0.0", "0")]), None);
     }
 
     #[test]
@@ -300,6 +337,11 @@ mod tests {
         let tiny = sig.encode_text(&["7", "5e-324", "3", "0"]).unwrap();
         let moved = sig.decode(&neighbour(&sig, &tiny, Step::Near, 1.0).unwrap());
         assert_eq!(f64_of(&moved[1]), 2f64.powi(-34), "a subnormal moves as zero does");
+        assert!(!moves_relatively(&sig, &tiny), "5e-324 and 0 move absolutely");
+        assert!(moves_relatively(
+            &sig,
+            &sig.encode_text(&["7", "2", "3", "inf"]).unwrap()
+        ));
         let edge = sig.encode_text(&["7", "1.7976931348623157e308", "3", "0"]).unwrap();
         assert_eq!(neighbour(&sig, &edge, Step::Far, 1.0), None, "beyond the range");
     }
