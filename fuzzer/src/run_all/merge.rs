@@ -6,6 +6,7 @@
 //! and, over all of them, the most ordinary input; non-finite results whose cause no single
 //! repair isolates follow, per function. Everything else is counted by class.
 
+use crate::triage::group;
 use crate::triage::ordinary::{self, Ordinariness};
 use numfuzz_abi::signature::Signature;
 use serde::{Deserialize, Serialize};
@@ -45,6 +46,9 @@ pub struct Field {
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 pub struct ResultDoc {
+    /// The primary results' index (`None`: a named result).
+    #[serde(default)]
+    pub index: Option<u32>,
     #[serde(default)]
     pub name: Option<String>,
     pub value: String,
@@ -310,19 +314,14 @@ impl Merged {
     }
 }
 
-/// 0 a finite primary result, 1 NaN, 2 an infinity.
+/// The worst of the primary results, as triage orders its own bug list.
 fn returned_rank(results: &[ResultDoc]) -> u8 {
-    let primary = results
-        .first()
-        .map(|r| r.value.to_ascii_lowercase())
-        .unwrap_or_default();
-    if primary.contains("inf") {
-        2
-    } else if primary.contains("nan") {
-        1
-    } else {
-        0
-    }
+    results
+        .iter()
+        .filter(|r| r.index.is_some())
+        .map(|r| group::value_rank(&r.value))
+        .max()
+        .unwrap_or(0)
 }
 
 /// Merges the reports of `functions` (`None`: that function has no report).

@@ -367,17 +367,21 @@ pub struct Report {
 /// How bad what an input returned looks: 0 all primary results finite (a wrong value), 1 a NaN,
 /// 2 an infinity.
 fn returned_rank(results: &[ResultReport]) -> u8 {
-    let primary = results.iter().filter(|r| r.index.is_some());
-    primary
-        .map(
-            |r| match r.value.trim_start_matches('-').to_ascii_lowercase().as_str() {
-                "inf" => 2,
-                "nan" => 1,
-                _ => 0,
-            },
-        )
+    results
+        .iter()
+        .filter(|r| r.index.is_some())
+        .map(|r| value_rank(&r.value))
         .max()
         .unwrap_or(0)
+}
+
+/// How a returned value ranks in the bug list's order: 0 finite (wrong), 1 NaN, 2 an infinity.
+pub fn value_rank(value: &str) -> u8 {
+    match value.trim_start_matches('-').to_ascii_lowercase().as_str() {
+        "inf" => 2,
+        "nan" => 1,
+        _ => 0,
+    }
 }
 
 /// Findings, silent and handled counts of one kind (or of all kinds with `None`).

@@ -299,16 +299,6 @@ pub fn mark_unstable(wide: &mut [ResultReport], narrow: &[ResultReport]) {
     }
 }
 
-/// Is `reference` (a shadow of a result of type `ty`) beyond the format's range: infinite or
-/// too large once rounded, or a non-zero too small for a normal number?
-fn beyond_range(ty: numfuzz_abi::op::FloatType, reference: &str) -> bool {
-    let Ok(v) = numfuzz_abi::value::Float::parse(ty, reference) else {
-        return false;
-    };
-    let exact_zero = scientific(reference).is_none();
-    v.is_infinite() || (!exact_zero && (v.is_zero() || v.class() == numfuzz_abi::value::Class::Subnormal))
-}
-
 /// Checks the shadow references of `judgement` beside the input (see [`limit`]): a non-finite
 /// one becomes the shadow's limit there when it has one; one beyond the format's range that
 /// is no smooth function of the input there is rounding noise and is dropped. Returns
@@ -321,10 +311,15 @@ fn check_beside(
     judgement: &mut Judgement,
 ) -> (Vec<u32>, bool) {
     let non_finite = |v: &str| v.contains("inf") || v.contains("nan");
+    // A finite shadow beyond the range is tested for smoothness only beside an input whose
+    // neighbours are relative ones; a non-finite one always looks for its limit.
+    let smoothness = limit::moves_relatively(signature, bytes);
     let needs = |r: &ResultReport, reference: &Option<String>| {
-        reference
-            .as_deref()
-            .is_some_and(|v| non_finite(v) || beyond_range(r.ty, v))
+        reference.as_deref().is_some_and(|v| {
+            non_finite(v)
+                || (smoothness
+                    && oracle::verdict(r.ty, &r.value, v, false, 1.0) == Some(oracle::Verdict::UnreportedRange))
+        })
     };
     if !returned.iter().zip(&judgement.references).any(|(r, v)| needs(r, v)) {
         return (Vec::new(), false);
@@ -349,11 +344,11 @@ fn check_beside(
         let Some(index) = r.index.filter(|_| needs(r, reference)) else {
             continue;
         };
+        let sides: Option<Vec<(String, String)>> = runs
+            .iter()
+            .map(|(far, near)| Some((shadow_of(far, index)?, shadow_of(near, index)?)))
+            .collect();
         if reference.as_deref().is_some_and(non_finite) {
-            let sides: Option<Vec<(String, String)>> = runs
-                .iter()
-                .map(|(far, near)| Some((shadow_of(far, index)?, shadow_of(near, index)?)))
-                .collect();
             // One side only for a NaN at an exact zero (a domain's edge); an infinity needs both
             // (`pow(-0.0, -1e-45)` is +Inf, its right side tends to 1 too slowly to tell).
             let one_sided = reference.as_deref().is_some_and(|v| v.contains("nan")) && limit::at_zero(signature, bytes);
@@ -361,14 +356,7 @@ fn check_beside(
                 *reference = Some(value);
                 replaced.push(index);
             }
-            continue;
-        }
-        let sides: Option<Vec<(String, String)>> = runs
-            .iter()
-            .map(|(far, near)| Some((shadow_of(far, index)?, shadow_of(near, index)?)))
-            .collect();
-        let smooth = limit::moves_relatively(signature, bytes).then(|| sides.and_then(|s| limit::steady(&s)));
-        if smooth.flatten() == Some(false) {
+        } else if sides.and_then(|s| limit::steady(&s)) == Some(false) {
             *reference = None;
             dropped = true;
         }
