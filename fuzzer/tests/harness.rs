@@ -39,7 +39,12 @@ fn manifest(out: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap()
 }
 
-fn entry(function: &str, signature: &str, results: &[&str], int_return: Value, oracle: Value) -> Value {
+/// `results` as `(name, primary)` pairs.
+fn entry(function: &str, signature: &str, results: &[(&str, bool)], int_return: Value, oracle: Value) -> Value {
+    let results: Vec<Value> = results
+        .iter()
+        .map(|(name, primary)| json!({"name": name, "primary": primary}))
+        .collect();
     json!({"function": function, "source": format!("src/{function}.c"), "header": "mathlib.h",
            "signature": signature, "results": results, "int_return": int_return, "oracle": oracle})
 }
@@ -56,7 +61,7 @@ fn the_example_library_gets_one_harness_per_scalar_function_and_the_rest_are_lis
         "{stdout}"
     );
     let m = manifest(&out);
-    assert_eq!(m["schema_version"], 1);
+    assert_eq!(m["schema_version"], 2);
     let header = mathlib().join("mathlib.h").canonicalize().unwrap();
     assert_eq!(m["headers"], json!([header.to_str().unwrap()]));
     let null = Value::Null;
@@ -64,37 +69,67 @@ fn the_example_library_gets_one_harness_per_scalar_function_and_the_rest_are_lis
         entry(
             "ml_exp_ratio",
             "f64",
-            &["(primary)"],
+            &[("return", true)],
             null.clone(),
             json!("ml_exp_ratio")
         ),
         entry(
             "ml_log_sigmoid",
             "f64",
-            &["(primary)"],
+            &[("return", true)],
             null.clone(),
             json!("ml_log_sigmoid")
         ),
-        entry("ml_hypotf", "f32,f32", &["(primary)"], null.clone(), json!("ml_hypotf")),
-        entry("ml_expm1l", "f80", &["(primary)"], null.clone(), null.clone()),
-        entry("ml_round", "f64,i32[0,2]", &["(primary)"], null.clone(), null.clone()),
-        entry("ml_scale", "f64,i8,u8[0,1]", &["(primary)"], null.clone(), null.clone()),
+        entry(
+            "ml_hypotf",
+            "f32,f32",
+            &[("return", true)],
+            null.clone(),
+            json!("ml_hypotf")
+        ),
+        entry("ml_expm1l", "f80", &[("return", true)], null.clone(), null.clone()),
+        entry(
+            "ml_round",
+            "f64,i32[0,2]",
+            &[("return", true)],
+            null.clone(),
+            null.clone()
+        ),
+        entry(
+            "ml_scale",
+            "f64,i8,u8[0,1]",
+            &[("return", true)],
+            null.clone(),
+            null.clone()
+        ),
         entry(
             "ml_pow_int_e",
             "f64,i32[-1000,1000]",
-            &["(primary)"],
+            &[("out", true)],
             json!("status"),
             json!("ml_pow_int_e")
         ),
         entry(
             "ml_harmonic_mean_e",
             "f64,f64",
-            &["(primary)", "result.err"],
+            &[("result.val", true), ("result.err", false)],
             json!("status"),
             json!("ml_harmonic_mean_e")
         ),
-        entry("ml_sincos", "f64", &["(primary)", "c"], null.clone(), null.clone()),
-        entry("ml_exponent", "f64", &["return"], json!("value"), json!("ml_exponent")),
+        entry(
+            "ml_sincos",
+            "f64",
+            &[("s", true), ("c", true)],
+            null.clone(),
+            null.clone()
+        ),
+        entry(
+            "ml_exponent",
+            "f64",
+            &[("return", false)],
+            json!("value"),
+            json!("ml_exponent")
+        ),
     ]);
     assert_eq!(m["harnesses"], expected, "{:#}", m["harnesses"]);
     let skipped = json!([

@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// Default bound on integer arguments: orders and counts beyond it make recurrences run for
-/// seconds (targets/gsl/gen_harnesses.py measured GSL's) and say little about floating point.
+/// seconds (targets/gsl/conventions.toml gives GSL's measurements) and say little about
+/// floating point.
 pub const DEFAULT_INT_BOUND: u64 = 10000;
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -87,6 +88,9 @@ pub struct FunctionConvention {
     /// Role per pointer parameter name.
     #[serde(default)]
     pub role: BTreeMap<String, Role>,
+    /// Kind per output (a parameter's name, or `return`), e.g. `{ sgn = "named" }`.
+    #[serde(default)]
+    pub result: BTreeMap<String, ResultKind>,
 }
 
 /// Defaults for every parameter of this name, in every function.
@@ -95,6 +99,19 @@ pub struct FunctionConvention {
 pub struct ParameterConvention {
     pub domain: Option<String>,
     pub role: Option<Role>,
+    pub result: Option<ResultKind>,
+}
+
+/// Whether an output is judged. Every floating-point output is a primary result unless the
+/// conventions say `named`: a qualifier of another output (a sign, an exponent, an error
+/// estimate) whose non-finite value would not be a wrong answer of the function.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum ResultKind {
+    /// Judged by triage (`NUMFUZZ_RESULT`).
+    Primary,
+    /// Reported, never judged (`NUMFUZZ_RESULT_NAMED`).
+    Named,
 }
 
 /// What a pointer parameter is for.
@@ -160,6 +177,14 @@ impl Conventions {
             .or_else(|| self.parameters.get(param).and_then(|p| p.role))
     }
 
+    /// An output's declared kind (`param` is a parameter's name or `return`): the
+    /// function's, else the parameter name's.
+    pub fn result_kind(&self, function: &str, param: &str) -> Option<ResultKind> {
+        self.function(function)
+            .and_then(|f| f.result.get(param).copied())
+            .or_else(|| self.parameters.get(param).and_then(|p| p.result))
+    }
+
     pub fn struct_primary(&self, struct_name: &str) -> Option<&str> {
         self.structs.get(struct_name).and_then(|s| s.primary.as_deref())
     }
@@ -191,10 +216,14 @@ int_bound = 0
 oracle = "bar"
 domain = { x = "[0,inf]" }
 role = { p = "inout" }
+result = { return = "named" }
 
 [parameter.nu]
 domain = "[0,100]"
 role = "input"
+
+[parameter.sgn]
+result = "named"
 "#,
         )
         .unwrap();
@@ -213,6 +242,9 @@ role = "input"
         assert_eq!(c.role("lib_bar", "p"), Some(Role::Inout));
         assert_eq!(c.role("lib_other", "nu"), Some(Role::Input));
         assert_eq!(c.struct_primary("lib_result"), Some("val"));
+        assert_eq!(c.result_kind("lib_bar", "return"), Some(ResultKind::Named));
+        assert_eq!(c.result_kind("lib_bar", "sgn"), Some(ResultKind::Named));
+        assert_eq!(c.result_kind("lib_other", "x"), None);
         assert_eq!(c.defaults.includes, ["lib/errors.h"]);
         assert_eq!(c.defaults.init.as_deref(), Some("lib_errors_off();"));
     }

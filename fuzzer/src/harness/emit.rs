@@ -1,4 +1,4 @@
-//! The C text of a harness (the shape targets/gsl/gen_harnesses.py writes).
+//! The C text of a harness.
 
 use super::plan::{Input, Plan, Return};
 use numfuzz_abi::signature::FieldType;
@@ -50,9 +50,10 @@ pub fn harness_source(plan: &Plan, header: &str, cx: &Context) -> String {
         l.push("  /* What the function returned: triage tells which exceptions reach it and judges it. */".into());
     }
     for r in &plan.results {
-        l.push(match &r.name {
-            None => format!("  NUMFUZZ_RESULT({});", r.expr),
-            Some(n) => format!("  NUMFUZZ_RESULT_NAMED(\"{n}\", {});", r.expr),
+        l.push(if r.primary {
+            format!("  NUMFUZZ_RESULT({}); /* {} */", r.expr, r.name)
+        } else {
+            format!("  NUMFUZZ_RESULT_NAMED(\"{}\", {});", r.name, r.expr)
         });
     }
     l.push("  return 0;".into());
@@ -134,6 +135,24 @@ fn read_input(index: usize, input: &Input) -> Vec<String> {
         l.push(format!("  if ({check}({}))", input.var));
         l.push("    return 0;".into());
     }
+    if let Some((lo, hi)) = input.valid {
+        let var = &input.var;
+        let tests: Vec<String> = [
+            lo.map(|lo| format!("{var} < {lo}")),
+            hi.map(|hi| format!("{var} > {hi}")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if !tests.is_empty() {
+            let domain = input.domain.as_deref().unwrap_or_default();
+            l.push(format!(
+                "  if ({}) /* outside {domain}: not a valid argument */",
+                tests.join(" || ")
+            ));
+            l.push("    return 0;".into());
+        }
+    }
     l
 }
 
@@ -211,10 +230,52 @@ mod tests {
             "  double out_out = 0;",
             "  int ret = pow_e(in_x, in_n, &out_out);",
             "    NUMFUZZ_HANDLED(); /* the library reported the error itself */",
-            "  NUMFUZZ_RESULT(out_out);",
+            "  NUMFUZZ_RESULT(out_out); /* out */",
         ] {
             assert!(text.lines().any(|l| l == line), "no `{line}` in\n{text}");
         }
         assert!(!text.contains("beyond_ubound"), "{text}");
+    }
+
+    #[test]
+    fn an_integer_outside_its_declared_domain_is_not_tried() {
+        let c =
+            Conventions::parse("[parameter.mode]\ndomain = \"[0,2]\"\n[parameter.k]\ndomain = \"[-3,-1]\"\n").unwrap();
+        let int = |name: &str, spelled: &str, field| Param {
+            name: name.into(),
+            spelled: spelled.into(),
+            ty: CType::Int(field),
+        };
+        let p = Prototype {
+            name: "ai".into(),
+            header: "/x/lib.h".into(),
+            spelled_return: "double".into(),
+            ret: CType::Float(FloatType::F64),
+            params: vec![
+                Param {
+                    name: "x".into(),
+                    spelled: "double".into(),
+                    ty: CType::Float(FloatType::F64),
+                },
+                int("mode", "unsigned int", FieldType::U32),
+                int("k", "int", FieldType::I32),
+            ],
+            variadic: false,
+        };
+        let plan = plan(&p, &c).unwrap().unwrap();
+        assert_eq!(plan.signature(), "f64,u32[0,2],i32[-3,-1]");
+        let cx = Context {
+            includes: &[],
+            headers: &["lib.h".into()],
+            init: None,
+        };
+        let text = harness_source(&plan, "lib.h", &cx);
+        for line in [
+            "  if (in_mode > 2) /* outside [0,2]: not a valid argument */",
+            "  if (in_k < -3 || in_k > -1) /* outside [-3,-1]: not a valid argument */",
+            "  NUMFUZZ_RESULT(ret); /* return */",
+        ] {
+            assert!(text.lines().any(|l| l == line), "no `{line}` in\n{text}");
+        }
     }
 }

@@ -4,7 +4,8 @@ use super::plan::Plan;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-pub const SCHEMA_VERSION: u32 = 1;
+/// 2: `results` are objects, and every floating-point output may be primary.
+pub const SCHEMA_VERSION: u32 = 2;
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Manifest {
@@ -23,11 +24,18 @@ pub struct HarnessEntry {
     /// The header as the harness includes it.
     pub header: String,
     pub signature: String,
-    /// "(primary)" first when there is one, then the named results in declaration order.
-    pub results: Vec<String>,
+    /// In declaration order: the return value, then the outputs in parameter order.
+    pub results: Vec<ResultEntry>,
     /// "status" or "value" for an integer return, null otherwise.
     pub int_return: Option<String>,
     pub oracle: Option<String>,
+}
+
+/// One declared result: `return`, a parameter's name or `param.field`; primary ones are judged.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ResultEntry {
+    pub name: String,
+    pub primary: bool,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -49,7 +57,10 @@ impl HarnessEntry {
             results: plan
                 .results
                 .iter()
-                .map(|r| r.name.clone().unwrap_or_else(|| "(primary)".into()))
+                .map(|r| ResultEntry {
+                    name: r.name.clone(),
+                    primary: r.primary,
+                })
                 .collect(),
             int_return: plan.int_return.map(|r| r.name().to_string()),
             oracle: plan.oracle.clone(),

@@ -2,7 +2,7 @@
 //! call, the results to declare), or to the reason no scalar harness can call the function.
 
 use super::ast::{CType, Param, Prototype};
-use super::conventions::{Conventions, IntReturn, Role};
+use super::conventions::{Conventions, IntReturn, ResultKind, Role};
 use numfuzz_abi::domain::Domain;
 use numfuzz_abi::signature::FieldType;
 
@@ -15,6 +15,10 @@ pub struct Input {
     pub domain: Option<String>,
     /// Integer arguments beyond the bound are not tried.
     pub bounded: bool,
+    /// An integer's declared domain where it is narrower than its type (inclusive ends, each
+    /// `None` where the type's own limit is the end): values outside are not valid arguments
+    /// (an enum's or a mode's other values) and are not tried either.
+    pub valid: Option<(Option<i128>, Option<i128>)>,
 }
 
 /// A local the function writes through a pointer.
@@ -28,10 +32,12 @@ pub struct Local {
     pub from_input: Option<String>,
 }
 
-/// A declared result: NUMFUZZ_RESULT (name None) or NUMFUZZ_RESULT_NAMED.
+/// A declared result: NUMFUZZ_RESULT (primary: judged) or NUMFUZZ_RESULT_NAMED.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ResultDecl {
-    pub name: Option<String>,
+    /// `return`, the parameter's name, or `param.field` for a struct's field.
+    pub name: String,
+    pub primary: bool,
     pub expr: String,
 }
 
@@ -59,7 +65,7 @@ pub struct Plan {
     pub int_bound: u64,
     /// The call's arguments as C expressions.
     pub args: Vec<String>,
-    /// Primary first, then the named ones in parameter order.
+    /// In declaration order: the return value, then the outputs in parameter order.
     pub results: Vec<ResultDecl>,
 }
 
@@ -82,9 +88,11 @@ pub struct Skip {
     pub reason: String,
 }
 
-/// A result before the primary is chosen.
+/// A result before the conventions say whether it is judged.
 struct Candidate {
     name: String,
+    /// The parameter it comes from (`return` for the return value): the conventions' key.
+    param: String,
     expr: String,
     /// A float that may be the primary result (a float return, a float out pointer, a
     /// struct's value field).
@@ -135,7 +143,7 @@ pub fn plan(p: &Prototype, conv: &Conventions) -> anyhow::Result<Result<Plan, Sk
         function: p.name.clone(),
         oracle_name: oracle.clone().unwrap_or_else(|| p.name.clone()),
         oracle,
-        results: choose_primary(b.candidates),
+        results: choose_primary(&p.name, conv, b.candidates),
         inputs: b.inputs,
         locals: b.locals,
         ret,
@@ -152,25 +160,18 @@ fn skip(parameter: Option<&Param>, reason: &str) -> Skip {
     }
 }
 
-/// The first candidate that may be primary is the primary result; every other is named.
-fn choose_primary(candidates: Vec<Candidate>) -> Vec<ResultDecl> {
-    let primary = candidates.iter().position(|c| c.may_be_primary);
-    let mut out = Vec::new();
-    if let Some(k) = primary {
-        out.push(ResultDecl {
-            name: None,
-            expr: candidates[k].expr.clone(),
-        });
-    }
-    for (i, c) in candidates.into_iter().enumerate() {
-        if Some(i) != primary {
-            out.push(ResultDecl {
-                name: Some(c.name),
-                expr: c.expr,
-            });
-        }
-    }
-    out
+/// Every candidate that may be primary is a primary result (a function's every floating-point
+/// output is its answer) unless the conventions call its parameter `named`; a candidate that
+/// may not be primary (an integer, a struct's other fields) is named whatever they say.
+fn choose_primary(function: &str, conv: &Conventions, candidates: Vec<Candidate>) -> Vec<ResultDecl> {
+    candidates
+        .into_iter()
+        .map(|c| ResultDecl {
+            primary: c.may_be_primary && conv.result_kind(function, &c.param) != Some(ResultKind::Named),
+            name: c.name,
+            expr: c.expr,
+        })
+        .collect()
 }
 
 struct Builder<'a> {
@@ -217,6 +218,7 @@ impl Builder<'_> {
             CType::Float(_) => {
                 self.candidates.push(Candidate {
                     name: "return".into(),
+                    param: "return".into(),
                     expr: "ret".into(),
                     may_be_primary: true,
                     is_float: true,
@@ -231,6 +233,7 @@ impl Builder<'_> {
                 if !status {
                     self.candidates.push(Candidate {
                         name: "return".into(),
+                        param: "return".into(),
                         expr: "(double)ret".into(),
                         may_be_primary: false,
                         is_float: false,
@@ -276,8 +279,9 @@ impl Builder<'_> {
         };
         let declared = self.conv.domain(&self.proto.name, &param.name).map(str::to_string);
         let domain = declared.or(implied);
+        let mut valid = None;
         if let Some(d) = &domain {
-            Domain::parse(field, d).map_err(|e| {
+            let parsed = Domain::parse(field, d).map_err(|e| {
                 anyhow::anyhow!(
                     "conventions: domain `{d}` of parameter `{}` of {} ({}): {e}",
                     param.name,
@@ -285,6 +289,9 @@ impl Builder<'_> {
                     field.name()
                 )
             })?;
+            if let (Some((lo, hi)), Some((min, max))) = (parsed.int_extremes(), field.int_range()) {
+                valid = Some(((lo > min).then_some(lo), (hi < max).then_some(hi)));
+            }
         }
         let var = format!("in_{}", ident(&param.name));
         // A bound only where the type reaches beyond it (an i8 never exceeds 10000).
@@ -295,6 +302,7 @@ impl Builder<'_> {
             field,
             domain,
             bounded: matches!(ty, CType::Int(_) | CType::Enum { .. }) && bound > 0 && reaches,
+            valid,
         });
         Ok(var)
     }
@@ -354,6 +362,7 @@ impl Builder<'_> {
         self.args.push(format!("&{var}"));
         self.candidates.push(Candidate {
             name: param.name.clone(),
+            param: param.name.clone(),
             expr: if is_float { var } else { format!("(double){var}") },
             may_be_primary: is_float,
             is_float,
@@ -380,6 +389,7 @@ impl Builder<'_> {
             let member = format!("{var}.{name}");
             self.candidates.push(Candidate {
                 name: format!("{}.{name}", param.name),
+                param: param.name.clone(),
                 expr: if is_float { member } else { format!("(double){member}") },
                 may_be_primary: *name == primary,
                 is_float,
@@ -486,32 +496,37 @@ mod tests {
         assert_eq!(plan.signature(), "f64[0,inf],i32");
         assert_eq!(plan.args, ["in_x", "in_n", "&out_r"]);
         assert_eq!(plan.int_return, Some(IntReturn::Status));
-        let names: Vec<Option<&str>> = plan.results.iter().map(|r| r.name.as_deref()).collect();
-        assert_eq!(names, [None, Some("r.err")]);
+        let names: Vec<(&str, bool)> = plan.results.iter().map(|r| (r.name.as_str(), r.primary)).collect();
+        assert_eq!(names, [("r.val", true), ("r.err", false)]);
         assert_eq!(plan.results[0].expr, "out_r.val");
         assert!(plan.inputs[1].bounded && !plan.inputs[0].bounded);
     }
 
     #[test]
-    fn a_float_return_is_primary_and_out_pointers_are_named() {
+    fn every_float_output_is_primary_unless_the_conventions_call_it_named() {
         let p = proto(
             "g",
             F64,
             "double",
-            vec![param("x", "double", F64), param("err", "double *", ptr(F64, false))],
+            vec![
+                param("x", "double", F64),
+                param("c", "double *", ptr(F64, false)),
+                param("sgn", "double *", ptr(F64, false)),
+            ],
         );
-        let plan = plan(&p, &Conventions::default()).unwrap().unwrap();
+        let c = Conventions::parse("[parameter.sgn]\nresult = \"named\"\n").unwrap();
+        let plan = plan(&p, &c).unwrap().unwrap();
+        let decl = |name: &str, primary, expr: &str| ResultDecl {
+            name: name.into(),
+            primary,
+            expr: expr.into(),
+        };
         assert_eq!(
             plan.results,
             [
-                ResultDecl {
-                    name: None,
-                    expr: "ret".into()
-                },
-                ResultDecl {
-                    name: Some("err".into()),
-                    expr: "out_err".into()
-                }
+                decl("return", true, "ret"),
+                decl("c", true, "out_c"),
+                decl("sgn", false, "out_sgn")
             ]
         );
         assert_eq!(plan.int_return, None);
