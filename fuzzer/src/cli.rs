@@ -59,6 +59,13 @@ pub struct RunAllArgs {
     /// Resume a run-all in OUT that was stopped: functions with a report are kept.
     #[arg(long = "continue")]
     pub resume: bool,
+    /// Triage every finished campaign in OUT again and merge (after a numfuzz or oracle
+    /// update); campaigns that did not finish are run.
+    #[arg(long, conflicts_with = "resume")]
+    pub retriage: bool,
+    /// Minimise the findings' inputs in every triage (see `numfuzz triage --minimize`).
+    #[arg(long, value_enum, num_args = 0..=1, default_missing_value = "all", require_equals = true)]
+    pub minimize: Option<MinimizeWhich>,
     /// The format printed on stdout (all three are written to OUT/report.*).
     #[arg(long, value_enum, default_value_t = MergedFormat::Md)]
     pub format: MergedFormat,

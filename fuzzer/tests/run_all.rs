@@ -100,7 +100,7 @@ fn run_all_fuzzes_every_harness_and_merges_one_bug_list() {
     assert_eq!(overflow.len(), 1, "{report:#}");
     let b = overflow[0];
     assert!(b["site"].as_str().unwrap().contains("lib.c:1:"), "{b:#}");
-    let two = std::fs::read_to_string(out.join("triage/two.json")).unwrap();
+    let two = std::fs::read_to_string(out.join("triage/two/triage.json")).unwrap();
     assert_eq!(b["functions"], serde_json::json!(["one", "two"]), "{two}");
     assert_eq!(
         b["example"]["reference"]["source"], "shadow",
@@ -140,19 +140,43 @@ fn run_all_fuzzes_every_harness_and_merges_one_bug_list() {
     let err = String::from_utf8_lossy(&again.stderr).into_owned();
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     assert!(err.contains("--continue"), "{err}");
-    assert!(out.join("triage/one.json").is_file());
+    assert!(out.join("triage/one/triage.json").is_file());
 
     // --continue keeps what finished: a finished campaign whose report is gone is only
     // triaged again, not fuzzed again.
     let marker = out.join("campaigns/one/kept");
     std::fs::write(&marker, b"").unwrap();
-    std::fs::remove_file(out.join("triage/one.json")).unwrap();
+    std::fs::remove_file(out.join("triage/one/triage.json")).unwrap();
     let resumed = run_all(&dir, &out, &["--continue", "--format", "json"]);
     assert!(resumed.status.success(), "{}", both(&resumed));
     assert!(marker.exists(), "the campaign of `one` was run again");
     assert!(both(&resumed).contains("2 functions kept"), "{}", both(&resumed));
     let doc: Value = serde_json::from_slice(&resumed.stdout).unwrap();
     assert_eq!(doc["bugs"], report["bugs"]);
+
+    // --retriage triages every finished campaign again, here minimising the bugs' inputs
+    // beside each function's report, and fuzzes nothing again.
+    let retriaged = run_all(&dir, &out, &["--retriage", "--minimize=bugs", "--format", "json"]);
+    assert!(retriaged.status.success(), "{}", both(&retriaged));
+    assert!(marker.exists(), "the campaign of `one` was run again");
+    assert!(
+        !both(&retriaged).contains("kept from the earlier run"),
+        "{}",
+        both(&retriaged)
+    );
+    for f in ["one", "two"] {
+        let minimized = out.join("triage").join(f).join("minimized");
+        assert!(
+            minimized.read_dir().is_ok_and(|mut d| d.next().is_some()),
+            "no minimised input in {}",
+            minimized.display()
+        );
+    }
+    let doc: Value = serde_json::from_slice(&retriaged.stdout).unwrap();
+    assert_eq!(
+        doc["bugs"].as_array().map(Vec::len),
+        report["bugs"].as_array().map(Vec::len)
+    );
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! `numfuzz run-all DIR -o OUT -V SECONDS`: a campaign per harness, one merged report.
 
-use crate::cli::{MergedFormat, RunAllArgs};
+use crate::cli::{MergedFormat, MinimizeWhich, RunAllArgs};
 use numfuzz::run_all::{self, render, Options};
 
 pub fn run(args: RunAllArgs) -> anyhow::Result<()> {
@@ -13,6 +13,11 @@ pub fn run(args: RunAllArgs) -> anyhow::Result<()> {
         oracle: args.oracle.clone(),
         functions: args.functions.clone(),
         resume: args.resume,
+        retriage: args.retriage,
+        minimize: args.minimize.map(|m| match m {
+            MinimizeWhich::All => "all",
+            MinimizeWhich::Bugs => "bugs",
+        }),
         run_args: args.run_args.clone(),
         numfuzz: std::env::current_exe()?,
     };

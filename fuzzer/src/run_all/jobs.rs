@@ -17,6 +17,8 @@ pub struct JobSettings {
     pub numfuzz: PathBuf,
     pub seconds: u64,
     pub oracle: Option<String>,
+    /// `--minimize=all|bugs` for every triage.
+    pub minimize: Option<&'static str>,
     pub run_args: Vec<String>,
 }
 
@@ -123,6 +125,9 @@ fn campaign(settings: &JobSettings, layout: &Layout, function: &str, binary: &Pa
 fn triage(settings: &JobSettings, layout: &Layout, function: &str, binary: &Path) -> Result<TriageDoc, String> {
     let report = layout.report(function);
     let partial = report.with_extension("json.partial");
+    if let Some(dir) = report.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
     let mut cmd = Command::new(&settings.numfuzz);
     cmd.arg("triage")
         .arg(layout.campaign(function))
@@ -132,6 +137,9 @@ fn triage(settings: &JobSettings, layout: &Layout, function: &str, binary: &Path
         .arg(&partial);
     if let Some(oracle) = &settings.oracle {
         cmd.args(["--oracle", oracle]);
+    }
+    if let Some(which) = settings.minimize {
+        cmd.arg(format!("--minimize={which}"));
     }
     let log = layout.log(function, "triage");
     let status = spawn_logged(cmd, &log).map_err(|e| format!("cannot start numfuzz triage: {e}"))?;

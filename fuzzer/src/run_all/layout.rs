@@ -3,13 +3,15 @@
 //! ```text
 //! OUT/run-all.json              what was asked (harness directory, seconds, run arguments)
 //! OUT/campaigns/F/              numfuzz run -o, with .run-all-done once the campaign ended
-//! OUT/triage/F.json             numfuzz triage --format json (written whole or not at all)
+//! OUT/triage/F/triage.json      numfuzz triage --format json (written whole or not at all),
+//!                               with minimized/ beside it under --minimize
 //! OUT/logs/F.run.log, F.triage.log
 //! OUT/report.md, report.json, report.sarif
 //! ```
 //!
 //! A function is done when its triage report exists: `--continue` skips it, and re-triages a
-//! finished campaign whose triage did not end.
+//! finished campaign whose triage did not end; `--retriage` triages every finished campaign
+//! again.
 
 use std::path::{Path, PathBuf};
 
@@ -38,7 +40,7 @@ impl Layout {
     }
 
     pub fn report(&self, function: &str) -> PathBuf {
-        self.out.join("triage").join(format!("{function}.json"))
+        self.out.join("triage").join(function).join("triage.json")
     }
 
     pub fn log(&self, function: &str, stage: &str) -> PathBuf {

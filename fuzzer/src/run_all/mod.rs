@@ -35,6 +35,10 @@ pub struct Options {
     pub oracle: Option<String>,
     pub functions: Option<String>,
     pub resume: bool,
+    /// Triage every finished campaign again (implies `resume`).
+    pub retriage: bool,
+    /// `--minimize=all|bugs` for every triage.
+    pub minimize: Option<&'static str>,
     pub run_args: Vec<String>,
     /// The numfuzz binary the campaigns and triages run (this one).
     pub numfuzz: PathBuf,
@@ -111,12 +115,12 @@ pub fn run(opts: Options) -> anyhow::Result<Finished> {
         run_args: opts.run_args.clone(),
         oracle: opts.oracle.clone(),
     };
-    prepare(&layout, &state, opts.resume)?;
+    prepare(&layout, &state, opts.resume || opts.retriage)?;
 
     let kept: Vec<String> = state
         .functions
         .iter()
-        .filter(|f| layout.report(f).is_file())
+        .filter(|f| !opts.retriage && layout.report(f).is_file())
         .cloned()
         .collect();
     let queue: Vec<(String, PathBuf)> = state
@@ -142,6 +146,7 @@ pub fn run(opts: Options) -> anyhow::Result<Finished> {
         numfuzz: opts.numfuzz.clone(),
         seconds: opts.seconds,
         oracle: opts.oracle.clone(),
+        minimize: opts.minimize,
         run_args: opts.run_args.clone(),
     };
     let finished = Mutex::new(false);
