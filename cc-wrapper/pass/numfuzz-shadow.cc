@@ -117,6 +117,8 @@ public:
     NUMFUZZ_LIBM_CALLS(NUMFUZZ_ADD_LIBM)
 #undef NUMFUZZ_ADD_LIBM
     F80 = Type::getX86_FP80Ty(Ctx);
+    NaNFromInfinity = ConstantFP::get(
+        Ctx, APFloat(APFloat::x87DoubleExtended(), APInt(80, {NUMFUZZ_SHADOW_NAN_FROM_INFINITY, 0x7fffull})));
     Dbl = Type::getDoubleTy(Ctx);
     PtrTy = PointerType::getUnqual(Ctx);
     I32 = Type::getInt32Ty(Ctx);
@@ -141,6 +143,7 @@ private:
   Module &M;
   LLVMContext &Ctx;
   Type *F80, *Dbl, *PtrTy, *I32, *I64, *Void;
+  Constant *NaNFromInfinity;
   StringMap<unsigned> Libm;  // float/double libm name -> shape
   StringMap<std::string> WideOf; // float/double libm name -> its long double name
   StringMap<Constant *> Strings;
@@ -264,10 +267,32 @@ private:
       Shadow[I] = S;
   }
 
+  // S, or the NaN that says "born from an infinity" (numfuzz-abi's shadow.rs) when S is a NaN
+  // that operands without NaNs but with an infinity made.
+  Value *born(IRBuilder<> &B, Value *S, ArrayRef<Value *> Operands) {
+    Value *Inf = ConstantFP::getInfinity(F80);
+    Value *AnyNaN = nullptr, *AnyInf = nullptr;
+    Function *Fabs = intrinsicDecl(M, Intrinsic::fabs, {F80});
+    for (Value *Op : Operands) {
+      if (Op->getType() != F80)
+        continue;
+      Value *IsNaN = B.CreateFCmpUNO(Op, Op);
+      Value *IsInf = B.CreateFCmpOEQ(B.CreateCall(Fabs, {Op}), Inf);
+      AnyNaN = AnyNaN ? B.CreateOr(AnyNaN, IsNaN) : IsNaN;
+      AnyInf = AnyInf ? B.CreateOr(AnyInf, IsInf) : IsInf;
+    }
+    if (!AnyInf)
+      return S;
+    Value *Tagged = B.CreateAnd(B.CreateAnd(B.CreateFCmpUNO(S, S), AnyInf), B.CreateNot(AnyNaN));
+    return B.CreateSelect(Tagged, NaNFromInfinity, S);
+  }
+
   // The shadow of an arithmetic instruction, conversion or select (null: none, a restart).
   Value *arithmetic(IRBuilder<> &B, Instruction *I) {
-    if (auto *Bin = dyn_cast<BinaryOperator>(I))
-      return B.CreateBinOp(Bin->getOpcode(), get(Bin->getOperand(0), I), get(Bin->getOperand(1), I));
+    if (auto *Bin = dyn_cast<BinaryOperator>(I)) {
+      Value *A = get(Bin->getOperand(0), I), *C = get(Bin->getOperand(1), I);
+      return born(B, B.CreateBinOp(Bin->getOpcode(), A, C), {A, C});
+    }
     if (I->getOpcode() == Instruction::FNeg)
       return B.CreateFNeg(get(I->getOperand(0), I));
     Value *Src = I->getNumOperands() ? I->getOperand(0) : nullptr;
@@ -362,7 +387,7 @@ private:
       }
     }
     IRBuilder<> B(Call->getNextNode());
-    return B.CreateCall(rt(Wide->second.c_str(), F80, Params), Args);
+    return born(B, B.CreateCall(rt(Wide->second.c_str(), F80, Params), Args), Args);
   }
 
   void visitIntrinsic(IntrinsicInst *II) {
@@ -389,7 +414,7 @@ private:
     SmallVector<Value *, 3> Args;
     for (Value *A : II->args())
       Args.push_back(shadowed(A->getType()) ? get(A, II) : A);
-    Shadow[II] = B.CreateCall(intrinsicDecl(M, ID, Tys), Args);
+    Shadow[II] = born(B, B.CreateCall(intrinsicDecl(M, ID, Tys), Args), Args);
   }
 
   // A call to code that may be instrumented: the float arguments' shadows go ahead of it and

@@ -35,6 +35,7 @@ __attribute__((noinline)) static double bit_trick(double x) {
 __attribute__((noinline)) double cbrt(double x) { return x * 1e300 / 1e300; }
 __attribute__((noinline)) static double removable(double x) { return (exp(x) - 1.0) / x; }
 __attribute__((noinline)) static double jump(double x) { return x / fabs(x); }
+__attribute__((noinline)) static double from_constant(double x) { double b = x > 1e300 ? INFINITY : x * x; return b * (x - x); }
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int c = nf_i32(data, size, 0);
   double x = nf_f64(data, size, 1), r = 0;
@@ -50,6 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   case 9: r = cbrt(x); break;
   case 10: r = removable(x); break;
   case 11: r = jump(x); break;
+  case 12: r = from_constant(x); break;
   }
   NUMFUZZ_RESULT(r);
   return 0;
@@ -66,6 +68,8 @@ const LINE_IN_MEMORY: u64 = 14;
 const LINE_BIT_TRICK: u64 = 16;
 const LINE_REMOVABLE: u64 = 22;
 const LINE_JUMP: u64 = 23;
+/// An overflow branch's constant infinity times an exact zero: the NaN is the algorithm's.
+const LINE_FROM_CONSTANT: u64 = 24;
 
 fn input(case: i32, x: f64) -> Vec<u8> {
     let mut b = case.to_le_bytes().to_vec();
@@ -85,6 +89,7 @@ fn inputs() -> Vec<(i32, Vec<u8>)> {
         (8, 709.8),
         (10, 0.0),
         (11, 0.0),
+        (12, 1e301),
     ]
     .into_iter()
     .map(|(c, x)| (c, input(c, x)))
@@ -155,6 +160,12 @@ fn the_shadow_build_reports_what_the_wider_format_computes() {
         assert!(why.contains("shadowed.c:1"), "{opt}: where: {why}");
         // The program's own cbrt is shadowed as any function: its overflow comes back.
         finite_near(9, 1e10, 1e10);
+        // A NaN made from an infinity (the branch's constant) is the algorithm's, not the
+        // function's: the shadow says so instead of calling it undefined.
+        let (value, unreliable) = shadow(12, 1e301);
+        assert!(value.eq_ignore_ascii_case("nan"), "{opt}: {value}");
+        let why = unreliable.unwrap_or_else(|| panic!("{opt}: a NaN born from an infinity is unreliable"));
+        assert!(why.contains("came from an infinity"), "{opt}: {why}");
         // An ordinary input: the shadow is the value, to rounding.
         finite_near(1, 3.0, 2.0 * 3f64.exp() / 9.0);
     }
@@ -221,6 +232,22 @@ fn without_an_oracle_the_shadow_tells_spurious_infinities_from_true_ones() {
         (magnitude(removable["reference"]["value"].as_str().unwrap()) - 1.0).abs() < 1e-6,
         "{removable:#}"
     );
+    // A NaN the algorithm made from its own infinity (inf * 0, no exception before it to
+    // repair) is not called undefined: it stays an unexplained non-finite result.
+    assert!(
+        !classes_at(&doc, LINE_FROM_CONSTANT).contains("undefined"),
+        "{doc:#}"
+    );
+    let unexplained: Vec<&str> = doc["unexplained"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["input"]["path"].as_str().unwrap())
+        .collect();
+    assert!(
+        unexplained.iter().any(|p| p.ends_with("case:12")),
+        "{unexplained:?}"
+    );
     // Across a jump the neighbours differ: the NaN stays the answer.
     assert_eq!(classes_at(&doc, LINE_JUMP), BTreeSet::from(["undefined".to_string()]));
     for line in [LINE_TRUE_OVERFLOW, LINE_POLE, LINE_LOG_OF_ZERO] {
@@ -247,7 +274,10 @@ fn without_an_oracle_the_shadow_tells_spurious_infinities_from_true_ones() {
             "{reference:#}"
         );
     }
-    assert_eq!(doc["oracle"]["unreliable"], 1, "the bit trick's input");
+    assert_eq!(
+        doc["oracle"]["unreliable"], 2,
+        "the bit trick's input and the NaN from a constant infinity"
+    );
 
     // Without the shadow build, every Inf is a bug.
     std::fs::remove_file(built.path("shadowed.shadow")).unwrap();
@@ -301,6 +331,8 @@ for line in sys.stdin:
         v = "-inf" if x == 1 else log(x - 1)
     elif c == 10:
         v = 1 if x == 0 else expm1(x) / x
+    elif c == 12:
+        v = 0
     else:
         v = "nan" if x == 0 else sign(x)
     print(json.dumps({"results": [str(v)]}), flush=True)
@@ -322,10 +354,10 @@ fn beside_an_oracle_the_shadow_is_measured_against_it() {
     let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(doc["oracle"]["source"], "oracle");
     let a = &doc["shadow_agreement"];
-    // Every input escapes; the bit trick's shadow judges nothing.
+    // Every input escapes; the bit trick's shadow and the NaN from a constant judge nothing.
     assert_eq!(
         (&a["inputs"], &a["judged_by_both"], &a["agreed"]),
-        (&10.into(), &9.into(), &9.into()),
+        (&11.into(), &9.into(), &9.into()),
         "{a:#}"
     );
     assert_eq!(a["disagreements"], serde_json::json!([]));
@@ -340,7 +372,7 @@ fn beside_an_oracle_the_shadow_is_measured_against_it() {
     assert_eq!(pair("wrong", "wrong".into()), Some(5));
     assert_eq!(pair("unreported-range", "unreported-range".into()), Some(3));
     assert_eq!(pair("undefined", "undefined".into()), Some(1));
-    assert_eq!(pair("wrong", Value::Null), Some(1));
+    assert_eq!(pair("wrong", Value::Null), Some(2));
     // The references shown are the oracle's.
     for f in findings(&doc).iter().filter(|f| !f["reference"].is_null()) {
         assert_eq!(f["reference"]["source"], "oracle", "{f:#}");

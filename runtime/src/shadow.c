@@ -318,8 +318,21 @@ void __numfuzz_shadow_cmp(int real, int shadow, double a, long double sa, double
     mark_unreliable("a branch on a value the format lost went the other way in the shadow", where);
 }
 
+/* Is s the NaN a shadow takes when an infinity makes it (numfuzz-abi's shadow.rs)? */
+static int nan_from_infinity(long double s) {
+  if (s == s)
+    return 0;
+  uint64_t significand;
+  memcpy(&significand, &s, sizeof significand); /* x87: the significand's 64 bits come first */
+  return significand == NUMFUZZ_SHADOW_NAN_FROM_INFINITY;
+}
+
 void __numfuzz_shadow_result(const char *name, double v, long double s, unsigned width) {
   if (x87_status() & (X87_OVERFLOW | X87_UNDERFLOW))
     mark_unreliable("a shadow went beyond the range of its own format (x87 overflow or underflow)", NULL);
-  numfuzz_rt_result_shadowed(name, v, width, &s, unreliable);
+  const char *why = unreliable;
+  if (!why && nan_from_infinity(s))
+    why = "the shadow's NaN came from an infinity (0*inf, inf-inf, inf/inf, f(inf)): a step of the algorithm, "
+          "which says nothing of whether the true value exists";
+  numfuzz_rt_result_shadowed(name, v, width, &s, why);
 }

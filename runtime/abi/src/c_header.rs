@@ -197,6 +197,12 @@ pub fn generate() -> String {
         crate::env::SHADOW_PRECISION
     )
     .unwrap();
+    writeln!(
+        w,
+        "#define NUMFUZZ_SHADOW_NAN_FROM_INFINITY 0x{:X}ull",
+        crate::shadow::NAN_FROM_INFINITY
+    )
+    .unwrap();
     writeln!(w, "#define NUMFUZZ_TAINT_LABELS {}", crate::taint::LABELS).unwrap();
     writeln!(
         w,

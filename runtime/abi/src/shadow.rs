@@ -26,6 +26,16 @@
 //! program would return), or the bits of such a value read as an integer (bit tricks). The
 //! results of an input then say so, and triage leaves them unjudged.
 
+/// The significand of the x87 quiet NaN a shadow takes when it is born from an infinity
+/// (`0·∞`, `∞ − ∞`, `∞/∞`, a libm function of `∞`), where the default NaN (significand
+/// `0xC000_0000_0000_0000`) is born from finite operands (`0/0`, `sqrt(−1)`, `log(−1)`). x87
+/// arithmetic passes a NaN operand's significand on (the larger one of two), so a result's
+/// shadow NaN says where it came from. An infinity in a shadow is the algorithm's (a constant
+/// such as an overflow branch's `GSL_POSINF`, a division by an exact zero), so a NaN made from
+/// one says nothing about whether the true value exists: that result's shadow is unreliable,
+/// not `undefined`. The marker sits in the significand's top 52 bits, which a double keeps.
+pub const NAN_FROM_INFINITY: u64 = 0xC0A7_E000_0000_0000;
+
 /// Runtime entry points a shadow build calls (`long double` is `x86_fp80` by value).
 pub mod symbols {
     /// `long double (const void *fn, unsigned index, unsigned count, double v)`: argument
