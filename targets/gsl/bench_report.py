@@ -17,7 +17,7 @@ once. Merged over the functions that reach it:
 The report leads with the bug list, then the counts beside the raw (site, kind) count, then the
 known bugs of targets/gsl/known-bugs.tsv (found? in the bug list? how fast?).
 
-The harnesses of GSL's internal functions (gen_harnesses.py's INTERNAL: bug reports called them
+The harnesses of GSL's internal functions (internal-functions.tsv: bug reports called them
 directly) are outside the paper's benchmark: their findings are not in the counts or the bug
 list, and serve only the known bugs that no public function reaches, which say so when found
 through them.
@@ -28,7 +28,6 @@ import math
 import os
 import sys
 
-from gen_harnesses import INTERNAL
 import shadow_agreement
 
 KINDS = ["Overflow", "Underflow", "DivByZero", "Invalid"]
@@ -46,6 +45,15 @@ TOOL_NAMES = {"numfuzz": "numfuzz", "afl": "afl-fuzz"}
 SOURCE_MARK = "gsl-2.7.1+dfsg/"
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def internal_functions():
+    """The names in internal-functions.tsv (build.sh harnesses them beside the public ones)."""
+    with open(os.path.join(HERE, "internal-functions.tsv")) as fh:
+        return {line.split("\t")[0] for line in fh if line.strip() and not line.startswith("#")}
+
+
+INTERNAL = internal_functions()
 
 
 def short_path(path):

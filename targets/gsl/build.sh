@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # GSL 2.7.1 from Debian's source package, built with numfuzz-cc, and one harness per
-# gsl_sf_*_e function with numeric arguments (generated from the installed headers).
+# gsl_sf_*_e function with numeric arguments (written by `numfuzz harness` from the installed
+# headers and conventions.toml).
 #
 #   targets/gsl/build.sh [--specfunc-only] [--no-coverage] [--no-taint] [--no-shadow] [--functions f1,f2,...] [--jobs N]
 #
@@ -227,7 +228,7 @@ build_harnesses() {
   local targets=() f
   for f in "${list[@]}"; do
     [ -e "$build/harness/src/$f.c" ] || die "no harness for \`$f\` (see $build/harness/manifest.json and $here/README.md for the list)"
-    if [[ $variant == specfunc* ]] && grep -q '^#define NUMFUZZ_GSL_NEEDS_LINALG' "$build/harness/src/$f.c"; then
+    if [[ $variant == specfunc* ]] && [[ $f == gsl_sf_mathieu_* ]]; then
       say "skipping $f in the specfunc-only build (it needs GSL's linear algebra)"
       continue
     fi
@@ -236,19 +237,47 @@ build_harnesses() {
   local t0 t1
   t0=$(now)
   env "${envs[@]}" make -s -f "$here/harness.mk" -j"$jobs" CC="$cc" SRC="$build/harness/src" OUT="$out" \
-    SUFFIX="$suffix" LIBS="$libs" INCLUDE="$include" KEY="$build/$variant/toolchain.key" "${targets[@]}" ||
+    SUFFIX="$suffix" LIBS="$libs" INCLUDE="$include" PRIVATE="$src/specfunc" KEY="$build/$variant/toolchain.key" "${targets[@]}" ||
     die "building the $variant harnesses failed"
   t1=$(now)
   say "$variant harnesses: ${#targets[@]} in $out ($((t1 - t0)) s)"
 }
 
+# The internal functions (internal-functions.tsv: name, private header) and their headers.
+mapfile -t internal_names < <(grep -v '^#' "$here/internal-functions.tsv" | cut -f1)
+mapfile -t internal_headers < <(grep -v '^#' "$here/internal-functions.tsv" | cut -f2 | sort -u)
+internal_functions="^($(IFS='|'; echo "${internal_names[*]}"))\$"
+
+# generate INCLUDE: `numfuzz harness` over the installed gsl_sf_*.h (every `_e` function) and
+# over the private headers (the internal functions), with conventions.toml, into
+# build/harness (src/<function>.c, manifest.json, skipped.md): one manifest for both.
 generate() {
-  local include=$1 gen="$build/harness"
-  if [ -e "$gen/manifest.json" ] && [ "$gen/manifest.json" -nt "$here/gen_harnesses.py" ] &&
-    [ "$gen/manifest.json" -nt "$include/gsl/gsl_sf.h" ]; then
+  local include=$1 gen="$build/harness" numfuzz="$bin_dir/numfuzz"
+  local inputs=("$include/gsl/gsl_sf.h" "$here/conventions.toml" "$here/internal-functions.tsv" "$numfuzz" "$here/build.sh")
+  local newest
+  newest=$(ls -t "${inputs[@]}" | head -1)
+  if [ -e "$gen/manifest.json" ] && [ "$gen/manifest.json" -nt "$newest" ]; then
     return
   fi
-  python3 "$here/gen_harnesses.py" --include "$include" --source "$src" --out "$gen" || die "the harness generator failed"
+  local log="$build/harness.log" private=()
+  for h in "${internal_headers[@]}"; do private+=("$src/$h"); done
+  rm -rf "$gen" "$gen-internal"
+  {
+    "$numfuzz" harness "$include"/gsl/gsl_sf_*.h --include '_e$' --conventions "$here/conventions.toml" \
+      -o "$gen" -- -I "$include" &&
+      "$numfuzz" harness "${private[@]}" --include "$internal_functions" --conventions "$here/conventions.toml" \
+        -o "$gen-internal" -- -I "$include" -I "$src/specfunc"
+  } >"$log" 2>&1 || die "numfuzz harness failed; see $log"
+  cp "$gen-internal"/src/*.c "$gen/src/"
+  python3 - "$gen/manifest.json" "$gen-internal/manifest.json" <<'PY' || die "merging the internal harnesses into $gen/manifest.json failed"
+import json, sys
+public, internal = (json.load(open(p)) for p in sys.argv[1:])
+public["harnesses"] += internal["harnesses"]
+public["headers"] += internal["headers"]
+with open(sys.argv[1], "w") as fh:
+    json.dump(public, fh, indent=2)
+PY
+  say "harnesses: $(grep -c . <<<"$(ls "$gen/src")") generated ($(head -1 "$log"))"
 }
 
 # One build at a time per build directory (tests, the benchmark and the demo share it).

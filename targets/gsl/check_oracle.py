@@ -537,32 +537,25 @@ def fmt_input(v, field):
     return str(v)
 
 
-NAMED_DOUBLES = ("sgn", "exp_F", "exp_G")
-
-
 def declared_results(h, e10, expected):
-    """The result list a generated harness declares (see the oracle's docstring)."""
+    """The result list a harness declares, from the manifest `numfuzz harness` wrote (see the
+    oracle's docstring): primary results by index, named ones by name."""
     res = []
     idx = 0
-    outs = h["outputs"]
-    if not outs:            # angle_restrict_*_e: the in/out theta
-        return [{"index": 0, "name": None, "value": "0"}]
-    for o in outs:
-        if o["type"] == "gsl_sf_result":
+    for r in h["results"]:
+        if r["primary"]:
             res.append({"index": idx, "name": None, "value": expected.get(idx, "0")})
-            res.append({"index": None, "name": "err", "value": "0"})
             idx += 1
-        elif o["type"] == "gsl_sf_result_e10":
-            res.append({"index": idx, "name": None, "value": expected.get(idx, "0")})
-            res.append({"index": None, "name": "err", "value": "0"})
-            res.append({"index": None, "name": "e10", "value": str(int(e10 or 0))})
-            idx += 1
-        elif o["name"] in NAMED_DOUBLES:
-            res.append({"index": None, "name": o["name"], "value": "0"})
+        elif r["name"].endswith(".e10"):
+            res.append({"index": None, "name": r["name"], "value": str(int(e10 or 0))})
         else:
-            res.append({"index": idx, "name": None, "value": expected.get(idx, "0")})
-            idx += 1
+            res.append({"index": None, "name": r["name"], "value": "0"})
     return res
+
+
+def fields(h):
+    """The field types of the harness's signature (`f64,u32[0,2]` -> f64, u32)."""
+    return [f.split("[")[0].split("(")[0] for f in h["signature"].split(",") if f]
 
 
 class Oracle:
@@ -682,14 +675,14 @@ def main(argv):
             skipped_why[c["skip"].split(":")[0]] = skipped_why.get(c["skip"].split(":")[0], 0) + 1
             continue
         h = harness.get(fn)
-        if h is None or len(h["inputs"]) != len(c["args"]):
+        if h is None or len(fields(h)) != len(c["args"]):
             st["skipped"] += 1
             skipped_total += 1
             why = "no harness" if h is None else "argument count"
             skipped_why[why] = skipped_why.get(why, 0) + 1
             continue
         try:
-            inputs = [fmt_input(v, p["field"]) for v, p in zip(c["args"], h["inputs"])]
+            inputs = [fmt_input(v, field) for v, field in zip(c["args"], fields(h))]
         except CannotEvaluate:
             st["skipped"] += 1
             skipped_total += 1
