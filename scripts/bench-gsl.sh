@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The GSL exception benchmark: fuzzes every generated GSL 2.7.1 special-function harness
-# (targets/gsl) for a fixed time, triages each campaign with `numfuzz triage` (consequences from
-# the taint builds, references from the mpmath oracle targets/gsl/oracle.py, the bugs' inputs
-# minimised), merges the findings into unique (site, kind) pairs over all functions, and
+# The GSL exception benchmark: the harnesses `numfuzz harness` writes for GSL 2.7.1's special
+# functions (targets/gsl/build.sh, conventions.toml), fuzzed and triaged by `numfuzz run-all`
+# (consequences from the taint builds, references from the mpmath oracle targets/gsl/oracle.py,
+# the bugs' inputs minimised); then bench_report.py merges the findings into unique (site, kind)
+# pairs over all functions, and
 # reports the bug list first, then bugs / escapes / wrong / absorbed / handled / input-borne
 # beside the raw count and the NumFuzz paper's figures, then the known bugs of
 # targets/gsl/known-bugs.tsv.
@@ -22,10 +23,12 @@
 #   -- ARGS...            extra `numfuzz run` arguments for every campaign, for ablations
 #                         (e.g. `-- --no-local-search`); kept in config.json for --continue
 #
-# Results go to results/gsl-<timestamp>/: campaigns/<tool>/<function>/ (the output dirs),
-# triage/<tool>/<function>/triage.json (and minimized/), logs/, the merged report.md and
-# report.json, and the numfuzz and harness binaries used (bin/, hard links into
-# targets/gsl/build, with each harness's taint build <function>.taint beside it).
+# Results go to results/gsl-<timestamp>/: run-all/ (numfuzz run-all's output: campaigns/,
+# triage/<function>/triage.json with minimized/, logs/, its own merged report), the same seen as
+# campaigns/numfuzz and triage/numfuzz (links, beside campaigns/afl and triage/afl), logs/, the
+# benchmark's report.md and report.json, and the numfuzz and harnesses used (numfuzz, harness/:
+# the manifest and bin/, hard links into targets/gsl/build with each harness's .taint and
+# .shadow builds beside it).
 # 262 functions at 60 s take about 4.5 hours on one job (2.3 hours with --jobs 2; twice
 # that with --afl).
 set -euo pipefail
@@ -124,9 +127,11 @@ if [ "$mode" = run ]; then
   # the numfuzz that fuzzes and triages it: a run of hours uses one snapshot throughout. The
   # harnesses are hard links (no copy); a rebuild writes new files and leaves these alone.
   cp "$bin_dir/numfuzz" "$results/numfuzz"
-  cp -al "$gsl_build/bin/fuzz" "$results/bin"
+  mkdir -p "$results/harness"
+  cp "$gsl_build/harness/manifest.json" "$results/harness/"
+  cp -al "$gsl_build/bin/fuzz" "$results/harness/bin"
   python3 "$root/targets/gsl/bench_config.py" new "$gsl_build/harness/manifest.json" "$results/config.json" \
-    "$seconds" "$jobs" "$afl" "$functions" "$results/bin" "${run_args[@]}" || exit 1
+    "$seconds" "$jobs" "$afl" "$functions" "$results/harness/bin" "${run_args[@]}" || exit 1
   say "results in $results"
 else
   case "$results" in /*) ;; *) results="$root/$results" ;; esac
@@ -146,16 +151,40 @@ numfuzz="$results/numfuzz"
 [ -x "$numfuzz" ] || numfuzz="$bin_dir/numfuzz"
 tools=(numfuzz)
 ((afl)) && tools+=(afl)
-mkdir -p "$results/logs" "$results/triage/numfuzz" "$results/campaigns/numfuzz"
+mkdir -p "$results/logs" "$results/triage" "$results/campaigns"
 ((afl)) && mkdir -p "$results/triage/afl" "$results/campaigns/afl" "$results/seeds"
+# Runs before run-all kept numfuzz's campaigns and reports in campaigns/numfuzz and
+# triage/numfuzz themselves; later ones see run-all's there.
+run_all_dir="$results/run-all"
+uses_run_all=1
+if [ -d "$results/triage/numfuzz" ] && [ ! -L "$results/triage/numfuzz" ]; then uses_run_all=0; fi
+if ((uses_run_all)); then
+  for d in triage campaigns; do
+    [ -e "$results/$d/numfuzz" ] || ln -s "../run-all/$d" "$results/$d/numfuzz"
+  done
+fi
 
-have_triage() { "$numfuzz" triage --help >/dev/null 2>&1 || "$bin_dir/numfuzz" triage --help >/dev/null 2>&1; }
 triage_tool() {
   # The copy taken at the start may predate `numfuzz triage`; the current build may have it.
   if "$numfuzz" triage --help >/dev/null 2>&1; then echo "$numfuzz"; else echo "$bin_dir/numfuzz"; fi
 }
 
-# --- one job: a campaign and its triage -------------------------------------------------------
+# --- numfuzz: one run-all over the functions -------------------------------------------------
+
+# MODE: "" (a new run), --continue or --retriage.
+numfuzz_run_all() {
+  local mode=$1 list
+  list=$(IFS=,; echo "${fns[*]}")
+  local args=("$results/harness" -o "$run_all_dir" -V "$seconds" --jobs "$jobs" --functions "$list"
+    --oracle "$root/targets/gsl/oracle.py" --minimize=bugs)
+  [ -n "$mode" ] && args+=("$mode")
+  "$numfuzz" run-all "${args[@]}" -- -t 1000 "${run_args[@]}" >"$results/logs/run-all.md" 2>"$results/logs/run-all.log" &
+  local pid=$!
+  tail --pid=$pid -n +1 -F "$results/logs/run-all.log" 2>/dev/null | sed -u 's/^/bench-gsl: /' &
+  wait $pid || die "numfuzz run-all failed (see $results/logs/run-all.log)"
+}
+
+# --- afl-fuzz: one job, a campaign and its triage ---------------------------------------------
 
 # afl-fuzz starts from two neutral seeds, every field 0 and every field 1; numfuzz builds its
 # own seeds from the signature (0, 1 and special values), which is part of what is compared.
@@ -166,40 +195,34 @@ afl_seeds() {
   python3 "$root/targets/gsl/bench_config.py" seeds "$results/config.json" "$fn" "$dir"
 }
 
-triage_one() {
-  local tool=$1 fn=$2 campaign="$results/campaigns/$1/$2" out="$results/triage/$1/$2"
+afl_triage() {
+  local fn=$1 campaign="$results/campaigns/afl/$1" out="$results/triage/afl/$1"
   [ -d "$campaign" ] || return 0
   mkdir -p "$out"
-  # The taint build beside the harness ($bins/$fn.taint) gives the consequences.
+  # The taint and shadow builds beside the harness ($bins/$fn.taint, .shadow) are found there.
   "$(triage_tool)" triage "$campaign" --target "$bins/$fn" --format json --jobs 1 \
     --oracle "$root/targets/gsl/oracle.py" --minimize=bugs \
-    --output "$out/triage.json" >>"$results/logs/$tool-$fn.triage.log" 2>&1 ||
-    echo "bench-gsl: triage of $tool/$fn failed (see logs/$tool-$fn.triage.log)"
+    --output "$out/triage.json" >>"$results/logs/afl-$fn.triage.log" 2>&1 ||
+    echo "bench-gsl: triage of afl/$fn failed (see logs/afl-$fn.triage.log)"
 }
 
-fuzz_one() {
-  local tool=$1 fn=$2 core=$3 campaign="$results/campaigns/$1/$2" log="$results/logs/$1-$2.log"
+afl_fuzz() {
+  local fn=$1 core=$2 campaign="$results/campaigns/afl/$1" log="$results/logs/afl-$1.log"
   if [ ! -e "$campaign/.done" ]; then
     rm -rf "$campaign"
-    if [ "$tool" = numfuzz ]; then
-      "$numfuzz" run -o "$campaign" -V "$seconds" -t 1000 --cores "$core" --no-tui "${run_args[@]}" -- "$bins/$fn" \
-        </dev/null >"$log" 2>&1 || echo "bench-gsl: numfuzz run on $fn failed (see $log)"
-    else
-      afl_seeds "$fn"
-      AFL_NO_UI=1 AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_AFFINITY=1 \
-        AFL_SKIP_CRASHES=1 \
-        taskset -c "$core" afl-fuzz -i "$results/seeds/$fn" -o "$campaign" -V "$seconds" -t 1000 -- "$bins/$fn" \
-        </dev/null >"$log" 2>&1 || echo "bench-gsl: afl-fuzz on $fn failed (see $log)"
-    fi
+    afl_seeds "$fn"
+    AFL_NO_UI=1 AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_AFFINITY=1 \
+      AFL_SKIP_CRASHES=1 \
+      taskset -c "$core" afl-fuzz -i "$results/seeds/$fn" -o "$campaign" -V "$seconds" -t 1000 -- "$bins/$fn" \
+      </dev/null >"$log" 2>&1 || echo "bench-gsl: afl-fuzz on $fn failed (see $log)"
     [ -d "$campaign" ] && touch "$campaign/.done"
   fi
-  have_triage && triage_one "$tool" "$fn"
+  afl_triage "$fn"
   return 0
 }
 
-# --- the job queue: N slots, slot k on core k mod nproc ---------------------------------------
-
-run_queue() {
+# KIND (fuzz or triage) over FUNCTIONS: N slots, slot k on core k mod nproc.
+afl_queue() {
   local kind=$1
   shift
   local cores
@@ -207,7 +230,7 @@ run_queue() {
   local -A slot_of=()
   local free=() k pid total=$# started=0
   for ((k = 0; k < jobs; k++)); do free+=("$k"); done
-  for job in "$@"; do
+  for fn in "$@"; do
     if ((${#free[@]} == 0)); then
       wait -n -p pid || true
       free+=("${slot_of[$pid]}")
@@ -215,40 +238,36 @@ run_queue() {
     fi
     k=${free[0]}
     free=("${free[@]:1}")
-    local tool=${job%%:*} fn=${job#*:}
     started=$((started + 1))
     if [ "$kind" = fuzz ]; then
-      echo "bench-gsl: [$started/$total] $(date +%H:%M:%S) $tool $fn (core $((k % cores)))"
-      fuzz_one "$tool" "$fn" $((k % cores)) &
+      echo "bench-gsl: afl [$started/$total] $(date +%H:%M:%S) $fn (core $((k % cores)))"
+      afl_fuzz "$fn" $((k % cores)) &
     else
-      triage_one "$tool" "$fn" &
+      afl_triage "$fn" &
     fi
     slot_of[$!]=$k
   done
   wait
 }
 
-jobs_list=()
-for fn in "${fns[@]}"; do
-  for tool in "${tools[@]}"; do jobs_list+=("$tool:$fn"); done
-done
+# --- the run ----------------------------------------------------------------------------------
 
 if [ "$mode" != report-only ]; then
   ((afl)) && ! command -v afl-fuzz >/dev/null && die "afl-fuzz is missing (scripts/setup.sh installs afl++)"
   start=$(date +%s)
-  say "${#fns[@]} functions x ${#tools[@]} tool(s) x ${seconds} s on $jobs job(s): about $(((${#jobs_list[@]} * seconds + jobs - 1) / jobs / 60)) min"
-  run_queue fuzz "${jobs_list[@]}"
+  say "${#fns[@]} functions x ${#tools[@]} tool(s) x ${seconds} s on $jobs job(s): about $(((${#fns[@]} * ${#tools[@]} * seconds + jobs - 1) / jobs / 60)) min"
+  ((uses_run_all)) || die "$results predates numfuzz run-all; --report-only re-merges it"
+  if [ -e "$run_all_dir/run-all.json" ]; then numfuzz_run_all --continue; else numfuzz_run_all ""; fi
+  ((afl)) && afl_queue fuzz "${fns[@]}"
   say "campaigns done in $((($(date +%s) - start) / 60)) min"
-fi
-
-if ! have_triage; then
-  echo "bench-gsl.sh: this numfuzz has no \`triage\` command yet; the campaigns are saved in $results." >&2
-  echo "bench-gsl.sh: once it has, run: scripts/bench-gsl.sh --report-only $results" >&2
-  exit 1
-fi
-if [ "$mode" = report-only ]; then
-  say "re-triaging ${#jobs_list[@]} campaigns on $jobs job(s)"
-  run_queue triage "${jobs_list[@]}"
+else
+  if ((uses_run_all)); then
+    say "re-triaging the numfuzz campaigns (run-all --retriage, $jobs job(s))"
+    numfuzz_run_all --retriage
+  else
+    say "$results predates numfuzz run-all: its numfuzz reports are merged as they are"
+  fi
+  ((afl)) && afl_queue triage "${fns[@]}"
 fi
 python3 targets/gsl/bench_report.py "$results"
 }
