@@ -5,11 +5,12 @@
 #   autoconf/automake/libtool: building autotools projects (tests, GSL)
 #   newlib-source: the fdlibm sources of the coverage benchmark; xz-utils unpacks them, binutils
 #   (nm, objcopy, ar) builds and checks the fdlibm library
+#   tmux: the terminal the campaign-screen test (fuzzer/tests/screen.rs) drives
 #   python3-mpmath: the reference oracles of the GSL and fdlibm benchmarks (targets/*/oracle.py,
 #   run by Debian's /usr/bin/python3)
 set -euo pipefail
 
-packages=(clang-19 llvm-19-dev libclang-rt-19-dev lld-19 afl++ autoconf automake libtool make
+packages=(clang-19 llvm-19-dev libclang-rt-19-dev lld-19 afl++ autoconf automake libtool make tmux
           newlib-source xz-utils binutils dpkg-dev python3 python3-mpmath gnuplot-nox)
 
 missing=()

@@ -12,11 +12,10 @@
 
 use crate::client::{Mgr, State};
 use crate::config::CampaignConfig;
-use crate::monitor::StatusMonitor;
+use crate::monitor::{ScreenMonitor, StatusMonitor};
 use libafl::events::llmp::{setup_restarting_mgr_llmp, ManagerKind};
 use libafl::events::{ClientDescription, EventConfig, Launcher, ShouldSaveState, StdLlmpEventHook};
 use libafl::inputs::BytesInput;
-use libafl::monitors::tui::TuiMonitor;
 use libafl::monitors::{Monitor, NopMonitor};
 use libafl::Error;
 use libafl_bolts::core_affinity::{CoreId, Cores};
@@ -153,16 +152,15 @@ fn remote_broker(cfg: &CampaignConfig) -> Result<Option<SocketAddr>, Error> {
     Ok(Some(resolved))
 }
 
-/// Runs `with` on the campaign's monitor: LibAFL's TUI on a terminal, else status lines.
+/// Runs `with` on the campaign's monitor: numfuzz's screen on a terminal, else status lines.
 macro_rules! with_monitor {
     ($cfg:expr, $with:expr) => {
         if $cfg.tui {
-            let monitor = TuiMonitor::builder()
-                .title("numfuzz")
-                .version(env!("CARGO_PKG_VERSION"))
-                .enhanced_graphics(false)
-                .build();
-            $with(monitor)
+            let title = $cfg.target.file_name().map_or_else(
+                || $cfg.target.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+            $with(ScreenMonitor::new(title, $cfg.duration_secs))
         } else {
             $with(StatusMonitor::new($cfg.duration_secs))
         }

@@ -85,8 +85,33 @@ where
     )
 }
 
+/// `name` = `text` to the monitor, for this client only (the screen shows the sender's newest).
+fn fire_text<EM, I, S>(manager: &mut EM, state: &mut S, name: &'static str, text: String) -> Result<(), Error>
+where
+    EM: EventFirer<I, S>,
+    S: HasExecutions,
+{
+    let executions = *state.executions();
+    manager.fire(
+        state,
+        EventWithStats::with_current_time(
+            Event::UpdateUserStats {
+                name: Cow::Borrowed(name),
+                value: UserStats::new(UserStatsValue::String(Cow::Owned(text)), AggregatorOps::None),
+                phantom: PhantomData,
+            },
+            executions,
+        ),
+    )
+}
+
 /// User-stat names of the exception counts, by kind index.
 pub const EXCEPTION_STATS: [&str; 4] = ["exc_invalid", "exc_divbyzero", "exc_overflow", "exc_underflow"];
+/// User-stat name of the count of (site, kind) origins whose input escaped (a result went
+/// non-finite from finite fields, unreported).
+pub const ESCAPES_STAT: &str = "fp_escapes";
+/// User-stat name of a client's newest escaping origin: `Overflow exp.c:406:22 fmul`.
+pub const LAST_ESCAPE_STAT: &str = "fp_last_escape";
 
 /// New (site, kind) exceptions, and known ones reaching a result: see the module docs.
 pub struct ExceptionFeedback {
@@ -286,6 +311,15 @@ where
             }
         }
         let by_kind = counters.exceptions_by_kind;
+        let escapes = counters.escapes;
+        if newly_escaping > 0 {
+            fire_count(manager, state, ESCAPES_STAT, escapes)?;
+            let (site, kind) = site_and_kind(origins.first().copied().unwrap_or_default() as usize);
+            if let Some(info) = self.instance.sites.get(site) {
+                let text = format!("{kind} {} {}", site_label(info), info.op);
+                fire_text(manager, state, LAST_ESCAPE_STAT, text)?;
+            }
+        }
         for kind in ExceptionKind::ALL {
             if kinds_found.contains(&kind) {
                 fire_count(manager, state, EXCEPTION_STATS[kind as usize], by_kind[kind as usize])?;
