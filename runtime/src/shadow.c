@@ -332,7 +332,6 @@ void __numfuzz_shadow_result(const char *name, double v, long double s, unsigned
     mark_unreliable("a shadow went beyond the range of its own format (x87 overflow or underflow)", NULL);
   const char *why = unreliable;
   if (!why && nan_from_infinity(s))
-    why = "the shadow's NaN came from an infinity (0*inf, inf-inf, inf/inf, f(inf)): a step of the algorithm, "
-          "which says nothing of whether the true value exists";
+    why = NUMFUZZ_SHADOW_NAN_FROM_INFINITY_REASON;
   numfuzz_rt_result_shadowed(name, v, width, &s, why);
 }

@@ -15,6 +15,7 @@ use super::limit;
 use super::oracle::{self, Judgement, Oracle, Request, RequestResult, ResultVerdict};
 use crate::replay::{Ending, Replay, Replayer};
 use numfuzz_abi::report::ResultReport;
+use numfuzz_abi::shadow::NAN_FROM_INFINITY_REASON;
 use numfuzz_abi::signature::Signature;
 use numfuzz_abi::value::Value;
 use serde::Serialize;
@@ -170,14 +171,23 @@ impl References {
                     .run_bytes_with_env(bytes, &[(numfuzz_abi::env::SHADOW_PRECISION, "53".into())])
                     .ok()?;
                 mark_unstable(&mut shadow.results, &narrow.results);
-                let mut judgement = shadow_judgement(&replay.results, &shadow.results);
+                let (mut judgement, provisional) = shadow_judgement(&replay.results, &shadow.results);
                 let marked = shadow
                     .results
                     .iter()
                     .any(|r| r.shadow.as_ref().is_some_and(|s| s.unreliable.is_some()));
                 let mut noisy = false;
                 if let Some(s) = signature {
-                    (beside, noisy) = check_beside(replayer, s, bytes, &replay.results, &mut judgement);
+                    (beside, noisy) = check_beside(replayer, s, bytes, &replay.results, &provisional, &mut judgement);
+                }
+                // A NaN from an infinity judges only through its limit beside the input.
+                for (r, reference) in replay.results.iter().zip(judgement.references.iter_mut()) {
+                    if r.index
+                        .is_some_and(|i| provisional.contains(&i) && !beside.contains(&i))
+                    {
+                        *reference = None;
+                        noisy = true;
+                    }
                 }
                 if judgement.references.iter().all(Option::is_none) && (marked || noisy) {
                     *lock(unreliable) += 1;
@@ -301,13 +311,15 @@ pub fn mark_unstable(wide: &mut [ResultReport], narrow: &[ResultReport]) {
 
 /// Checks the shadow references of `judgement` beside the input (see [`limit`]): a non-finite
 /// one becomes the shadow's limit there when it has one; one beyond the format's range that
-/// is no smooth function of the input there is rounding noise and is dropped. Returns
-/// the indices of the results given a limit, and whether a reference was dropped.
+/// is no smooth function of the input there is rounding noise and is dropped. `provisional`
+/// results (a NaN from an infinity) look for their limit too. Returns the indices of the
+/// results given a limit, and whether a reference was dropped.
 fn check_beside(
     replayer: &Replayer,
     signature: &Signature,
     bytes: &[u8],
     returned: &[ResultReport],
+    provisional: &[u32],
     judgement: &mut Judgement,
 ) -> (Vec<u32>, bool) {
     let non_finite = |v: &str| v.contains("inf") || v.contains("nan");
@@ -315,11 +327,12 @@ fn check_beside(
     // neighbours are relative ones; a non-finite one always looks for its limit.
     let smoothness = limit::moves_relatively(signature, bytes);
     let needs = |r: &ResultReport, reference: &Option<String>| {
-        reference.as_deref().is_some_and(|v| {
-            non_finite(v)
-                || (smoothness
-                    && oracle::verdict(r.ty, &r.value, v, false, 1.0) == Some(oracle::Verdict::UnreportedRange))
-        })
+        r.index.is_some_and(|i| provisional.contains(&i))
+            || reference.as_deref().is_some_and(|v| {
+                non_finite(v)
+                    || (smoothness
+                        && oracle::verdict(r.ty, &r.value, v, false, 1.0) == Some(oracle::Verdict::UnreportedRange))
+            })
     };
     if !returned.iter().zip(&judgement.references).any(|(r, v)| needs(r, v)) {
         return (Vec::new(), false);
@@ -366,8 +379,11 @@ fn check_beside(
 
 /// The shadow build's references for the results the target declared: a primary result that
 /// came out Inf or NaN gets its shadow (when the shadow run declared the same result and its
-/// shadow is reliable); every other result gets none.
-pub fn shadow_judgement(returned: &[ResultReport], shadowed: &[ResultReport]) -> Judgement {
+/// shadow is reliable); every other result gets none. A shadow that is a NaN born from an
+/// infinity is a provisional `nan`: its index is returned too, and it judges only through a
+/// limit beside the input.
+pub fn shadow_judgement(returned: &[ResultReport], shadowed: &[ResultReport]) -> (Judgement, Vec<u32>) {
+    let mut provisional = Vec::new();
     let references = returned
         .iter()
         .map(|r| {
@@ -376,14 +392,22 @@ pub fn shadow_judgement(returned: &[ResultReport], shadowed: &[ResultReport]) ->
                 return None;
             }
             let twin = shadowed.iter().find(|s| s.index == r.index)?;
-            let shadow = twin.shadow.as_ref().filter(|s| s.unreliable.is_none())?;
-            Some(shadow.value.to_ascii_lowercase())
+            let shadow = twin.shadow.as_ref()?;
+            match shadow.unreliable.as_deref() {
+                None => Some(shadow.value.to_ascii_lowercase()),
+                Some(NAN_FROM_INFINITY_REASON) => {
+                    provisional.extend(r.index);
+                    Some("nan".into())
+                }
+                Some(_) => None,
+            }
         })
         .collect();
-    Judgement {
+    let judgement = Judgement {
         references,
         tolerance: None,
-    }
+    };
+    (judgement, provisional)
 }
 
 #[cfg(test)]
@@ -431,10 +455,21 @@ mod tests {
             result(None, "inf", Some(("1.0", true))),
             result(Some(2), "NaN", Some(("NaN", false))),
         ];
-        let j = shadow_judgement(&returned, &shadowed);
+        let (j, provisional) = shadow_judgement(&returned, &shadowed);
         assert_eq!(j.references, vec![Some("7.26e302".to_string()), None, None, None]);
+        assert!(provisional.is_empty());
         let v = oracle::judge(&returned, &j, false, oracle::DEFAULT_TOLERANCE).unwrap();
         assert_eq!((v.index, v.verdict), (0, oracle::Verdict::Wrong));
+    }
+
+    #[test]
+    fn a_nan_from_an_infinity_is_a_provisional_reference() {
+        let returned = [result(Some(0), "NaN", None)];
+        let mut shadowed = [result(Some(0), "NaN", Some(("NaN", false)))];
+        shadowed[0].shadow.as_mut().unwrap().unreliable = Some(NAN_FROM_INFINITY_REASON.into());
+        let (j, provisional) = shadow_judgement(&returned, &shadowed);
+        assert_eq!(j.references, vec![Some("nan".to_string())]);
+        assert_eq!(provisional, vec![0]);
     }
 
     #[test]
@@ -463,7 +498,7 @@ mod tests {
     fn shadow_verdicts_tell_true_range_errors_and_undefined_results() {
         let judge = |ret: &str, shadow: &str| {
             let returned = [result(Some(0), ret, None)];
-            let j = shadow_judgement(&returned, &[result(Some(0), ret, Some((shadow, true)))]);
+            let (j, _) = shadow_judgement(&returned, &[result(Some(0), ret, Some((shadow, true)))]);
             oracle::judge(&returned, &j, false, oracle::DEFAULT_TOLERANCE).map(|v| v.verdict)
         };
         assert_eq!(

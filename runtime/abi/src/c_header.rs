@@ -203,6 +203,12 @@ pub fn generate() -> String {
         crate::shadow::NAN_FROM_INFINITY
     )
     .unwrap();
+    writeln!(
+        w,
+        "#define NUMFUZZ_SHADOW_NAN_FROM_INFINITY_REASON \"{}\"",
+        crate::shadow::NAN_FROM_INFINITY_REASON
+    )
+    .unwrap();
     writeln!(w, "#define NUMFUZZ_TAINT_LABELS {}", crate::taint::LABELS).unwrap();
     writeln!(
         w,

@@ -36,6 +36,12 @@
 /// not `undefined`. The marker sits in the significand's top 52 bits, which a double keeps.
 pub const NAN_FROM_INFINITY: u64 = 0xC0A7_E000_0000_0000;
 
+/// Why a result whose shadow is the NaN born from an infinity is unreliable. Triage still looks
+/// for the shadow's limit beside such an input (the algorithm may fail at that point only), and
+/// leaves the result unjudged when there is none.
+pub const NAN_FROM_INFINITY_REASON: &str = "the shadow's NaN came from an infinity (0*inf, inf-inf, inf/inf, f(inf)): \
+a step of the algorithm, which says nothing of whether the true value exists";
+
 /// Runtime entry points a shadow build calls (`long double` is `x86_fp80` by value).
 pub mod symbols {
     /// `long double (const void *fn, unsigned index, unsigned count, double v)`: argument
