@@ -254,6 +254,8 @@ pub enum TriageFormat {
     Json,
     /// SARIF 2.1.0 (code-scanning tools).
     Sarif,
+    /// Self-contained HTML page (bug list, counts, exceptions over time).
+    Html,
 }
 
 /// Which findings `--minimize` minimises.
@@ -294,7 +296,7 @@ pub struct TriageArgs {
     /// Seconds the oracle may take to answer one input before it is given up on.
     #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
     pub oracle_timeout: u64,
-    /// List every finding, not only the bugs (table and Markdown).
+    /// List every finding, not only the bugs (table, Markdown and HTML).
     #[arg(long)]
     pub all: bool,
     /// Report format.
