@@ -234,20 +234,14 @@ fn without_an_oracle_the_shadow_tells_spurious_infinities_from_true_ones() {
     );
     // A NaN the algorithm made from its own infinity (inf * 0, no exception before it to
     // repair) is not called undefined: it stays an unexplained non-finite result.
-    assert!(
-        !classes_at(&doc, LINE_FROM_CONSTANT).contains("undefined"),
-        "{doc:#}"
-    );
+    assert!(!classes_at(&doc, LINE_FROM_CONSTANT).contains("undefined"), "{doc:#}");
     let unexplained: Vec<&str> = doc["unexplained"]
         .as_array()
         .unwrap()
         .iter()
         .map(|u| u["input"]["path"].as_str().unwrap())
         .collect();
-    assert!(
-        unexplained.iter().any(|p| p.ends_with("case:12")),
-        "{unexplained:?}"
-    );
+    assert!(unexplained.iter().any(|p| p.ends_with("case:12")), "{unexplained:?}");
     // Across a jump the neighbours differ: the NaN stays the answer.
     assert_eq!(classes_at(&doc, LINE_JUMP), BTreeSet::from(["undefined".to_string()]));
     for line in [LINE_TRUE_OVERFLOW, LINE_POLE, LINE_LOG_OF_ZERO] {
