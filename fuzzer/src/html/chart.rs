@@ -32,13 +32,14 @@ fn colour(n: usize) -> &'static str {
     COLOURS[n % COLOURS.len()]
 }
 
-/// `12`, `2.5`: a tick label without needless digits.
+/// `12`, `2.5`, `0.0135`: a tick label with three significant digits at most.
 fn tick(v: f64) -> String {
     if v.fract() == 0.0 {
-        format!("{v}")
-    } else {
-        format!("{v:.1}")
+        return format!("{v}");
     }
+    let decimals = (2.0 - v.abs().log10().floor()).clamp(0.0, 9.0) as usize;
+    let text = format!("{v:.decimals$}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// An `<svg>` holding only `message` (a chart without data).
@@ -218,6 +219,12 @@ mod tests {
             svg.starts_with("<svg") && svg.contains("<text x=\"10\" y=\"40\">No records &lt;yet&gt;.</text>"),
             "{svg}"
         );
+    }
+
+    #[test]
+    fn ticks_keep_three_significant_digits() {
+        let ticks: Vec<String> = [0.0, 8.0, 2.5, 0.0135, 0.007, 1234.6].map(tick).to_vec();
+        assert_eq!(ticks, ["0", "8", "2.5", "0.0135", "0.007", "1235"]);
     }
 
     #[test]
