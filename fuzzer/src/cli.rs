@@ -66,7 +66,7 @@ pub struct RunAllArgs {
     /// Minimise the findings' inputs in every triage (see `numfuzz triage --minimize`).
     #[arg(long, value_enum, num_args = 0..=1, default_missing_value = "all", require_equals = true)]
     pub minimize: Option<MinimizeWhich>,
-    /// The format printed on stdout (all three are written to OUT/report.*).
+    /// The format printed on stdout (all four are written to OUT/report.*).
     #[arg(long, value_enum, default_value_t = MergedFormat::Md)]
     pub format: MergedFormat,
     /// Arguments for every `numfuzz run` (e.g. `-- -t 1000 --no-local-search`).
@@ -82,6 +82,8 @@ pub enum MergedFormat {
     Json,
     /// SARIF 2.1.0.
     Sarif,
+    /// Self-contained HTML page (bug list, per-function table and chart).
+    Html,
 }
 
 #[derive(Debug, clap::Args)]
@@ -254,6 +256,8 @@ pub enum TriageFormat {
     Json,
     /// SARIF 2.1.0 (code-scanning tools).
     Sarif,
+    /// Self-contained HTML page (bug list, counts, exceptions over time).
+    Html,
 }
 
 /// Which findings `--minimize` minimises.
@@ -294,7 +298,7 @@ pub struct TriageArgs {
     /// Seconds the oracle may take to answer one input before it is given up on.
     #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
     pub oracle_timeout: u64,
-    /// List every finding, not only the bugs (table and Markdown).
+    /// List every finding, not only the bugs (table, Markdown and HTML).
     #[arg(long)]
     pub all: bool,
     /// Report format.

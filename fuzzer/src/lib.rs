@@ -3,6 +3,7 @@
 pub mod cov;
 pub mod forkserver;
 pub mod harness;
+pub mod html;
 pub mod replay;
 pub mod run_all;
 pub mod target;

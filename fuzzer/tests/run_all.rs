@@ -1,7 +1,7 @@
 //! `numfuzz run-all` over a harness directory laid out as `numfuzz harness` writes it: three
 //! harnesses of a small C library (two reach the same spurious overflow in a shared helper,
 //! one has no exception) and one whose binary is missing; campaigns of a few seconds, the
-//! merged report in its three formats, `--continue` and the refusals.
+//! merged report in its four formats, `--continue` and the refusals.
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -128,6 +128,13 @@ fn run_all_fuzzes_every_harness_and_merges_one_bug_list() {
         "{failed:?}"
     );
     assert!(both(&o).contains("absent"), "{}", both(&o));
+
+    let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
+    assert!(html.contains("lib.c:1:"), "the overflow's site: {html}");
+    assert!(
+        html.contains("<table class=\"sortable\">") && html.contains("<th>function</th><th>findings</th>"),
+        "the per-function table: {html}"
+    );
 
     let sarif = json(&out.join("report.sarif"));
     let results = sarif["runs"][0]["results"].as_array().unwrap();

@@ -33,6 +33,7 @@ pub fn run(args: RunAllArgs) -> anyhow::Result<()> {
         ("md", render::markdown(m, &info)),
         ("json", render::json(m, &info)),
         ("sarif", render::sarif(m)),
+        ("html", run_all::html::render(m, &info)),
     ];
     for (extension, text) in &texts {
         let path = finished.layout.merged(extension);
@@ -42,6 +43,7 @@ pub fn run(args: RunAllArgs) -> anyhow::Result<()> {
         MergedFormat::Md => 0,
         MergedFormat::Json => 1,
         MergedFormat::Sarif => 2,
+        MergedFormat::Html => 3,
     };
     print!("{}", texts[shown].1);
     for (function, why) in &finished.failed {

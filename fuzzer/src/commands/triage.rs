@@ -1,5 +1,5 @@
 //! `numfuzz triage OUT`: the campaign's distinct findings, located, decoded and optionally
-//! minimised, as a table, Markdown, JSON or SARIF.
+//! minimised, as a table, Markdown, JSON, SARIF or an HTML page.
 
 use crate::cli::{MinimizeWhich, TriageArgs, TriageFormat};
 use anyhow::{bail, Context};
@@ -65,6 +65,7 @@ pub fn run(args: TriageArgs) -> anyhow::Result<()> {
         TriageFormat::Md => Format::Markdown,
         TriageFormat::Json => Format::Json,
         TriageFormat::Sarif => Format::Sarif,
+        TriageFormat::Html => Format::Html,
     };
     let text = render(&report, format, args.srcroot.as_deref(), args.all);
     match &args.output {

@@ -6,7 +6,7 @@
 //! OUT/triage/F/triage.json      numfuzz triage --format json (written whole or not at all),
 //!                               with minimized/ beside it under --minimize
 //! OUT/logs/F.run.log, F.triage.log
-//! OUT/report.md, report.json, report.sarif
+//! OUT/report.md, report.json, report.sarif, report.html
 //! ```
 //!
 //! A function is done when its triage report exists: `--continue` skips it, and re-triages a

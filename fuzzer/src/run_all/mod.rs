@@ -1,6 +1,7 @@
 //! `numfuzz run-all`: one campaign per harness of a harness directory, each triaged as it
 //! ends, then one report merged over every function.
 
+pub mod html;
 pub mod jobs;
 pub mod layout;
 pub mod manifest;

@@ -1,6 +1,7 @@
-//! The merged report as Markdown (what the terminal shows), JSON and SARIF.
+//! The merged report as Markdown (what the terminal shows), JSON and SARIF (the HTML page is
+//! in `html`, from the same helpers).
 
-use super::merge::{Field, Merged, ResultDoc};
+use super::merge::{Example, Field, FunctionCounts, Merged, MergedBug, ResultDoc};
 use crate::triage::format::{count, elapsed, sarif, short_decimal};
 use serde_json::{json, Value};
 use std::path::Path;
@@ -12,7 +13,7 @@ pub struct RunInfo<'a> {
     pub failed: &'a [(String, String)],
 }
 
-fn fields_text(fields: &[Field]) -> String {
+pub(super) fn fields_text(fields: &[Field]) -> String {
     fields
         .iter()
         .map(|f| short_decimal(&f.value))
@@ -20,7 +21,7 @@ fn fields_text(fields: &[Field]) -> String {
         .join(", ")
 }
 
-fn results_text(results: &[ResultDoc]) -> String {
+pub(super) fn results_text(results: &[ResultDoc]) -> String {
     results
         .iter()
         .map(|r| match &r.name {
@@ -39,8 +40,39 @@ fn row(cells: &[String]) -> String {
     format!("| {} |", cells.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | "))
 }
 
+/// A bug's functions, the first three and how many more.
+pub(super) fn functions_shown(b: &MergedBug) -> String {
+    if b.functions.len() > 3 {
+        format!("{} (+{} more)", b.functions[..3].join(", "), b.functions.len() - 3)
+    } else {
+        b.functions.join(", ")
+    }
+}
+
+/// `1.5 (wrong, shadow)`, or `-` without a reference.
+pub(super) fn reference_text(e: &Example) -> String {
+    e.reference.as_ref().map_or("-".into(), |r| {
+        format!("{} ({}, {})", short_decimal(&r.value), r.verdict, r.source)
+    })
+}
+
+/// A function's findings, or why it has no report.
+pub(super) fn findings_text(f: &FunctionCounts, info: &RunInfo) -> String {
+    match f.findings {
+        Some(n) => n.to_string(),
+        None => {
+            let why = info
+                .failed
+                .iter()
+                .find(|(g, _)| *g == f.function)
+                .map_or("no report", |(_, w)| w.as_str());
+            format!("- ({why})")
+        }
+    }
+}
+
 /// `3 chained, 12 absorbed, 1 input-borne`.
-fn rest_text(m: &Merged) -> String {
+pub(super) fn rest_text(m: &Merged) -> String {
     m.rest
         .iter()
         .map(|(class, n)| format!("{n} {class}"))
@@ -92,25 +124,17 @@ pub fn markdown(m: &Merged, info: &RunInfo) -> String {
         out.push("|---".repeat(10) + "|");
         for (n, b) in m.bugs.iter().enumerate() {
             let e = &b.example;
-            let shown = if b.functions.len() > 3 {
-                format!("{} (+{} more)", b.functions[..3].join(", "), b.functions.len() - 3)
-            } else {
-                b.functions.join(", ")
-            };
-            let reference = e.reference.as_ref().map_or("-".into(), |r| {
-                format!("{} ({}, {})", short_decimal(&r.value), r.verdict, r.source)
-            });
             let minimized = if e.minimized { " (minimised)" } else { "" };
             out.push(row(&[
                 (n + 1).to_string(),
                 b.kind.clone(),
                 b.site.clone(),
                 format!("`{}`", e.expression),
-                shown,
+                functions_shown(b),
                 b.inputs.to_string(),
                 format!("{}({}){minimized}", e.function, fields_text(&e.input)),
                 results_text(&e.returned),
-                reference,
+                reference_text(e),
                 elapsed(b.first_seen_ms),
             ]));
         }
@@ -145,20 +169,9 @@ pub fn markdown(m: &Merged, info: &RunInfo) -> String {
     ));
     out.push("|---".repeat(5) + "|");
     for f in &m.functions {
-        let findings = match f.findings {
-            Some(n) => n.to_string(),
-            None => {
-                let why = info
-                    .failed
-                    .iter()
-                    .find(|(g, _)| *g == f.function)
-                    .map_or("no report", |(_, w)| w.as_str());
-                format!("- ({why})")
-            }
-        };
         out.push(row(&[
             f.function.clone(),
-            findings,
+            findings_text(f, info),
             f.bugs.to_string(),
             f.crashes.to_string(),
             f.hangs.to_string(),

@@ -53,6 +53,14 @@ pub struct InputFile {
     pub expect: Expectation,
 }
 
+/// One instance's `exceptions.jsonl`: the distinct exceptions and escapes it saw, oldest
+/// first.
+#[derive(Clone, Debug)]
+pub struct InstanceRecords {
+    pub instance: String,
+    pub records: Vec<ExceptionRecord>,
+}
+
 /// A campaign's output directory as triage sees it.
 #[derive(Clone, Debug)]
 pub struct Campaign {
@@ -95,6 +103,18 @@ impl Campaign {
     /// The earliest `exceptions.jsonl` record of every finding, over all instances.
     pub fn first_records(&self) -> Vec<ExceptionRecord> {
         self.out.first_exceptions()
+    }
+
+    /// Every instance's `exceptions.jsonl` records, instance by instance (by name).
+    pub fn records_by_instance(&self) -> Vec<InstanceRecords> {
+        self.out
+            .instances
+            .iter()
+            .map(|i| InstanceRecords {
+                instance: i.name.clone(),
+                records: i.exceptions(),
+            })
+            .collect()
     }
 }
 

@@ -362,6 +362,8 @@ pub struct Report {
     pub oracle: Option<OracleUse>,
     /// With both an oracle and a shadow build: the shadow's verdicts against the oracle's.
     pub shadow_agreement: Option<super::agreement::Agreement>,
+    /// Every instance's `exceptions.jsonl` (the HTML report charts them over time).
+    pub records: Vec<super::campaign::InstanceRecords>,
 }
 
 /// How bad what an input returned looks: 0 all primary results finite (a wrong value), 1 a NaN,

@@ -305,6 +305,7 @@ pub fn triage(opts: &Options, progress: impl Fn(usize, usize) + Sync) -> Result<
         taint_target: taint_target.clone(),
         oracle: None,
         shadow_agreement,
+        records: campaign.records_by_instance(),
     };
 
     let judge = Judge {

@@ -4,8 +4,8 @@
 //! a summary per kind. Then real crashes, hangs and inputs that did not reproduce.
 
 use super::{
-    consequence_note, count, elapsed, finding_cells, finding_titles, headline, judged, others_line, results_text,
-    root_text, sources_line, BugView,
+    consequence_note, count, elapsed, finding_cells, finding_titles, headline, judged, key_location, others_line,
+    results_text, root_text, sources_line, BugView,
 };
 use crate::replay::{fields_decimal, DecodedField};
 use crate::triage::group::Report;
@@ -85,7 +85,7 @@ fn bugs(out: &mut String, report: &Report) {
         let origins: Vec<String> = u
             .origins
             .iter()
-            .map(|k| format!("{} at {}", k.kind, code(&format!("{}:{}:{}", k.path, k.line, k.column))))
+            .map(|k| format!("{} at {}", k.kind, code(&key_location(k))))
             .collect();
         vec![
             (first + n + 1).to_string(),

@@ -1,6 +1,7 @@
 //! Renderings of a triage report: an aligned terminal table, GitHub-flavoured Markdown,
-//! JSON (a stable, documented schema) and SARIF 2.1.0.
+//! JSON (a stable, documented schema), SARIF 2.1.0 and a self-contained HTML page.
 
+pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod sarif;
@@ -21,17 +22,19 @@ pub enum Format {
     Markdown,
     Json,
     Sarif,
+    Html,
 }
 
 /// The report in `format`. `srcroot` is the base SARIF locations are made relative to
 /// (default: the directory all source files share); `all` lists every finding, not only the
-/// bugs (table and Markdown).
+/// bugs (table, Markdown and HTML).
 pub fn render(report: &Report, format: Format, srcroot: Option<&Path>, all: bool) -> String {
     match format {
         Format::Table => table::render(report, all),
         Format::Markdown => markdown::render(report, all),
         Format::Json => json::render(report),
         Format::Sarif => sarif::render(report, srcroot),
+        Format::Html => html::render(report, all),
     }
 }
 
@@ -175,6 +178,11 @@ pub fn results_text(results: &[ResultReport]) -> String {
         text.push_str(&format!(" ({})", named.join(", ")));
     }
     text
+}
+
+/// `path:line:col` of a finding key (the origins of a non-finite result no single cause explains).
+pub fn key_location(k: &numfuzz_outdir::FindingKey) -> String {
+    format!("{}:{}:{}", k.path, k.line, k.column)
 }
 
 /// How a bug's root was chosen, as reports say it (`root_by` and `via` in the JSON).
