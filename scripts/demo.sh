@@ -79,5 +79,8 @@ EOF
 then
   echo "This run did not reach the Overflow at specfunc/exp.c:406; try a longer run: scripts/demo.sh 120"
 fi
+"$bin/numfuzz" triage "$work/out" --oracle "$oracle" --minimize --format html --output "$work/report.html" 2>/dev/null ||
+  echo "demo.sh: the HTML report could not be written (see: $bin/numfuzz triage $work/out --format html)"
 echo "Campaign and reports: $work (replay a finding: $bin/numfuzz replay $exe $work/out/default/crashes/id:...)"
+[ -f "$work/report.html" ] && echo "HTML report (open it in a browser): $work/report.html"
 echo "demo.sh: done in $(($(date +%s) - start)) s"

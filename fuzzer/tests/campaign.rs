@@ -69,6 +69,17 @@ fn assert_afl_shaped(instance: &Path) {
         plot.starts_with("# relative_time, cycles_done"),
         "plot_data header: {plot}"
     );
+    // numfuzz's columns after AFL++'s: the distinct exceptions by kind and the escapes, as
+    // fuzzer_stats counts them at the end.
+    let header = plot.lines().next().unwrap();
+    assert!(
+        header.ends_with("edges_found, fp_invalid, fp_divbyzero, fp_overflow, fp_underflow, fp_escapes"),
+        "{header}"
+    );
+    let last: Vec<&str> = plot.lines().last().unwrap().split(", ").collect();
+    assert_eq!(last.len(), 18, "{plot}");
+    let exceptions: u64 = last[13..17].iter().map(|v| v.parse::<u64>().unwrap()).sum();
+    assert_eq!(exceptions, stat(instance, "fp_exceptions"), "{plot}");
     assert!(
         !files(&instance.join("queue")).is_empty(),
         "empty queue in {}",

@@ -244,6 +244,8 @@ impl StatsStage {
             execs_per_sec: recent,
             total_execs: execs,
             edges_found,
+            exceptions: counters.exceptions_by_kind,
+            escapes: counters.escapes,
         })
         .map_err(|e| Error::os_error(e, "writing plot_data"))?;
         Ok(())

@@ -10,8 +10,10 @@ pub const PLOT_FILE: &str = "plot_data";
 /// numfuzz's own `fuzzer_stats` key: the campaign's `-m` in MiB, or `none`.
 pub const MEMORY_LIMIT_KEY: &str = "memory_limit_mb";
 
-/// AFL++ 4.x's `plot_data` header.
-pub const PLOT_HEADER: &str = "# relative_time, cycles_done, cur_item, corpus_count, pending_total, pending_favs, map_size, saved_crashes, saved_hangs, max_depth, execs_per_sec, total_execs, edges_found";
+/// AFL++ 4.x's `plot_data` header, then numfuzz's columns: the distinct exceptions by kind and
+/// the escaping origins (afl-plot reads columns by position and ignores the extra ones; its
+/// crash graph already counts the exception findings, which are `crashes/`).
+pub const PLOT_HEADER: &str = "# relative_time, cycles_done, cur_item, corpus_count, pending_total, pending_favs, map_size, saved_crashes, saved_hangs, max_depth, execs_per_sec, total_execs, edges_found, fp_invalid, fp_divbyzero, fp_overflow, fp_underflow, fp_escapes";
 
 /// The `key : value` lines of `fuzzer_stats`, in order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -95,6 +97,9 @@ pub struct PlotRow {
     pub execs_per_sec: f64,
     pub total_execs: u64,
     pub edges_found: usize,
+    /// Distinct exceptions by kind (Invalid, DivByZero, Overflow, Underflow).
+    pub exceptions: [u64; 4],
+    pub escapes: u64,
 }
 
 /// Appends `row` to `dir/plot_data`, writing the header first into a new file.
@@ -109,7 +114,7 @@ pub fn append_plot(dir: &Path, row: &PlotRow) -> std::io::Result<()> {
     }
     let _ = writeln!(
         line,
-        "{}, 0, {}, {}, {}, {}, {:.2}%, {}, {}, 0, {:.2}, {}, {}",
+        "{}, 0, {}, {}, {}, {}, {:.2}%, {}, {}, 0, {:.2}, {}, {}, {}, {}, {}, {}, {}",
         row.run_time_s,
         row.cur_item,
         row.corpus_count,
@@ -120,7 +125,12 @@ pub fn append_plot(dir: &Path, row: &PlotRow) -> std::io::Result<()> {
         row.saved_hangs,
         row.execs_per_sec,
         row.total_execs,
-        row.edges_found
+        row.edges_found,
+        row.exceptions[0],
+        row.exceptions[1],
+        row.exceptions[2],
+        row.exceptions[3],
+        row.escapes
     );
     f.write_all(line.as_bytes())
 }
@@ -150,6 +160,8 @@ mod tests {
         let row = PlotRow {
             run_time_s: 3,
             total_execs: 10,
+            exceptions: [1, 0, 2, 3],
+            escapes: 1,
             ..PlotRow::default()
         };
         append_plot(dir.path(), &row).unwrap();
@@ -158,6 +170,6 @@ mod tests {
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 3);
         assert_eq!(lines[0], PLOT_HEADER);
-        assert_eq!(lines[1], "3, 0, 0, 0, 0, 0, 0.00%, 0, 0, 0, 0.00, 10, 0");
+        assert_eq!(lines[1], "3, 0, 0, 0, 0, 0, 0.00%, 0, 0, 0, 0.00, 10, 0, 1, 0, 2, 3, 1");
     }
 }
