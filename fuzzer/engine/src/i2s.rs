@@ -530,22 +530,34 @@ pub const CANDIDATES_PER_TESTCASE: usize = 256;
 pub struct I2SStage {
     trace: Option<CmpTrace>,
     signature: Option<std::sync::Arc<Signature>>,
+    /// Testcases traced, candidates evaluated, candidates kept (corpus or finding): the
+    /// screen's input-to-state line.
+    counts: [u64; 3],
 }
+
+/// User-stat names of the input-to-state counts (testcases traced, candidates tried, kept).
+pub const I2S_STATS: [&str; 3] = ["i2s_traced", "i2s_tried", "i2s_kept"];
 
 impl I2SStage {
     /// `trace` is `None` when comparison solving is off (`--no-cmp`) or the target has no
     /// comparison log.
     pub fn new(trace: Option<CmpTrace>, signature: Option<std::sync::Arc<Signature>>) -> Self {
-        I2SStage { trace, signature }
+        I2SStage {
+            trace,
+            signature,
+            counts: [0; 3],
+        }
     }
 }
 
 mod stage {
-    use super::{candidates, I2SStage, CANDIDATES_PER_TESTCASE};
+    use super::{candidates, I2SStage, CANDIDATES_PER_TESTCASE, I2S_STATS};
     use crate::client::{Fuzzer, Mgr, Observers, State};
+    use crate::feedbacks::fire_count;
     use crate::meta::Traced;
     use libafl::corpus::HasCurrentCorpusId;
     use libafl::executors::{Executor, HasObservers};
+    use libafl::fuzzer::ExecuteInputResult;
     use libafl::fuzzer::{Evaluator, ExecutesInput};
     use libafl::inputs::{BytesInput, HasTargetBytes};
     use libafl::stages::{Restartable, Stage};
@@ -582,8 +594,14 @@ mod stage {
             traced?;
             let cmps = trace.read();
             let bytes = input.target_bytes().to_vec();
+            self.counts[0] += 1;
             for candidate in candidates(self.signature.as_deref(), &bytes, &cmps, CANDIDATES_PER_TESTCASE) {
-                fuzzer.evaluate_input(state, executor, mgr, &BytesInput::new(candidate))?;
+                let (result, _) = fuzzer.evaluate_input(state, executor, mgr, &BytesInput::new(candidate))?;
+                self.counts[1] += 1;
+                self.counts[2] += u64::from(result != ExecuteInputResult::None);
+            }
+            for (name, count) in I2S_STATS.iter().zip(self.counts) {
+                fire_count(mgr, state, name, count)?;
             }
             Ok(())
         }

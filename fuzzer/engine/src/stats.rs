@@ -262,6 +262,9 @@ impl StatsStage {
     }
 }
 
+/// User-stat name of the clients of an instance that died and were replaced.
+pub const CLIENT_RESTARTS_STAT: &str = "client_restarts";
+
 impl<E, EM, S, Z> Stage<E, EM, S, Z> for StatsStage
 where
     S: HasCorpus<BytesInput>
@@ -285,6 +288,10 @@ where
             // position it keeps for a respawned client, and a client respawned after a
             // SIGKILL would then panic on its first message ("never got committed").
             std_report_progress(manager, state)?;
+            let restarts = self.instance.client_restarts as u64;
+            if restarts > 0 {
+                crate::feedbacks::fire_count(manager, state, CLIENT_RESTARTS_STAT, restarts)?;
+            }
             if self.over() {
                 state.request_stop();
             }

@@ -37,7 +37,7 @@ fn ago(d: Option<Duration>) -> String {
 
 fn row(label: &str, value: String) -> Line<'static> {
     Line::from(vec![
-        Span::styled(format!("{label:>13} "), Style::default().add_modifier(Modifier::DIM)),
+        Span::styled(format!("{label:>14} "), Style::default().add_modifier(Modifier::DIM)),
         Span::raw(value),
     ])
 }
@@ -59,7 +59,10 @@ fn progress(s: &Snapshot) -> Vec<Line<'static>> {
         ),
         row("corpus", s.corpus.to_string()),
         row("edges", edges),
-        row("crashes+hangs", s.objectives.to_string()),
+        row(
+            "crashes+hangs",
+            format!("{}  restarts {}", s.objectives, s.client_restarts),
+        ),
     ]
 }
 
@@ -95,7 +98,16 @@ fn escapes(s: &Snapshot) -> Vec<Line<'static>> {
     let mut lines = vec![row("escaping", s.escapes.to_string())];
     lines.extend(newest);
     if let Some((reached, execs)) = s.search {
-        lines.push(row("local search", format!("{reached} in {}", human(execs as f64))));
+        lines.push(row(
+            "local search",
+            format!("{reached} reached in {} runs", human(execs as f64)),
+        ));
+    }
+    if let Some((traced, tried, kept)) = s.i2s {
+        lines.push(row(
+            "input-to-state",
+            format!("{kept} kept of {} tried ({traced} traced)", human(tried as f64)),
+        ));
     }
     lines
 }
@@ -172,6 +184,8 @@ mod tests {
             escapes: 2,
             newest_escape: Some(("Overflow exp.c:406:22 fmul".into(), Duration::from_secs(3))),
             search: Some((3, 12_000)),
+            i2s: Some((40, 10_240, 17)),
+            client_restarts: 1,
             cores: vec![
                 CoreLine {
                     client: 1,
@@ -216,6 +230,9 @@ mod tests {
             "1m05s of 10m00s",
             "1.23M (20.3k/s)",
             "812/2011",
+            "restarts 1",
+            "3 reached in 12.0k runs",
+            "17 kept of 10.2k tried (40 traced)",
             "q or Ctrl-C: stop",
         ] {
             assert!(text.contains(want), "no `{want}` on\n{text}");

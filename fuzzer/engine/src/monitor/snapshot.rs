@@ -2,7 +2,9 @@
 //! what only a running monitor knows (when each count last grew, the newest escaping site).
 
 use crate::feedbacks::{ESCAPES_STAT, EXCEPTION_STATS, LAST_ESCAPE_STAT};
+use crate::i2s::I2S_STATS;
 use crate::local_search::{SEARCH_EXECS_STAT, SEARCH_REACHED_STAT};
+use crate::stats::CLIENT_RESTARTS_STAT;
 use libafl::monitors::stats::{ClientStatsManager, UserStatsValue};
 use libafl_bolts::ClientId;
 use numfuzz_abi::kind::ExceptionKind;
@@ -40,6 +42,10 @@ pub struct Snapshot {
     pub newest_escape: Option<(String, Duration)>,
     /// Local search: (inputs that reached a new exception, executions spent).
     pub search: Option<(u64, u64)>,
+    /// Input-to-state: (testcases traced, candidates tried, candidates kept).
+    pub i2s: Option<(u64, u64, u64)>,
+    /// Clients that died and were replaced.
+    pub client_restarts: u64,
     pub cores: Vec<CoreLine>,
 }
 
@@ -109,6 +115,8 @@ impl Tracker {
         let (execs, execs_per_sec, corpus, objectives) =
             (g.total_execs, g.execs_per_sec, g.corpus_size, g.objective_size);
         let search = number(stats, SEARCH_REACHED_STAT).zip(number(stats, SEARCH_EXECS_STAT));
+        let [traced, tried, kept] = I2S_STATS.map(|n| number(stats, n));
+        let i2s = traced.zip(tried).zip(kept).map(|((a, b), c)| (a, b, c));
         Snapshot {
             elapsed: self.started.elapsed(),
             budget: self.budget,
@@ -122,6 +130,8 @@ impl Tracker {
             escapes: number(stats, ESCAPES_STAT).unwrap_or(0),
             newest_escape: self.newest_escape.as_ref().map(|(s, t)| (s.clone(), now - *t)),
             search,
+            i2s,
+            client_restarts: number(stats, CLIENT_RESTARTS_STAT).unwrap_or(0),
             cores: cores(stats),
         }
     }

@@ -48,6 +48,14 @@ impl Monitor for StatusMonitor {
         let search = s.search.map_or(String::new(), |(reached, execs)| {
             format!("  search {reached} reached in {}", human(execs as f64))
         });
+        let i2s = s.i2s.map_or(String::new(), |(_, tried, kept)| {
+            format!("  i2s {kept} kept of {}", human(tried as f64))
+        });
+        let restarts = if s.client_restarts > 0 {
+            format!("  restarts {}", s.client_restarts)
+        } else {
+            String::new()
+        };
         let escapes = match &s.newest_escape {
             Some((site, _)) => format!("  escapes {} (newest {site})", s.escapes),
             None => format!("  escapes {}", s.escapes),
@@ -57,7 +65,7 @@ impl Monitor for StatusMonitor {
             .last_exception()
             .map_or("none yet".to_string(), |d| format!("{} ago", span(d)));
         println!(
-            "[numfuzz] {}s{budget}  execs {} ({}/s)  corpus {}  edges {edges}  exceptions {}{kinds}{escapes}  crashes+hangs {}{search}  last exception {last}",
+            "[numfuzz] {}s{budget}  execs {} ({}/s)  corpus {}  edges {edges}  exceptions {}{kinds}{escapes}  crashes+hangs {}{restarts}{search}{i2s}  last exception {last}",
             s.elapsed.as_secs(),
             human(s.execs as f64),
             human(s.execs_per_sec),
