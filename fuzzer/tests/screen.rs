@@ -65,8 +65,9 @@ fn shell_quote(p: &Path) -> String {
 /// the file the exit status goes to.
 fn start(built: &testkit::Built) -> (Tmux, std::path::PathBuf) {
     let status = built.path("status");
+    // As a person's terminal: `CI` (set by CI runners, inherited by tmux) turns the screen off.
     let command = format!(
-        "{} run -o {} -V 300 -- {}; echo $? > {}; sleep 60",
+        "env -u CI {} run -o {} -V 300 -- {}; echo $? > {}; sleep 60",
         shell_quote(&Tools::get().numfuzz()),
         shell_quote(&built.path("out")),
         shell_quote(&built.exe),
