@@ -109,6 +109,7 @@ public:
 #define NUMFUZZ_ADD_LIBM(name, type, op, shape)                                                                    \
   if (type != NUMFUZZ_TYPE_F80) {                                                                                  \
     Libm[name] = shape;                                                                                            \
+    LibmOp[name] = op;                                                                                             \
     auto &Own = Names[{op, type}], &Wide = Names[{op, NUMFUZZ_TYPE_F80}];                                          \
     size_t K = std::find(Own.begin(), Own.end(), StringRef(name)) - Own.begin();                                  \
     if (K < Wide.size())                                                                                           \
@@ -145,9 +146,11 @@ private:
   Type *F80, *Dbl, *PtrTy, *I32, *I64, *Void;
   Constant *NaNFromInfinity;
   StringMap<unsigned> Libm;  // float/double libm name -> shape
+  StringMap<unsigned> LibmOp; // float/double libm name -> op
   StringMap<std::string> WideOf; // float/double libm name -> its long double name
   StringMap<Constant *> Strings;
   DenseMap<Value *, Value *> Shadow;
+  DenseMap<Value *, Value *> Constness; // an i1 beside a phi or select of constants
   SmallVector<std::pair<PHINode *, PHINode *>, 16> Phis;
 
   FunctionCallee rt(const char *Name, Type *Ret, ArrayRef<Type *> Params) {
@@ -195,6 +198,7 @@ private:
 
   void instrument(Function &F) {
     Shadow.clear();
+    Constness.clear();
     Phis.clear();
     SmallVector<Instruction *, 128> Work;
     ReversePostOrderTraversal<Function *> RPO(&F);
@@ -287,11 +291,22 @@ private:
     return B.CreateSelect(Tagged, NaNFromInfinity, S);
   }
 
+  // S, or the NaN from a constant (numfuzz-abi's shadow.rs) when Operand, the divisor or the
+  // log's argument whose shadow is OperandShadow, is a zero loaded from where the program
+  // stored a constant 0 (an underflow branch's answer).
+  Value *pole(IRBuilder<> &B, Value *S, Value *Operand, Value *OperandShadow) {
+    auto *Ld = dyn_cast<LoadInst>(Operand);
+    if (!Ld)
+      return S;
+    return B.CreateCall(rt(NUMFUZZ_SYM_SHADOW_POLE, F80, {F80, F80, PtrTy}), {S, OperandShadow, Ld->getPointerOperand()});
+  }
+
   // The shadow of an arithmetic instruction, conversion or select (null: none, a restart).
   Value *arithmetic(IRBuilder<> &B, Instruction *I) {
     if (auto *Bin = dyn_cast<BinaryOperator>(I)) {
       Value *A = get(Bin->getOperand(0), I), *C = get(Bin->getOperand(1), I);
-      return born(B, B.CreateBinOp(Bin->getOpcode(), A, C), {A, C});
+      Value *S = born(B, B.CreateBinOp(Bin->getOpcode(), A, C), {A, C});
+      return Bin->getOpcode() == Instruction::FDiv ? pole(B, S, Bin->getOperand(1), C) : S;
     }
     if (I->getOpcode() == Instruction::FNeg)
       return B.CreateFNeg(get(I->getOperand(0), I));
@@ -332,13 +347,39 @@ private:
     }
   }
 
+  // Whether V, at run time, is one of the program's constants: true for a constant, the
+  // incoming one's for a phi or a select (optimisers sink `r->val = 0.0` on one branch and
+  // `r->val = e` on the other into one store of a phi), false for anything computed.
+  Value *constness(Value *V) {
+    if (isa<ConstantFP>(V))
+      return ConstantInt::getTrue(Ctx);
+    auto It = Constness.find(V);
+    if (It != Constness.end())
+      return It->second;
+    if (auto *Phi = dyn_cast<PHINode>(V)) {
+      auto *C = PHINode::Create(Type::getInt1Ty(Ctx), Phi->getNumIncomingValues(), "", Phi->getIterator());
+      Constness[V] = C; // before the incoming values: a loop's phi reaches itself
+      for (unsigned K = 0; K < Phi->getNumIncomingValues(); K++)
+        C->addIncoming(constness(Phi->getIncomingValue(K)), Phi->getIncomingBlock(K));
+      return C;
+    }
+    if (auto *Sel = dyn_cast<SelectInst>(V)) {
+      Value *T = constness(Sel->getTrueValue()), *F = constness(Sel->getFalseValue());
+      IRBuilder<> B(Sel->getNextNode());
+      return Constness[V] = B.CreateSelect(Sel->getCondition(), T, F);
+    }
+    return ConstantInt::getFalse(Ctx);
+  }
+
   void visitStore(StoreInst *St) {
     Value *V = St->getValueOperand();
     if (!shadowed(V->getType()))
       return;
     IRBuilder<> B(St);
     FunctionCallee Store = rt(NUMFUZZ_SYM_SHADOW_STORE, Void, {PtrTy, Dbl, F80, I32});
-    B.CreateCall(Store, {St->getPointerOperand(), toDouble(B, V), get(V, St), B.getInt32(widthOf(V->getType()))});
+    Value *Width = B.CreateOr(B.getInt32(widthOf(V->getType())),
+                              B.CreateSelect(constness(V), B.getInt32(NUMFUZZ_SHADOW_STORED_CONSTANT), B.getInt32(0)));
+    B.CreateCall(Store, {St->getPointerOperand(), toDouble(B, V), get(V, St), Width});
   }
 
   void visitReturn(Function &F, ReturnInst *Ret) {
@@ -387,7 +428,10 @@ private:
       }
     }
     IRBuilder<> B(Call->getNextNode());
-    return born(B, B.CreateCall(rt(Wide->second.c_str(), F80, Params), Args), Args);
+    Value *S = born(B, B.CreateCall(rt(Wide->second.c_str(), F80, Params), Args), Args);
+    unsigned Op = LibmOp.lookup(Name);
+    bool Log = Op == NUMFUZZ_OP_LOG || Op == NUMFUZZ_OP_LOG2 || Op == NUMFUZZ_OP_LOG10;
+    return Log ? pole(B, S, Call->getArgOperand(0), Args[0]) : S;
   }
 
   void visitIntrinsic(IntrinsicInst *II) {

@@ -36,6 +36,9 @@ __attribute__((noinline)) double cbrt(double x) { return x * 1e300 / 1e300; }
 __attribute__((noinline)) static double removable(double x) { return (exp(x) - 1.0) / x; }
 __attribute__((noinline)) static double jump(double x) { return x / fabs(x); }
 __attribute__((noinline)) static double from_constant(double x) { double b = x > 1e300 ? INFINITY : x * x; return b * (x - x); }
+__attribute__((noinline)) static int exps(double x, struct pair *r) { if (x > 700) { r->num = 0.0; r->den = INFINITY; return 1; } r->num = exp(-x); r->den = exp(x); return 0; }
+__attribute__((noinline)) static double stored_zero(double x) { struct pair a, b; exps(x, &a); exps(x + 1, &b); return log(b.num / a.num); }
+__attribute__((noinline)) static double stored_infinity(double x) { struct pair a; exps(x, &a); return a.den * 1e-300 + x / 3 * 1e-320 * 0; }
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int c = nf_i32(data, size, 0);
   double x = nf_f64(data, size, 1), r = 0;
@@ -52,6 +55,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   case 10: r = removable(x); break;
   case 11: r = jump(x); break;
   case 12: r = from_constant(x); break;
+  case 13: r = stored_zero(x); break;
+  case 14: r = stored_infinity(x); break;
   }
   NUMFUZZ_RESULT(r);
   return 0;
@@ -70,6 +75,10 @@ const LINE_REMOVABLE: u64 = 22;
 const LINE_JUMP: u64 = 23;
 /// An overflow branch's constant infinity times an exact zero: the NaN is the algorithm's.
 const LINE_FROM_CONSTANT: u64 = 24;
+/// An underflow branch's stored 0, divided by: the wider format would have had e^-x there.
+const LINE_STORED_ZERO: u64 = 26;
+/// An overflow branch's stored infinity, scaled back into the range: e^710 · 1e-300 = 2.2e8.
+const LINE_STORED_INFINITY: u64 = 27;
 
 fn input(case: i32, x: f64) -> Vec<u8> {
     let mut b = case.to_le_bytes().to_vec();
@@ -90,6 +99,8 @@ fn inputs() -> Vec<(i32, Vec<u8>)> {
         (10, 0.0),
         (11, 0.0),
         (12, 1e301),
+        (13, 800.0),
+        (14, 710.0),
     ]
     .into_iter()
     .map(|(c, x)| (c, input(c, x)))
@@ -165,7 +176,24 @@ fn the_shadow_build_reports_what_the_wider_format_computes() {
         let (value, unreliable) = shadow(12, 1e301);
         assert!(value.eq_ignore_ascii_case("nan"), "{opt}: {value}");
         let why = unreliable.unwrap_or_else(|| panic!("{opt}: a NaN born from an infinity is unreliable"));
-        assert!(why.contains("came from an infinity"), "{opt}: {why}");
+        // (-O0 keeps `b` in memory, where the infinity is a stored constant.)
+        let how = if opt == "-O0" {
+            "constant the program stored"
+        } else {
+            "came from an infinity"
+        };
+        assert!(why.contains(how), "{opt}: {why}");
+        // A zero or an infinity the program stored on a range branch is the algorithm's answer:
+        // what comes of it (0/0 then log; Inf · 1e-300) is marked, not undefined or beyond range.
+        for (c, x) in [(13, 800.0), (14, 710.0)] {
+            let (value, unreliable) = shadow(c, x);
+            assert!(value.eq_ignore_ascii_case("nan"), "{opt} case {c}: {value}");
+            let why = unreliable.unwrap_or_else(|| panic!("{opt} case {c}: a stored constant's result is marked"));
+            assert!(why.contains("constant the program stored"), "{opt} case {c}: {why}");
+        }
+        // Beside the branch, the same functions are shadowed as any: e^-x and e^x come through.
+        finite_near(13, 600.0, -1.0);
+        finite_near(14, 690.0, 690f64.exp() * 1e-300);
         // An ordinary input: the shadow is the value, to rounding.
         finite_near(1, 3.0, 2.0 * 3f64.exp() / 9.0);
     }
@@ -220,6 +248,8 @@ fn without_an_oracle_the_shadow_tells_spurious_infinities_from_true_ones() {
         LINE_IN_MEMORY,
         LINE_BIT_TRICK,
         LINE_REMOVABLE,
+        LINE_STORED_ZERO,
+        LINE_STORED_INFINITY,
     ];
     assert_eq!(bug_lines(&doc), BTreeSet::from(spurious), "{doc:#}");
     // The shadow of 0/0 is NaN too; beside the input it settles on the limit, 1.
@@ -242,6 +272,16 @@ fn without_an_oracle_the_shadow_tells_spurious_infinities_from_true_ones() {
         .map(|u| u["input"]["path"].as_str().unwrap())
         .collect();
     assert!(unexplained.iter().any(|p| p.ends_with("case:12")), "{unexplained:?}");
+    // What comes of a stored constant is not judged either: the 0/0 of the stored zeros and the
+    // input of the stored infinity stay bugs, with no reference, where the shadow alone would
+    // have called them undefined and beyond the range.
+    for line in [LINE_STORED_ZERO, LINE_STORED_INFINITY] {
+        let classes = classes_at(&doc, line);
+        assert!(
+            !classes.contains("undefined") && !classes.contains("range"),
+            "line {line}: {doc:#}"
+        );
+    }
     // Across a jump the neighbours differ: the NaN stays the answer.
     assert_eq!(classes_at(&doc, LINE_JUMP), BTreeSet::from(["undefined".to_string()]));
     for line in [LINE_TRUE_OVERFLOW, LINE_POLE, LINE_LOG_OF_ZERO] {
@@ -254,7 +294,7 @@ fn without_an_oracle_the_shadow_tells_spurious_infinities_from_true_ones() {
     for f in findings(&doc).iter().filter(|f| f["class"] == "bug") {
         let line = f["location"]["line"].as_u64().unwrap();
         let reference = &f["reference"];
-        if line == LINE_BIT_TRICK {
+        if [LINE_BIT_TRICK, LINE_STORED_ZERO, LINE_STORED_INFINITY].contains(&line) {
             assert_eq!(reference, &Value::Null, "an unreliable shadow judges nothing");
             continue;
         }
@@ -269,8 +309,8 @@ fn without_an_oracle_the_shadow_tells_spurious_infinities_from_true_ones() {
         );
     }
     assert_eq!(
-        doc["oracle"]["unreliable"], 2,
-        "the bit trick's input and the NaN from a constant infinity"
+        doc["oracle"]["unreliable"], 4,
+        "the bit trick's input, the NaN from a constant infinity and the two from stored constants"
     );
 
     // Without the shadow build, every Inf is a bug.
@@ -327,6 +367,10 @@ for line in sys.stdin:
         v = 1 if x == 0 else expm1(x) / x
     elif c == 12:
         v = 0
+    elif c == 13:
+        v = -1
+    elif c == 14:
+        v = exp(x) * mpf("1e-300")
     else:
         v = "nan" if x == 0 else sign(x)
     print(json.dumps({"results": [str(v)]}), flush=True)
@@ -348,10 +392,10 @@ fn beside_an_oracle_the_shadow_is_measured_against_it() {
     let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(doc["oracle"]["source"], "oracle");
     let a = &doc["shadow_agreement"];
-    // Every input escapes; the bit trick's shadow and the NaN from a constant judge nothing.
+    // Every input escapes; the bit trick's shadow and the NaNs from constants judge nothing.
     assert_eq!(
         (&a["inputs"], &a["judged_by_both"], &a["agreed"]),
-        (&11.into(), &9.into(), &9.into()),
+        (&13.into(), &9.into(), &9.into()),
         "{a:#}"
     );
     assert_eq!(a["disagreements"], serde_json::json!([]));
@@ -366,7 +410,7 @@ fn beside_an_oracle_the_shadow_is_measured_against_it() {
     assert_eq!(pair("wrong", "wrong".into()), Some(5));
     assert_eq!(pair("unreported-range", "unreported-range".into()), Some(3));
     assert_eq!(pair("undefined", "undefined".into()), Some(1));
-    assert_eq!(pair("wrong", Value::Null), Some(2));
+    assert_eq!(pair("wrong", Value::Null), Some(4));
     // The references shown are the oracle's.
     for f in findings(&doc).iter().filter(|f| !f["reference"].is_null()) {
         assert_eq!(f["reference"]["source"], "oracle", "{f:#}");

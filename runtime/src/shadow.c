@@ -23,6 +23,7 @@ struct shadow_cell {
   uintptr_t addr; /* 0: empty */
   uint64_t bits;
   uint32_t width; /* 4 or 8 */
+  uint32_t constant_zero; /* the program stored a constant 0 here */
   long double shadow;
 };
 
@@ -247,11 +248,33 @@ long double __numfuzz_shadow_load(const void *p, double v, unsigned width) {
   return v;
 }
 
+/* The x87 quiet NaN whose significand is `significand`. */
+static long double tagged_nan(uint64_t significand) {
+  long double s = 0;
+  uint16_t top = 0x7fff;
+  memcpy(&s, &significand, sizeof significand); /* x87: the significand's 64 bits come first */
+  memcpy((char *)&s + sizeof significand, &top, sizeof top);
+  return s;
+}
+
 void __numfuzz_shadow_store(void *p, double v, long double s, unsigned width) {
+  int constant = (width & NUMFUZZ_SHADOW_STORED_CONSTANT) != 0;
+  width &= ~NUMFUZZ_SHADOW_STORED_CONSTANT;
   struct shadow_cell *c = cell((uintptr_t)p, 1);
   c->bits = value_bits(v, width);
   c->width = width;
-  c->shadow = s;
+  /* A stored constant infinity is an overflow branch's answer (numfuzz-abi's NAN_FROM_CONSTANT). */
+  c->shadow = constant && isinf(v) ? tagged_nan(NUMFUZZ_SHADOW_NAN_FROM_CONSTANT) : s;
+  c->constant_zero = constant && v == 0;
+}
+
+long double __numfuzz_shadow_pole(long double s, long double operand, const void *p) {
+  if (operand != 0)
+    return s;
+  struct shadow_cell *c = cell((uintptr_t)p, 0);
+  if (c && c->constant_zero && c->bits == stored_bits(p, c->width))
+    return tagged_nan(NUMFUZZ_SHADOW_NAN_FROM_CONSTANT);
+  return s;
 }
 
 void __numfuzz_shadow_copy(void *dst, const void *src, uint64_t n) {
@@ -318,20 +341,25 @@ void __numfuzz_shadow_cmp(int real, int shadow, double a, long double sa, double
     mark_unreliable("a branch on a value the format lost went the other way in the shadow", where);
 }
 
-/* Is s the NaN a shadow takes when an infinity makes it (numfuzz-abi's shadow.rs)? */
-static int nan_from_infinity(long double s) {
+/* Why s is a provisional shadow: a NaN whose payload says a step of the algorithm made it
+ * (numfuzz-abi's shadow.rs), NULL otherwise. */
+static const char *provisional(long double s) {
   if (s == s)
-    return 0;
+    return NULL;
   uint64_t significand;
   memcpy(&significand, &s, sizeof significand); /* x87: the significand's 64 bits come first */
-  return significand == NUMFUZZ_SHADOW_NAN_FROM_INFINITY;
+  if (significand == NUMFUZZ_SHADOW_NAN_FROM_INFINITY)
+    return NUMFUZZ_SHADOW_NAN_FROM_INFINITY_REASON;
+  if (significand == NUMFUZZ_SHADOW_NAN_FROM_CONSTANT)
+    return NUMFUZZ_SHADOW_NAN_FROM_CONSTANT_REASON;
+  return NULL;
 }
 
 void __numfuzz_shadow_result(const char *name, double v, long double s, unsigned width) {
   if (x87_status() & (X87_OVERFLOW | X87_UNDERFLOW))
     mark_unreliable("a shadow went beyond the range of its own format (x87 overflow or underflow)", NULL);
   const char *why = unreliable;
-  if (!why && nan_from_infinity(s))
-    why = NUMFUZZ_SHADOW_NAN_FROM_INFINITY_REASON;
+  if (!why)
+    why = provisional(s);
   numfuzz_rt_result_shadowed(name, v, width, &s, why);
 }

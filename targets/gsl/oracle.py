@@ -17,7 +17,8 @@ angular momenta, Condon-Shortley phases, branch choices), never from GSL's algor
 Mapping of results (what the harnesses declare, in declaration order):
   gsl_sf_result *X       -> primary X.val (index 0, 1, ...), then "X.err"          (null)
   gsl_sf_result_e10 *X   -> primary X.val, "X.err", "X.e10"; the answer for the primary is
-                            true_value / 10^e10 with the e10 that GSL returned
+                            true_value / 10^e10 with the e10 that GSL returned (with the value's own
+                            exponent when the mantissa came out Inf or NaN)
   double *sgn (lngamma_sgn, lnbeta_sgn, lnpoch_sgn)                   -> "sgn"   (null)
   double *exp_F, *exp_G (coulomb_wave_FG): F = F.val e^exp_F, G = G.val e^exp_G; the answers
                             for F, F', G, G' are the true values divided by e^exp_F / e^exp_G
@@ -3342,11 +3343,24 @@ def answer(req):
                 e10 = float(named.get("e10"))
                 if not math.isfinite(e10) or e10 != int(e10):
                     raise ValueError
+                if returned_non_finite(r) and v != 0:
+                    # An Inf or NaN mantissa could have been any: the pair holds every finite
+                    # value, so the answer is the value's own mantissa (whatever e10 the error
+                    # path left), never a range error.
+                    e10 = int(mp.floor(mp.log10(abs(v))))
                 v = v / mpf(10) ** int(e10)
             except (TypeError, ValueError):
                 v = None
         reply["results"][k] = fmt(v)
     return reply
+
+
+def returned_non_finite(result):
+    """Whether a reported result's value is Inf or NaN."""
+    try:
+        return not math.isfinite(float(result.get("value")))
+    except (TypeError, ValueError):
+        return False
 
 
 # ---- worker process ------------------------------------------------------------------------

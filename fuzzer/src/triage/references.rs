@@ -15,7 +15,7 @@ use super::limit;
 use super::oracle::{self, Judgement, Oracle, Request, RequestResult, ResultVerdict};
 use crate::replay::{Ending, Replay, Replayer};
 use numfuzz_abi::report::ResultReport;
-use numfuzz_abi::shadow::NAN_FROM_INFINITY_REASON;
+use numfuzz_abi::shadow::is_provisional;
 use numfuzz_abi::signature::Signature;
 use numfuzz_abi::value::Value;
 use serde::Serialize;
@@ -379,8 +379,9 @@ fn check_beside(
 
 /// The shadow build's references for the results the target declared: a primary result that
 /// came out Inf or NaN gets its shadow (when the shadow run declared the same result and its
-/// shadow is reliable); every other result gets none. A shadow that is a NaN born from an
-/// infinity is a provisional `nan`: its index is returned too, and it judges only through a
+/// shadow is reliable); every other result gets none. A shadow that is a NaN a step of the
+/// algorithm made (born from an infinity, or from a constant the program stored) is a
+/// provisional `nan`: its index is returned too, and it judges only through a
 /// limit beside the input.
 pub fn shadow_judgement(returned: &[ResultReport], shadowed: &[ResultReport]) -> (Judgement, Vec<u32>) {
     let mut provisional = Vec::new();
@@ -395,7 +396,7 @@ pub fn shadow_judgement(returned: &[ResultReport], shadowed: &[ResultReport]) ->
             let shadow = twin.shadow.as_ref()?;
             match shadow.unreliable.as_deref() {
                 None => Some(shadow.value.to_ascii_lowercase()),
-                Some(NAN_FROM_INFINITY_REASON) => {
+                Some(why) if is_provisional(why) => {
                     provisional.extend(r.index);
                     Some("nan".into())
                 }
@@ -415,6 +416,7 @@ mod tests {
     use super::*;
     use numfuzz_abi::op::FloatType;
     use numfuzz_abi::report::ShadowValue;
+    use numfuzz_abi::shadow::{NAN_FROM_CONSTANT_REASON, NAN_FROM_INFINITY_REASON};
     use numfuzz_abi::value::Float;
 
     #[test]
@@ -466,10 +468,12 @@ mod tests {
     fn a_nan_from_an_infinity_is_a_provisional_reference() {
         let returned = [result(Some(0), "NaN", None)];
         let mut shadowed = [result(Some(0), "NaN", Some(("NaN", false)))];
-        shadowed[0].shadow.as_mut().unwrap().unreliable = Some(NAN_FROM_INFINITY_REASON.into());
-        let (j, provisional) = shadow_judgement(&returned, &shadowed);
-        assert_eq!(j.references, vec![Some("nan".to_string())]);
-        assert_eq!(provisional, vec![0]);
+        for reason in [NAN_FROM_INFINITY_REASON, NAN_FROM_CONSTANT_REASON] {
+            shadowed[0].shadow.as_mut().unwrap().unreliable = Some(reason.into());
+            let (j, provisional) = shadow_judgement(&returned, &shadowed);
+            assert_eq!(j.references, vec![Some("nan".to_string())]);
+            assert_eq!(provisional, vec![0]);
+        }
     }
 
     #[test]

@@ -209,6 +209,24 @@ pub fn generate() -> String {
         crate::shadow::NAN_FROM_INFINITY_REASON
     )
     .unwrap();
+    writeln!(
+        w,
+        "#define NUMFUZZ_SHADOW_NAN_FROM_CONSTANT 0x{:X}ull",
+        crate::shadow::NAN_FROM_CONSTANT
+    )
+    .unwrap();
+    writeln!(
+        w,
+        "#define NUMFUZZ_SHADOW_NAN_FROM_CONSTANT_REASON \"{}\"",
+        crate::shadow::NAN_FROM_CONSTANT_REASON
+    )
+    .unwrap();
+    writeln!(
+        w,
+        "#define NUMFUZZ_SHADOW_STORED_CONSTANT {}u",
+        crate::shadow::STORED_CONSTANT
+    )
+    .unwrap();
     writeln!(w, "#define NUMFUZZ_TAINT_LABELS {}", crate::taint::LABELS).unwrap();
     writeln!(
         w,
@@ -345,6 +363,7 @@ pub fn generate() -> String {
         ("SHADOW_INT_LOAD", shadow::INT_LOAD),
         ("SHADOW_BITS", shadow::BITS),
         ("SHADOW_CMP", shadow::CMP),
+        ("SHADOW_POLE", shadow::POLE),
         ("SHADOW_RESULT", shadow::RESULT),
     ] {
         writeln!(w, "#define NUMFUZZ_SYM_{name} \"{sym}\"").unwrap();

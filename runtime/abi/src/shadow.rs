@@ -42,6 +42,34 @@ pub const NAN_FROM_INFINITY: u64 = 0xC0A7_E000_0000_0000;
 pub const NAN_FROM_INFINITY_REASON: &str = "the shadow's NaN came from an infinity (0*inf, inf-inf, inf/inf, f(inf)): \
 a step of the algorithm, which says nothing of whether the true value exists";
 
+/// The significand of the x87 quiet NaN a shadow takes when it comes from a constant the program
+/// stored on a branch of its own: an infinity stored as a constant (GSL's `OVERFLOW_ERROR` writes
+/// `GSL_POSINF` into the result), or a division by (or the log of) a zero stored as a constant
+/// (`UNDERFLOW_ERROR` writes 0.0). The wider format would have computed a finite value there, had
+/// the algorithm let it: the constant is the double algorithm's answer on an overflow or
+/// underflow branch, often one whose status the caller drops. The shadow keeps the NaN through
+/// the rest of the computation (x87 passes a NaN operand's significand on), and a result made
+/// from it judges only through its limit beside the input, as [`NAN_FROM_INFINITY`] does. An
+/// infinity or zero the program computes (`1/x` at an input 0, `log` of an input 0) or returns
+/// as a constant without storing it (fdlibm's `-two54/zero`) stays what it is: a pole.
+pub const NAN_FROM_CONSTANT: u64 = 0xC0C0_5700_0000_0000;
+
+/// Why a result whose shadow is the NaN from a stored constant is provisional (see
+/// [`NAN_FROM_CONSTANT`]).
+pub const NAN_FROM_CONSTANT_REASON: &str = "the shadow came from a constant the program stored on a branch \
+(an infinity, or a zero it divided by or took the log of): the double algorithm's answer, not a value the wider \
+format computed";
+
+/// Added to a store's `width` when the stored value is a constant of the program.
+pub const STORED_CONSTANT: u32 = 1 << 8;
+
+/// Whether a result's shadow is provisional: a NaN whose payload says it came from a step of the
+/// algorithm rather than from the mathematics; triage judges it only through a limit beside the
+/// input.
+pub fn is_provisional(reason: &str) -> bool {
+    reason == NAN_FROM_INFINITY_REASON || reason == NAN_FROM_CONSTANT_REASON
+}
+
 /// Runtime entry points a shadow build calls (`long double` is `x86_fp80` by value).
 pub mod symbols {
     /// `long double (const void *fn, unsigned index, unsigned count, double v)`: argument
@@ -59,7 +87,8 @@ pub mod symbols {
     pub const GET_RET: &str = "__numfuzz_shadow_get_ret";
     /// `long double (const void *p, double v, unsigned width)`: a load of `v` (`width` 4 or 8).
     pub const LOAD: &str = "__numfuzz_shadow_load";
-    /// `void (void *p, double v, long double s, unsigned width)`: a store.
+    /// `void (void *p, double v, long double s, unsigned width)`: a store (`width` plus
+    /// [`STORED_CONSTANT`](super::STORED_CONSTANT) when `v` is a constant of the program).
     pub const STORE: &str = "__numfuzz_shadow_store";
     /// `void (void *dst, const void *src, uint64_t n)`: `memcpy`/`memmove` copied `n` bytes.
     pub const COPY: &str = "__numfuzz_shadow_copy";
@@ -71,6 +100,10 @@ pub mod symbols {
     /// `void (int real, int shadow, double a, long double sa, double b, long double sb,
     /// const char *where)`: a comparison's outcome on the values and on their shadows.
     pub const CMP: &str = "__numfuzz_shadow_cmp";
+    /// `long double (long double s, long double operand, const void *p)`: `s`, the shadow of a
+    /// division or a log whose divisor or argument `operand` was loaded from `p`, or the NaN
+    /// from a constant when `operand` is a zero the program stored there as a constant.
+    pub const POLE: &str = "__numfuzz_shadow_pole";
     /// `void (const char *name, double v, long double s, unsigned width)`: a declared result
     /// (replaces `numfuzz_result_f64`, and `numfuzz_result_f32` with its value widened and
     /// `width` 4).
@@ -84,7 +117,7 @@ mod tests {
     #[test]
     fn entry_points_are_numfuzz_internal() {
         for s in [
-            ARG, CALL, SET_ARG, SET_RET, GET_RET, LOAD, STORE, COPY, INT_LOAD, BITS, CMP, RESULT,
+            ARG, CALL, SET_ARG, SET_RET, GET_RET, LOAD, STORE, COPY, INT_LOAD, BITS, CMP, POLE, RESULT,
         ] {
             assert!(s.starts_with("__numfuzz_shadow_"), "{s}");
         }
