@@ -7,4 +7,5 @@ pub mod html;
 pub mod replay;
 pub mod run_all;
 pub mod target;
+pub mod target_process;
 pub mod triage;

@@ -3,6 +3,7 @@
 //! prints) and hangs; and the decoded, printable view of inputs and exceptions that
 //! `numfuzz replay` and `numfuzz triage` both show.
 
+use crate::target_process::{self, Stop};
 use numfuzz_abi::kind::ExceptionKind;
 use numfuzz_abi::report::{ExceptionReport, MemoryExceeded, ReportEvent, ResultReport, TaintReport};
 use numfuzz_abi::signature::{FieldType, Signature};
@@ -10,8 +11,8 @@ use numfuzz_abi::value::Value;
 use serde::Serialize;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Stdio;
+use std::time::Duration;
 
 pub use numfuzz_abi::report::Frame;
 
@@ -134,7 +135,7 @@ impl Replayer {
     /// [`Replayer::run`] with extra environment variables.
     pub fn run_with_env(&self, input: &Path, extra_env: &[(&str, String)]) -> std::io::Result<Replay> {
         let bytes = std::fs::read(input)?;
-        let mut cmd = Command::new(&self.target);
+        let mut cmd = crate::target_process::command(&self.target);
         let on_stdin = !self.args.is_empty() && !self.args.iter().any(|a| a.contains("@@"));
         if self.args.is_empty() {
             cmd.arg(input);
@@ -143,12 +144,6 @@ impl Replayer {
         }
         cmd.env(numfuzz_abi::env::ABORT, "0")
             .env(numfuzz_abi::env::REPORT, "json")
-            .env_remove(numfuzz_abi::env::SHM_ID)
-            .env_remove(numfuzz_abi::env::AFL_SHM_ID)
-            .env_remove(numfuzz_abi::env::SITES)
-            .env_remove(numfuzz_abi::env::ENGINE)
-            .env_remove(numfuzz_abi::env::CLIENT)
-            .env_remove(numfuzz_abi::env::MEM_LIMIT_MB)
             .envs(
                 self.memory_limit_mb
                     .map(|mb| (numfuzz_abi::env::MEM_LIMIT_MB, mb.to_string())),
@@ -171,17 +166,7 @@ impl Replayer {
             let _ = stderr.read_to_end(&mut buf);
             buf
         });
-        let start = Instant::now();
-        let status = loop {
-            if let Some(s) = child.try_wait()? {
-                break Some(s);
-            }
-            if start.elapsed() > self.timeout {
-                stop_for_a_stack(&mut child);
-                break None;
-            }
-            std::thread::sleep(Duration::from_millis(2));
-        };
+        let status = target_process::wait(&mut child, self.timeout, Stop::AbortForAStack)?;
         let text = String::from_utf8_lossy(&reader.join().unwrap_or_default()).into_owned();
         Ok(parse_run(input, bytes, status, &text))
     }
@@ -198,22 +183,6 @@ impl Replayer {
         file.flush()?;
         self.run_with_env(file.path(), extra_env)
     }
-}
-
-/// Stops a replay that ran out of time: SIGABRT first, on which the runtime's crash handler
-/// prints where the program was (`NUMFUZZ_ABORT=0`), then SIGKILL if it is still there.
-fn stop_for_a_stack(child: &mut std::process::Child) {
-    // SAFETY: signalling our own child process.
-    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGABRT) };
-    let grace = Instant::now();
-    while grace.elapsed() < Duration::from_secs(2) {
-        if child.try_wait().ok().flatten().is_some() {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    let _ = child.kill();
-    let _ = child.wait();
 }
 
 /// Replays `input` on `target` with no arguments and time limit `timeout`.

@@ -7,32 +7,19 @@
 //! crashes) get a process each from the start; only the offending input itself is lost.
 
 use super::CovError;
+use crate::target_process::{self, Stop};
 use numfuzz_outdir::SavedInput as Input;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Stdio;
+use std::time::Duration;
 
 /// At most this many files per process…
 const BATCH_FILES: usize = 1000;
 /// …and this many bytes of arguments (well below ARG_MAX, which also holds the environment).
 const BATCH_ARG_BYTES: usize = 96 * 1024;
-
-/// Environment that would make a numfuzz target do something else than replay.
-const CLEARED_ENV: &[&str] = &[
-    numfuzz_abi::env::ENGINE,
-    numfuzz_abi::env::CLIENT,
-    numfuzz_abi::env::SITES,
-    numfuzz_abi::env::SHM_ID,
-    numfuzz_abi::env::REPORT,
-    numfuzz_abi::env::LOOP,
-    numfuzz_abi::env::AFL_SHM_ID,
-    numfuzz_abi::env::AFL_SHM_FUZZ_ID,
-    numfuzz_abi::env::AFL_MAP_SIZE,
-    numfuzz_abi::env::AFL_PERSISTENT,
-];
 
 /// An input whose coverage could not be recorded.
 #[derive(Clone, Debug, Serialize)]
@@ -130,10 +117,7 @@ impl ProfileRunner {
         let id = self.next_id;
         self.next_id += 1;
         let pattern = self.dir.join(format!("run{id}-%p.profraw"));
-        let mut cmd = Command::new(&self.target);
-        for var in CLEARED_ENV {
-            cmd.env_remove(var);
-        }
+        let mut cmd = target_process::command(&self.target);
         cmd.env("LLVM_PROFILE_FILE", &pattern)
             .env(numfuzz_abi::env::ABORT, "0")
             .args(inputs.iter().map(|i| &i.path))
@@ -144,23 +128,8 @@ impl ProfileRunner {
             .spawn()
             .map_err(|e| CovError::Spawn(self.target.clone(), e.to_string()))?;
         let profile = self.dir.join(format!("run{id}-{}.profraw", child.id()));
-        let start = Instant::now();
-        let mut pause = Duration::from_micros(200);
-        let status = loop {
-            if let Some(status) = child
-                .try_wait()
-                .map_err(|e| CovError::Spawn(self.target.clone(), e.to_string()))?
-            {
-                break Some(status);
-            }
-            if start.elapsed() > limit {
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
-            }
-            std::thread::sleep(pause);
-            pause = (pause * 2).min(Duration::from_millis(20));
-        };
+        let status = target_process::wait(&mut child, limit, Stop::Kill)
+            .map_err(|e| CovError::Spawn(self.target.clone(), e.to_string()))?;
         let profile = profile.is_file().then_some(profile);
         let outcome = match status {
             None => Outcome::Killed(format!("time limit ({} ms)", limit.as_millis())),

@@ -63,8 +63,10 @@ pub const MEM_LIMIT_MB: &str = "NUMFUZZ_MEM_LIMIT_MB";
 /// sentinel show an exception or the fuzzer wants distances; a replay runs once, precisely.
 /// `1`: every fuzzed input is re-run precisely (for targets that raise exceptions in threads
 /// of their own, whose flags a fast run does not see; `numfuzz run --precise` asks the same
-/// through the region header). `0`: replays run as a fuzzer's runs do (to check, input by
-/// input, what fast runs catch).
+/// through the region header). `0`: replays run fast first too, each input re-run precisely
+/// when it raises a flag (to check, input by input, what fast runs catch). `campaign`: replays
+/// run as a campaign's runs do, also skipping the re-run of an edge path and flags already re-run
+/// in the process (for benchmarks).
 pub const PRECISE: &str = "NUMFUZZ_PRECISE";
 
 /// AFL++'s coverage map id (SysV shared memory).
@@ -80,3 +82,26 @@ pub const FORKSRV_FD: i32 = 198;
 /// Inputs one forked process runs when a forkserver drives a libFuzzer-style harness in
 /// persistent mode (default 10000); `1` gives every input a fresh process.
 pub const LOOP: &str = "NUMFUZZ_LOOP";
+
+/// What a caller's environment may hold that makes a numfuzz target do something other than
+/// replay its input once, as from a clean shell: the variables a campaign sets to drive it
+/// (its maps, the forkserver, persistent loops, AFL++'s shared input) and the replay knobs each
+/// replay sets for itself when it wants them. Every replay a numfuzz tool starts clears them.
+pub const CAMPAIGN_ONLY: &[&str] = &[
+    SHM_ID,
+    SITES,
+    ENGINE,
+    CLIENT,
+    REPORT,
+    MEM_LIMIT_MB,
+    PRECISE,
+    LOOP,
+    REPAIR,
+    TAINT_SKIP,
+    TAINT_MODE,
+    SHADOW_PRECISION,
+    AFL_SHM_ID,
+    AFL_SHM_FUZZ_ID,
+    AFL_MAP_SIZE,
+    AFL_PERSISTENT,
+];
