@@ -14,12 +14,16 @@
 #                ratio. They do not run the same inputs: the checked one is guided by exceptions
 #                and distances too, and a special function's cost depends on its arguments by
 #                orders of magnitude (legendre_Pl's recurrence runs l steps), so the edges each
-#                found are printed beside, and the share of the checked campaign's mutational
-#                turns that ran precisely.
+#                found are printed beside, the share of the checked campaign's mutational
+#                turns that ran precisely (`precise_turns`) and of its executions that ran
+#                precisely (`precise_runs`: a precise turn, or a flag on an edge path and flags
+#                not re-run before).
 #   same inputs  the checked campaign's queue replayed (in one process per build, repeated to
 #                last about a second) on the edges-only build, on the checked build as a
-#                fuzzer's fast run does (NUMFUZZ_PRECISE=0: fast, precise again only when an
-#                exception shows) and precisely (every check): time per input, like for like.
+#                campaign's fast runs go (NUMFUZZ_PRECISE=campaign: fast, precise again only
+#                when an exception shows on an edge path and flags the process has not re-run
+#                yet, so the repetitions after the first mostly run fast) and precisely (every
+#                check): time per input.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -81,7 +85,7 @@ replay_ns() {
   echo $(((t1 - t0) / (reps * n)))
 }
 
-printf '%-26s | %22s %22s %6s %8s | %10s %8s %8s\n' function "campaign: edges exec/s" "checked exec/s" ratio precise \
+printf '%-26s | %22s %22s %6s %14s | %10s %8s %8s\n' function "campaign: edges exec/s" "checked exec/s" ratio "precise: turns/runs" \
   "inputs: ns" fast precise
 campaign_log=0
 fast_log=0
@@ -98,15 +102,16 @@ for f in ${functions//,/ }; do
   read -r c cg <<<"$(campaign "$checked_dir/$f")"
   stats="$work/out/default/fuzzer_stats"
   share=$(awk -F' *: *' '$1 == "fast_turns" { fa = $2 } $1 == "precise_turns" { p = $2 }
-    END { printf "%.0f%%", (fa + p > 0) ? 100 * p / (fa + p) : 0 }' "$stats")
+    $1 == "precise_runs" { r = $2 } $1 == "execs_done" { e = $2 }
+    END { printf "%.0f%%/%.0f%%", (fa + p > 0) ? 100 * p / (fa + p) : 0, (e > 0) ? 100 * r / e : 0 }' "$stats")
   find "$work/out/default/queue" -type f -name 'id:*' | sort >"$work/inputs.txt"
   edges_ns=$(replay_ns "$edges_dir/$f" "$work/inputs.txt")
-  fast_ns=$(replay_ns "$checked_dir/$f" "$work/inputs.txt" NUMFUZZ_PRECISE=0)
+  fast_ns=$(replay_ns "$checked_dir/$f" "$work/inputs.txt" NUMFUZZ_PRECISE=campaign)
   precise_ns=$(replay_ns "$checked_dir/$f" "$work/inputs.txt")
   ratio=$(awk -v c="$c" -v e="$e" 'BEGIN { printf "%.2f", (c > 0) ? e / c : 0 }')
   fast=$(awk -v a="$fast_ns" -v b="$edges_ns" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }')
   precise=$(awk -v a="$precise_ns" -v b="$edges_ns" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }')
-  printf '%-26s | %22s %22s %5sx %8s | %10s %7sx %7sx\n' "$f" "$e ($eg edges)" "$c ($cg edges)" "$ratio" "$share" \
+  printf '%-26s | %22s %22s %5sx %14s | %10s %7sx %7sx\n' "$f" "$e ($eg edges)" "$c ($cg edges)" "$ratio" "$share" \
     "$edges_ns" "$fast" "$precise"
   campaign_log=$(awk -v s="$campaign_log" -v r="$ratio" 'BEGIN { printf "%.6f", s + log(r) }')
   fast_log=$(awk -v s="$fast_log" -v r="$fast" 'BEGIN { printf "%.6f", s + log(r) }')

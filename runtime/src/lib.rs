@@ -29,6 +29,7 @@ use check::Operands;
 use fpu::F80Slot;
 use numfuzz_abi::cmp::CmpRecord;
 use numfuzz_abi::env;
+use numfuzz_abi::kind::ExceptionKind;
 use numfuzz_abi::op::{FloatType, Op, OpShape};
 use numfuzz_abi::site::{SiteRecord, SITE_UNASSIGNED};
 use numfuzz_abi::value::Float;
@@ -100,6 +101,24 @@ struct Tainted {
     repaired: Option<Float>,
 }
 
+/// Whether this check would only repeat what its site recorded earlier in the run: a zero or
+/// subnormal result where the site's Underflow, or a NaN where its Invalid, is already recorded
+/// (from finite operands, if these are). An underflowing recurrence calls the runtime at every
+/// step; its first step says all the run can learn there (that kind's ErrBits is 0, the other
+/// kinds' distances do not come from such results), and the rest need no classification.
+/// Probed sites (local search measures their exact gap) and taint builds (every result gets a
+/// label) are always checked.
+fn recurring(region: &Region, site: u32, op: Op, ops: &Operands) -> bool {
+    use numfuzz_abi::value::Class;
+    let kind = match ops.r.class() {
+        _ if op.shape() == OpShape::ToInt => return false,
+        Class::Zero | Class::Subnormal => ExceptionKind::Underflow,
+        Class::Nan { .. } => ExceptionKind::Invalid,
+        _ => return false,
+    };
+    region.recorded(site, kind, ops.all_finite(op)) && probe::probed_kind(site).is_none()
+}
+
 /// Checks one operation: classifies it, records it in the region and reports what is new.
 /// In a taint build (`labels` of the operands) it also numbers the findings it raised and
 /// returns the label of the operation's result and its repair.
@@ -119,6 +138,9 @@ unsafe fn check(site: *const SiteRecord, ops: Operands, labels: Option<OperandLa
     let (Some(op), Some(ty)) = (Op::from_code(rec.op), FloatType::from_code(rec.ty)) else {
         return Tainted::default();
     };
+    if labels.is_none() && recurring(region, rec.id, op, &ops) {
+        return Tainted::default();
+    }
     let outcome = check::classify(op, ty, rec.aux, &ops);
     let origin = outcome.raised != 0 && ops.all_finite(op);
     let fresh = region.record(rec.id, &outcome.errbits, outcome.raised, origin);

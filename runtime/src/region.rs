@@ -8,7 +8,7 @@ use crate::sysv_shm;
 use numfuzz_abi::cmp::{CmpLogEntry, CmpLogHeader, CMP_LOG, CMP_LOG_CAPACITY, CMP_LOG_PER_SITE};
 use numfuzz_abi::env;
 use numfuzz_abi::errbits::NOT_MEASURED;
-use numfuzz_abi::kind::{EXC_ORIGIN, EXC_RAISED, KINDS_PER_SITE};
+use numfuzz_abi::kind::{ExceptionKind, EXC_ORIGIN, EXC_RAISED, KINDS_PER_SITE};
 use numfuzz_abi::probe::{self, Probe};
 use numfuzz_abi::shm::{
     ShmHeader, HEADER_SIZE, MODE_FAST, RUN_HANDLED, RUN_RESULTS, RUN_RESULT_NONFINITE, RUN_TRUNCATED,
@@ -380,6 +380,16 @@ impl Region {
         fresh
     }
 
+    /// Whether `kind` at `site` is already recorded in this run's map, from finite operands when
+    /// `origin` (so recording it again would add nothing).
+    pub fn recorded(&self, site: u32, kind: ExceptionKind, origin: bool) -> bool {
+        let slot = site as usize * KINDS_PER_SITE as usize + kind as usize;
+        let want = EXC_RAISED | if origin { EXC_ORIGIN } else { 0 };
+        self.exceptions
+            .get(slot)
+            .is_some_and(|e| e.load(Ordering::Relaxed) & want == want)
+    }
+
     /// A declared result: `primary` ones that are Inf or NaN mark the run.
     pub fn note_result(&self, primary: bool, non_finite: bool) {
         let flags = RUN_RESULTS | if primary && non_finite { RUN_RESULT_NONFINITE } else { 0 };
@@ -406,6 +416,11 @@ impl Region {
     /// Marks the current run (any thread may call it).
     pub fn set_run_flag(&self, flag: u32) {
         self.run_flags().fetch_or(flag, Ordering::Relaxed);
+    }
+
+    /// Whether the current run carries `flag`.
+    pub fn run_flag(&self, flag: u32) -> bool {
+        self.run_flags().load(Ordering::Relaxed) & flag != 0
     }
 
     pub fn set_handled(&self) {
@@ -448,6 +463,24 @@ impl Region {
 mod tests {
     use super::*;
     use numfuzz_abi::kind::EXC_RAISED;
+
+    #[test]
+    fn a_kind_is_recorded_for_the_run_with_its_origin() {
+        let region = Region::local(2, 1);
+        region.reset();
+        let underflow = 1 << ExceptionKind::Underflow as u8;
+        assert!(!region.recorded(1, ExceptionKind::Underflow, false));
+        region.record(1, &[0; 4], underflow, false);
+        assert!(region.recorded(1, ExceptionKind::Underflow, false));
+        assert!(!region.recorded(1, ExceptionKind::Underflow, true), "propagated only");
+        assert!(!region.recorded(0, ExceptionKind::Underflow, false), "another site");
+        region.record(1, &[0; 4], underflow, true);
+        assert!(region.recorded(1, ExceptionKind::Underflow, true));
+        assert!(!region.recorded(1, ExceptionKind::Invalid, false));
+        assert!(!region.recorded(9, ExceptionKind::Underflow, false), "beyond the map");
+        region.reset();
+        assert!(!region.recorded(1, ExceptionKind::Underflow, false), "a new run");
+    }
 
     #[test]
     fn a_check_lowers_errbits_and_marks_each_kind_once() {

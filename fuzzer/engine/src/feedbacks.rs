@@ -66,22 +66,17 @@ fn scan(map: &[u8], skip: u8, mut pick: impl FnMut(usize, u8)) {
     }
 }
 
+/// `name` = `value` to the monitor, summed over clients.
 pub(crate) fn fire_count<EM, I, S>(manager: &mut EM, state: &mut S, name: &'static str, value: u64) -> Result<(), Error>
 where
     EM: EventFirer<I, S>,
     S: HasExecutions,
 {
-    let executions = *state.executions();
-    manager.fire(
+    fire_stat(
+        manager,
         state,
-        EventWithStats::with_current_time(
-            Event::UpdateUserStats {
-                name: Cow::Borrowed(name),
-                value: UserStats::new(UserStatsValue::Number(value), AggregatorOps::Sum),
-                phantom: PhantomData,
-            },
-            executions,
-        ),
+        name,
+        UserStats::new(UserStatsValue::Number(value), AggregatorOps::Sum),
     )
 }
 
@@ -91,18 +86,22 @@ where
     EM: EventFirer<I, S>,
     S: HasExecutions,
 {
+    let value = UserStats::new(UserStatsValue::String(Cow::Owned(text)), AggregatorOps::None);
+    fire_stat(manager, state, name, value)
+}
+
+fn fire_stat<EM, I, S>(manager: &mut EM, state: &mut S, name: &'static str, value: UserStats) -> Result<(), Error>
+where
+    EM: EventFirer<I, S>,
+    S: HasExecutions,
+{
     let executions = *state.executions();
-    manager.fire(
-        state,
-        EventWithStats::with_current_time(
-            Event::UpdateUserStats {
-                name: Cow::Borrowed(name),
-                value: UserStats::new(UserStatsValue::String(Cow::Owned(text)), AggregatorOps::None),
-                phantom: PhantomData,
-            },
-            executions,
-        ),
-    )
+    let event = Event::UpdateUserStats {
+        name: Cow::Borrowed(name),
+        value,
+        phantom: PhantomData,
+    };
+    manager.fire(state, EventWithStats::with_current_time(event, executions))
 }
 
 /// User-stat names of the exception counts, by kind index.

@@ -1,11 +1,16 @@
 //! The target's per-run flags (numfuzz-abi `shm::RUN_*`: the library reported an error, a
-//! declared result went Inf or NaN), observed after every run.
+//! declared result went Inf or NaN, the input ran precisely or its precise re-run was skipped),
+//! observed after every run.
 
+use crate::run_mode::RunModeRecord;
 use libafl::executors::ExitKind;
 use libafl::observers::Observer;
 use libafl::Error;
+use libafl::HasMetadata;
 use libafl_bolts::Named;
-use numfuzz_abi::shm::{RUN_HANDLED, RUN_OUT_OF_MEMORY, RUN_RESULTS, RUN_RESULT_NONFINITE, RUN_TRUNCATED};
+use numfuzz_abi::shm::{
+    RUN_HANDLED, RUN_OUT_OF_MEMORY, RUN_PRECISE, RUN_PRECISE_SKIPPED, RUN_RESULTS, RUN_RESULT_NONFINITE, RUN_TRUNCATED,
+};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -73,7 +78,7 @@ impl Named for RunFlagsObserver {
     }
 }
 
-impl<I, S> Observer<I, S> for RunFlagsObserver {
+impl<I, S: HasMetadata> Observer<I, S> for RunFlagsObserver {
     fn pre_exec(&mut self, _state: &mut S, _input: &I) -> Result<(), Error> {
         if let Some(FlagsWord(w)) = self.word {
             w.fetch_and(RUN_TRUNCATED, Ordering::Relaxed);
@@ -82,9 +87,14 @@ impl<I, S> Observer<I, S> for RunFlagsObserver {
         Ok(())
     }
 
-    fn post_exec(&mut self, _state: &mut S, _input: &I, _exit_kind: &ExitKind) -> Result<(), Error> {
+    fn post_exec(&mut self, state: &mut S, _input: &I, _exit_kind: &ExitKind) -> Result<(), Error> {
         if let Some(FlagsWord(w)) = self.word {
             self.last = w.load(Ordering::Relaxed);
+        }
+        if self.last & (RUN_PRECISE | RUN_PRECISE_SKIPPED) != 0 {
+            let record = state.metadata_or_insert_with(RunModeRecord::default);
+            record.precise_runs += u64::from(self.last & RUN_PRECISE != 0);
+            record.skipped_reruns += u64::from(self.last & RUN_PRECISE_SKIPPED != 0);
         }
         Ok(())
     }
@@ -94,13 +104,47 @@ impl<I, S> Observer<I, S> for RunFlagsObserver {
 mod tests {
     use super::*;
 
+    /// A state with metadata only.
+    #[derive(Default)]
+    struct Meta(libafl_bolts::serdeany::SerdeAnyMap);
+
+    impl HasMetadata for Meta {
+        fn metadata_map(&self) -> &libafl_bolts::serdeany::SerdeAnyMap {
+            &self.0
+        }
+        fn metadata_map_mut(&mut self) -> &mut libafl_bolts::serdeany::SerdeAnyMap {
+            &mut self.0
+        }
+    }
+
+    #[test]
+    fn precise_and_skipped_runs_are_counted() {
+        crate::registry::register();
+        let word: &'static mut u32 = Box::leak(Box::new(0));
+        let ptr: *mut u32 = word;
+        // SAFETY: a leaked, aligned u32 that nothing else touches during the test.
+        let mut obs = unsafe { RunFlagsObserver::new(ptr) };
+        // SAFETY: as above.
+        let flags = unsafe { AtomicU32::from_ptr(ptr) };
+        let mut state = Meta::default();
+        for bits in [RUN_PRECISE, RUN_PRECISE_SKIPPED, RUN_PRECISE_SKIPPED, 0] {
+            Observer::<(), Meta>::pre_exec(&mut obs, &mut state, &()).unwrap();
+            flags.fetch_or(bits, Ordering::Relaxed);
+            Observer::<(), Meta>::post_exec(&mut obs, &mut state, &(), &ExitKind::Ok).unwrap();
+        }
+        let record = state.metadata::<RunModeRecord>().unwrap();
+        assert_eq!((record.precise_runs, record.skipped_reruns), (1, 2));
+    }
+
     #[test]
     fn flags_are_cleared_before_and_read_after_a_run() {
+        crate::registry::register();
         let word: &'static mut u32 = Box::leak(Box::new(RUN_TRUNCATED | RUN_HANDLED));
         let ptr: *mut u32 = word;
         // SAFETY: a leaked, aligned u32 that nothing else touches during the test.
         let mut obs = unsafe { RunFlagsObserver::new(ptr) };
-        Observer::<(), ()>::pre_exec(&mut obs, &mut (), &()).unwrap();
+        let mut state = Meta::default();
+        Observer::<(), Meta>::pre_exec(&mut obs, &mut state, &()).unwrap();
         // SAFETY: as above; the "target" runs between pre_exec and post_exec.
         let flags = unsafe { AtomicU32::from_ptr(ptr) };
         assert_eq!(
@@ -109,7 +153,7 @@ mod tests {
             "handled was the previous run's"
         );
         flags.fetch_or(RUN_RESULTS | RUN_RESULT_NONFINITE, Ordering::Relaxed);
-        Observer::<(), ()>::post_exec(&mut obs, &mut (), &(), &ExitKind::Ok).unwrap();
+        Observer::<(), Meta>::post_exec(&mut obs, &mut state, &(), &ExitKind::Ok).unwrap();
         assert!(obs.result_non_finite() && obs.declared_results() && !obs.handled());
         assert!(!obs.out_of_memory());
         // A copy received from another client carries the flags, not the pointer.
@@ -117,7 +161,7 @@ mod tests {
         assert_eq!(copy.flags(), obs.flags());
         // SAFETY: null means no region.
         let mut none = unsafe { RunFlagsObserver::new(std::ptr::null_mut()) };
-        Observer::<(), ()>::post_exec(&mut none, &mut (), &(), &ExitKind::Ok).unwrap();
+        Observer::<(), Meta>::post_exec(&mut none, &mut state, &(), &ExitKind::Ok).unwrap();
         assert_eq!(none.flags(), 0);
     }
 }
