@@ -33,7 +33,9 @@
 //! the exceptions are the ones that run recorded. (Which site raised a flag is below the edges'
 //! resolution: two operations of one block raising the same flag from different inputs look
 //! alike, and the campaign's precise turns, which always re-run, are what finds the second.)
-//! Forkserver children that run one input each start with no paths seen and so never skip.
+//! Forkserver children that run one input each start with no paths seen and so never skip; under
+//! AFL++ (afl-fuzz, afl-showmap), where every input's exceptions are printed or abort it, nothing
+//! is skipped.
 //!
 //! Without a fuzzer (replays by triage or by hand) every run is precise and runs once: a
 //! harness's own output appears once per input, and nothing depends on the flags.
@@ -165,7 +167,9 @@ pub fn run(input: impl Fn()) {
     let region = crate::region::Region::current();
     // SAFETY: as above.
     let path = raised.then(|| PathKey::of_fast_run(unsafe { numfuzz_watched_flags() }, region));
-    let skips = plan == Plan::FastWatched && (fuzzed || choice == Choice::CampaignReplays);
+    // Under AFL++ each input's exceptions are printed or abort it (its crashes): never skipped.
+    let skips =
+        plan == Plan::FastWatched && ((fuzzed && crate::report::record_only()) || choice == Choice::CampaignReplays);
     let skip = skips && path.is_some_and(|p| SEEN.with_borrow(|seen| seen.contains(p)));
     let rerun = (raised && !skip) || plan == Plan::FastThenPrecise;
     crate::results::settle_fast_run(rerun);
