@@ -152,6 +152,17 @@ static unsigned kinds_of_mxcsr(unsigned m) {
 #define NF_REEXEC_SSE(T, FMA) NF_REEXEC(T, FMA)
 #endif
 
+/* Non-zero when SSE flushes tiny results to zero or reads subnormal operands as zero (MXCSR's
+ * FTZ and DAZ), which change what a tiny product or quotient is, or when the mode cannot be read
+ * (check/tiny.rs then re-executes). */
+int numfuzz_flush_modes(void) {
+#if defined(__x86_64__)
+  return (numfuzz_get_mxcsr() & 0x8040u) != 0;
+#else
+  return 1;
+#endif
+}
+
 unsigned numfuzz_reexec_f32(int op, const float *a, const float *b, const float *c) { NF_REEXEC_SSE(float, __builtin_fmaf) }
 unsigned numfuzz_reexec_f64(int op, const double *a, const double *b, const double *c) { NF_REEXEC_SSE(double, __builtin_fma) }
 unsigned numfuzz_reexec_f80(int op, const long double *a, const long double *b, const long double *c) {

@@ -3,7 +3,7 @@
 use super::{Gaps, Limits, Operands, Outcome};
 use crate::fpu;
 use numfuzz_abi::errbits::{gap, NOT_MEASURED};
-use numfuzz_abi::kind::ExceptionKind::{DivByZero, Invalid};
+use numfuzz_abi::kind::ExceptionKind::{DivByZero, Invalid, Underflow};
 use numfuzz_abi::op::{FloatType, Op};
 use numfuzz_abi::value::Float;
 
@@ -167,7 +167,9 @@ pub fn classify<G: Gaps>(op: Op, ty: FloatType, ops: &Operands) -> Outcome<G> {
         return out;
     }
     if !lim.strictly_normal(r) {
-        out.raised = fpu::reexec(op, ty, ops);
+        let known = super::known::propagated(op, a, b, r)
+            .or_else(|| super::known::underflowed(op, ty, a, b, r).map(|inexact| u8::from(inexact) << Underflow as u8));
+        out.raised = known.unwrap_or_else(|| fpu::reexec(op, ty, ops));
     }
     out.measure_result_range(r, lim);
     if op == Op::FDiv {

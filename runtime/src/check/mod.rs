@@ -8,6 +8,7 @@
 
 mod arith;
 mod conv;
+mod known;
 mod libm;
 mod limits;
 
