@@ -16,14 +16,11 @@
 #                orders of magnitude (legendre_Pl's recurrence runs l steps), so the edges each
 #                found are printed beside, the share of the checked campaign's mutational
 #                turns that ran precisely (`precise_turns`) and of its executions that ran
-#                precisely (`precise_runs`: a precise turn, or a flag on an edge path and flags
-#                not re-run before).
+#                precisely (`precise_runs`: a precise turn, or a flag in the fast run).
 #   same inputs  the checked campaign's queue replayed (in one process per build, repeated to
 #                last about a second) on the edges-only build, on the checked build as a
-#                campaign's fast runs go (NUMFUZZ_PRECISE=campaign: fast, precise again only
-#                when an exception shows on an edge path and flags the process has not re-run
-#                yet, so the repetitions after the first mostly run fast) and precisely (every
-#                check): time per input.
+#                fuzzer's fast run does (NUMFUZZ_PRECISE=0: fast, precise again only when an
+#                exception shows) and precisely (every check): time per input, like for like.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -106,7 +103,7 @@ for f in ${functions//,/ }; do
     END { printf "%.0f%%/%.0f%%", (fa + p > 0) ? 100 * p / (fa + p) : 0, (e > 0) ? 100 * r / e : 0 }' "$stats")
   find "$work/out/default/queue" -type f -name 'id:*' | sort >"$work/inputs.txt"
   edges_ns=$(replay_ns "$edges_dir/$f" "$work/inputs.txt")
-  fast_ns=$(replay_ns "$checked_dir/$f" "$work/inputs.txt" NUMFUZZ_PRECISE=campaign)
+  fast_ns=$(replay_ns "$checked_dir/$f" "$work/inputs.txt" NUMFUZZ_PRECISE=0)
   precise_ns=$(replay_ns "$checked_dir/$f" "$work/inputs.txt")
   ratio=$(awk -v c="$c" -v e="$e" 'BEGIN { printf "%.2f", (c > 0) ? e / c : 0 }')
   fast=$(awk -v a="$fast_ns" -v b="$edges_ns" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }')

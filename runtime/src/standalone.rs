@@ -59,9 +59,6 @@ pub fn run(args: &[String], harness: &Harness) -> i32 {
         };
         report::set_input(file.clone());
         region.reset();
-        // Each input's own edges, as a fuzzer's runs have (a replay that skips precise re-runs
-        // as a campaign does, `NUMFUZZ_PRECISE=campaign`, tells paths apart by them).
-        crate::edges::reset();
         results::reset();
         taint::reset();
         // SAFETY: shadow.c's reset touches only its own thread-local state.

@@ -223,10 +223,8 @@ impl StatsStage {
             // (distances measured): see run_mode.
             .set("fast_turns", modes.fast_turns)
             .set("precise_turns", modes.precise_turns)
-            // Executions that ran again precisely, and those whose re-run was skipped (their
-            // edge path and flags had run precisely before).
+            // Executions that ran again precisely (a flag in the fast run, or distances wanted).
             .set("precise_runs", modes.precise_runs)
-            .set("skipped_reruns", modes.skipped_reruns)
             // Clients of this instance that died silently and were replaced (`clients.jsonl`).
             .set("client_restarts", self.instance.client_restarts)
             .set("afl_banner", &self.banner)
