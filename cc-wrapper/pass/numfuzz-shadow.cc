@@ -120,6 +120,8 @@ public:
     F80 = Type::getX86_FP80Ty(Ctx);
     NaNFromInfinity = ConstantFP::get(
         Ctx, APFloat(APFloat::x87DoubleExtended(), APInt(80, {NUMFUZZ_SHADOW_NAN_FROM_INFINITY, 0x7fffull})));
+    NaNFromReturnedConstant = ConstantFP::get(
+        Ctx, APFloat(APFloat::x87DoubleExtended(), APInt(80, {NUMFUZZ_SHADOW_NAN_FROM_RETURNED_CONSTANT, 0x7fffull})));
     Dbl = Type::getDoubleTy(Ctx);
     PtrTy = PointerType::getUnqual(Ctx);
     I32 = Type::getInt32Ty(Ctx);
@@ -144,12 +146,13 @@ private:
   Module &M;
   LLVMContext &Ctx;
   Type *F80, *Dbl, *PtrTy, *I32, *I64, *Void;
-  Constant *NaNFromInfinity;
+  Constant *NaNFromInfinity, *NaNFromReturnedConstant;
   StringMap<unsigned> Libm;  // float/double libm name -> shape
   StringMap<unsigned> LibmOp; // float/double libm name -> op
   StringMap<std::string> WideOf; // float/double libm name -> its long double name
   StringMap<Constant *> Strings;
   DenseMap<Value *, Value *> Shadow;
+  DenseMap<Value *, Value *> Consumed; // a call's shadow where arithmetic uses its result
   DenseMap<Value *, Value *> Constness; // an i1 beside a phi or select of constants
   SmallVector<std::pair<PHINode *, PHINode *>, 16> Phis;
 
@@ -181,6 +184,11 @@ private:
 
   // The shadow of V where it is used at `At` (a restart from V itself when V has none).
   Value *get(Value *V, Instruction *At) {
+    if (computesOn(At)) {
+      auto It = Consumed.find(V);
+      if (It != Consumed.end())
+        return It->second;
+    }
     auto It = Shadow.find(V);
     if (It != Shadow.end())
       return It->second;
@@ -196,8 +204,23 @@ private:
     return B.CreateFPCast(V, F80);
   }
 
+  // Whether `At` computes a new value from its operands (arithmetic, a libm function), as
+  // opposed to passing one on (a store, a return, a select, a comparison, fabs).
+  bool computesOn(Instruction *At) {
+    if (isa<BinaryOperator>(At))
+      return true;
+    if (auto *II = dyn_cast<IntrinsicInst>(At)) {
+      Intrinsic::ID ID = II->getIntrinsicID();
+      return floatOverloaded(ID) && ID != Intrinsic::fabs && ID != Intrinsic::copysign;
+    }
+    auto *Call = dyn_cast<CallBase>(At);
+    Function *Callee = Call ? Call->getCalledFunction() : nullptr;
+    return Callee && Libm.count(Callee->getName());
+  }
+
   void instrument(Function &F) {
     Shadow.clear();
+    Consumed.clear();
     Constness.clear();
     Phis.clear();
     SmallVector<Instruction *, 128> Work;
@@ -292,13 +315,41 @@ private:
   }
 
   // S, or the NaN from a constant (numfuzz-abi's shadow.rs) when Operand, the divisor or the
-  // log's argument whose shadow is OperandShadow, is a zero loaded from where the program
-  // stored a constant 0 (an underflow branch's answer).
+  // log's argument whose shadow is OperandShadow, is a zero that comes from a load of where the
+  // program stored a constant 0 (an underflow branch's answer), directly or as a factor, a
+  // numerator or under a sign change (`log(g2.val / g1.val)` with GSL's stored `g2.val = 0`).
   Value *pole(IRBuilder<> &B, Value *S, Value *Operand, Value *OperandShadow) {
-    auto *Ld = dyn_cast<LoadInst>(Operand);
-    if (!Ld)
-      return S;
-    return B.CreateCall(rt(NUMFUZZ_SYM_SHADOW_POLE, F80, {F80, F80, PtrTy}), {S, OperandShadow, Ld->getPointerOperand()});
+    SmallVector<LoadInst *, 4> Loads;
+    zeroFrom(Operand, Loads, 4);
+    for (LoadInst *Ld : Loads)
+      S = B.CreateCall(rt(NUMFUZZ_SYM_SHADOW_POLE, F80, {F80, F80, PtrTy}), {S, OperandShadow, Ld->getPointerOperand()});
+    return S;
+  }
+
+  // The loads whose zero makes V zero, through at most Depth products, quotients' numerators,
+  // negations, absolute values and conversions.
+  void zeroFrom(Value *V, SmallVectorImpl<LoadInst *> &Loads, unsigned Depth) {
+    if (auto *Ld = dyn_cast<LoadInst>(V)) {
+      if (Loads.size() < 4)
+        Loads.push_back(Ld);
+      return;
+    }
+    auto *I = dyn_cast<Instruction>(V);
+    if (!I || !Depth)
+      return;
+    switch (I->getOpcode()) {
+    case Instruction::FMul:
+      zeroFrom(I->getOperand(1), Loads, Depth - 1);
+      [[fallthrough]];
+    case Instruction::FDiv:
+    case Instruction::FNeg:
+    case Instruction::FPExt:
+    case Instruction::FPTrunc:
+      return zeroFrom(I->getOperand(0), Loads, Depth - 1);
+    default:
+      if (auto *II = dyn_cast<IntrinsicInst>(I); II && II->getIntrinsicID() == Intrinsic::fabs)
+        zeroFrom(II->getArgOperand(0), Loads, Depth - 1);
+    }
   }
 
   // The shadow of an arithmetic instruction, conversion or select (null: none, a restart).
@@ -387,7 +438,29 @@ private:
     if (!V || !shadowed(V->getType()))
       return;
     IRBuilder<> B(Ret);
-    B.CreateCall(rt(NUMFUZZ_SYM_SHADOW_SET_RET, Void, {PtrTy, Dbl, F80}), {&F, toDouble(B, V), get(V, Ret)});
+    // A constant infinity the function returns on a branch of its own (GSL's `gsl_sf_fact`
+    // returns its `_e`'s OVERFLOW_ERROR value) travels as the NaN from a constant; the caller
+    // passes it on as the infinity it is and computes on the NaN (see `returned`).
+    Value *S = get(V, Ret);
+    Function *Fabs = intrinsicDecl(M, Intrinsic::fabs, {F80});
+    Value *Infinite = B.CreateFCmpOEQ(B.CreateCall(Fabs, {S}), ConstantFP::getInfinity(F80));
+    S = B.CreateSelect(B.CreateAnd(constness(V), Infinite), NaNFromReturnedConstant, S);
+    B.CreateCall(rt(NUMFUZZ_SYM_SHADOW_SET_RET, Void, {PtrTy, Dbl, F80}), {&F, toDouble(B, V), S});
+  }
+
+  // The shadow of a call's result C whose callee returned S: where the value is only passed on
+  // (a wrapper returning its kernel's pole, a store, a declared result), a callee's constant
+  // infinity is the infinity itself; where arithmetic uses it, it is the double algorithm's
+  // answer, not a value the wider format computed, and it enters as a bound (the runtime's
+  // __numfuzz_shadow_bound).
+  void returned(IRBuilder<> &B, CallBase *C, Value *S) {
+    Type *I80 = IntegerType::get(Ctx, 80);
+    Value *Bits = B.CreateAnd(B.CreateBitCast(S, I80), ConstantInt::get(I80, APInt::getSignedMaxValue(80)));
+    Value *FromConstant = B.CreateICmpEQ(Bits, B.CreateBitCast(NaNFromReturnedConstant, I80));
+    Shadow[C] = B.CreateSelect(FromConstant, B.CreateFPExt(C, F80), S);
+    if (any_of(C->users(), [&](User *U) { return isa<Instruction>(U) && computesOn(cast<Instruction>(U)); }))
+      Consumed[C] = B.CreateCall(rt(NUMFUZZ_SYM_SHADOW_BOUND, F80, {F80, I32, Dbl, I32}),
+                                 {S, B.CreateZExt(FromConstant, I32), toDouble(B, C), B.getInt32(widthOf(C->getType()))});
   }
 
   void visitCall(Function &F, CallBase *Call) {
@@ -486,8 +559,9 @@ private:
     IRBuilder<> After(Last->getNextNode());
     if (!Otherwise)
       Otherwise = After.CreateFPExt(Call, F80);
-    Shadow[Call] = After.CreateCall(rt(NUMFUZZ_SYM_SHADOW_GET_RET, F80, {PtrTy, Dbl, F80}),
-                                    {Callee, toDouble(After, Call), Otherwise});
+    returned(After, Call,
+             After.CreateCall(rt(NUMFUZZ_SYM_SHADOW_GET_RET, F80, {PtrTy, Dbl, F80}),
+                              {Callee, toDouble(After, Call), Otherwise}));
   }
 
   // NUMFUZZ_RESULT(v): reported with its shadow instead.

@@ -39,6 +39,10 @@ __attribute__((noinline)) static double from_constant(double x) { double b = x >
 __attribute__((noinline)) static int exps(double x, struct pair *r) { if (x > 700) { r->num = 0.0; r->den = INFINITY; return 1; } r->num = exp(-x); r->den = exp(x); return 0; }
 __attribute__((noinline)) static double stored_zero(double x) { struct pair a, b; exps(x, &a); exps(x + 1, &b); return log(b.num / a.num); }
 __attribute__((noinline)) static double stored_infinity(double x) { struct pair a; exps(x, &a); return a.den * 1e-300 + x / 3 * 1e-320 * 0; }
+__attribute__((noinline)) static double zero_quotient(double x) { struct pair b; exps(x + 1, &b); return log(b.num / exp(-x)); }
+__attribute__((noinline)) static double capped_exp(double x) { return x > 700 ? INFINITY : exp(x); }
+__attribute__((noinline)) static double returned_infinity(double x) { return capped_exp(x) * 1e-300 + x / 3 * 1e-320 * 0; }
+__attribute__((noinline)) static double returned_overflow(double x) { return capped_exp(x) * 1e300 + x / 3 * 1e-320 * 0; }
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int c = nf_i32(data, size, 0);
   double x = nf_f64(data, size, 1), r = 0;
@@ -57,6 +61,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   case 12: r = from_constant(x); break;
   case 13: r = stored_zero(x); break;
   case 14: r = stored_infinity(x); break;
+  case 15: r = zero_quotient(x); break;
+  case 16: r = returned_infinity(x); break;
+  case 17: r = capped_exp(x); break;
+  case 18: r = returned_overflow(x); break;
   }
   NUMFUZZ_RESULT(r);
   return 0;
@@ -79,6 +87,12 @@ const LINE_FROM_CONSTANT: u64 = 24;
 const LINE_STORED_ZERO: u64 = 26;
 /// An overflow branch's stored infinity, scaled back into the range: e^710 · 1e-300 = 2.2e8.
 const LINE_STORED_INFINITY: u64 = 27;
+/// The log of a quotient whose numerator is an underflow branch's stored 0: log(e^-(x+1) / e^-x) = -1.
+const LINE_ZERO_QUOTIENT: u64 = 28;
+/// A callee's returned constant infinity, scaled back into the range: e^710 · 1e-300.
+const LINE_RETURNED_INFINITY: u64 = 30;
+/// The same constant times 1e300: beyond the format even from the least value it stands for.
+const LINE_RETURNED_OVERFLOW: u64 = 31;
 
 fn input(case: i32, x: f64) -> Vec<u8> {
     let mut b = case.to_le_bytes().to_vec();
@@ -101,6 +115,9 @@ fn inputs() -> Vec<(i32, Vec<u8>)> {
         (12, 1e301),
         (13, 800.0),
         (14, 710.0),
+        (15, 699.5),
+        (16, 710.0),
+        (18, 710.0),
     ]
     .into_iter()
     .map(|(c, x)| (c, input(c, x)))
@@ -185,7 +202,7 @@ fn the_shadow_build_reports_what_the_wider_format_computes() {
         assert!(why.contains(how), "{opt}: {why}");
         // A zero or an infinity the program stored on a range branch is the algorithm's answer:
         // what comes of it (0/0 then log; Inf · 1e-300) is marked, not undefined or beyond range.
-        for (c, x) in [(13, 800.0), (14, 710.0)] {
+        for (c, x) in [(13, 800.0), (14, 710.0), (15, 699.5)] {
             let (value, unreliable) = shadow(c, x);
             assert!(value.eq_ignore_ascii_case("nan"), "{opt} case {c}: {value}");
             let why = unreliable.unwrap_or_else(|| panic!("{opt} case {c}: a stored constant's result is marked"));
@@ -194,6 +211,22 @@ fn the_shadow_build_reports_what_the_wider_format_computes() {
         // Beside the branch, the same functions are shadowed as any: e^-x and e^x come through.
         finite_near(13, 600.0, -1.0);
         finite_near(14, 690.0, 690f64.exp() * 1e-300);
+        finite_near(15, 600.0, -1.0);
+        finite_near(16, 690.0, 690f64.exp() * 1e-300);
+        // A returned constant infinity enters arithmetic as 2^1024, the least it stands for: a
+        // product within the format says nothing (marked), one beyond it is a true overflow.
+        let (value, unreliable) = shadow(16, 710.0);
+        let least = 2f64.powi(1023) * 1e-300 * 2.0;
+        assert!((magnitude(&value) - least).abs() < 1e-6 * least, "{opt}: {value}");
+        let why = unreliable.unwrap_or_else(|| panic!("{opt}: a bound within the format is marked"));
+        assert!(why.contains("constant the program stored or returned"), "{opt}: {why}");
+        let (value, unreliable) = shadow(18, 710.0);
+        assert!(
+            magnitude(&value) > f64::MAX && unreliable.is_none(),
+            "{opt}: {value} {unreliable:?}"
+        );
+        // A returned constant infinity that is only passed on stays the infinity it is.
+        assert_eq!(shadow(17, 710.0), ("inf".to_string(), None), "{opt}");
         // An ordinary input: the shadow is the value, to rounding.
         finite_near(1, 3.0, 2.0 * 3f64.exp() / 9.0);
     }
@@ -250,6 +283,8 @@ fn without_an_oracle_the_shadow_tells_spurious_infinities_from_true_ones() {
         LINE_REMOVABLE,
         LINE_STORED_ZERO,
         LINE_STORED_INFINITY,
+        LINE_ZERO_QUOTIENT,
+        LINE_RETURNED_INFINITY,
     ];
     assert_eq!(bug_lines(&doc), BTreeSet::from(spurious), "{doc:#}");
     // The shadow of 0/0 is NaN too; beside the input it settles on the limit, 1.
@@ -272,10 +307,17 @@ fn without_an_oracle_the_shadow_tells_spurious_infinities_from_true_ones() {
         .map(|u| u["input"]["path"].as_str().unwrap())
         .collect();
     assert!(unexplained.iter().any(|p| p.ends_with("case:12")), "{unexplained:?}");
-    // What comes of a stored constant is not judged either: the 0/0 of the stored zeros and the
-    // input of the stored infinity stay bugs, with no reference, where the shadow alone would
-    // have called them undefined and beyond the range.
-    for line in [LINE_STORED_ZERO, LINE_STORED_INFINITY] {
+    // What comes of a stored or returned constant is not judged either: the 0/0 of the stored
+    // zeros, the log of a stored zero's quotient and the inputs of the stored and returned
+    // infinities stay bugs, with no reference, where the shadow alone would have called them
+    // undefined and beyond the range.
+    let from_constants = [
+        LINE_STORED_ZERO,
+        LINE_STORED_INFINITY,
+        LINE_ZERO_QUOTIENT,
+        LINE_RETURNED_INFINITY,
+    ];
+    for line in from_constants {
         let classes = classes_at(&doc, line);
         assert!(
             !classes.contains("undefined") && !classes.contains("range"),
@@ -284,7 +326,7 @@ fn without_an_oracle_the_shadow_tells_spurious_infinities_from_true_ones() {
     }
     // Across a jump the neighbours differ: the NaN stays the answer.
     assert_eq!(classes_at(&doc, LINE_JUMP), BTreeSet::from(["undefined".to_string()]));
-    for line in [LINE_TRUE_OVERFLOW, LINE_POLE, LINE_LOG_OF_ZERO] {
+    for line in [LINE_TRUE_OVERFLOW, LINE_POLE, LINE_LOG_OF_ZERO, LINE_RETURNED_OVERFLOW] {
         assert_eq!(
             classes_at(&doc, line),
             BTreeSet::from(["range".to_string()]),
@@ -294,7 +336,7 @@ fn without_an_oracle_the_shadow_tells_spurious_infinities_from_true_ones() {
     for f in findings(&doc).iter().filter(|f| f["class"] == "bug") {
         let line = f["location"]["line"].as_u64().unwrap();
         let reference = &f["reference"];
-        if [LINE_BIT_TRICK, LINE_STORED_ZERO, LINE_STORED_INFINITY].contains(&line) {
+        if line == LINE_BIT_TRICK || from_constants.contains(&line) {
             assert_eq!(reference, &Value::Null, "an unreliable shadow judges nothing");
             continue;
         }
@@ -309,8 +351,8 @@ fn without_an_oracle_the_shadow_tells_spurious_infinities_from_true_ones() {
         );
     }
     assert_eq!(
-        doc["oracle"]["unreliable"], 4,
-        "the bit trick's input, the NaN from a constant infinity and the two from stored constants"
+        doc["oracle"]["unreliable"], 6,
+        "the bit trick's input, the NaN from a constant infinity and the four from stored or returned constants"
     );
 
     // Without the shadow build, every Inf is a bug.
@@ -318,7 +360,13 @@ fn without_an_oracle_the_shadow_tells_spurious_infinities_from_true_ones() {
     let doc = triage_json(&built, "out-without");
     assert_eq!(doc["oracle"], Value::Null);
     let mut all = BTreeSet::from(spurious);
-    all.extend([LINE_TRUE_OVERFLOW, LINE_POLE, LINE_LOG_OF_ZERO, LINE_JUMP]);
+    all.extend([
+        LINE_TRUE_OVERFLOW,
+        LINE_POLE,
+        LINE_LOG_OF_ZERO,
+        LINE_JUMP,
+        LINE_RETURNED_OVERFLOW,
+    ]);
     assert_eq!(bug_lines(&doc), all);
 }
 
@@ -369,8 +417,12 @@ for line in sys.stdin:
         v = 0
     elif c == 13:
         v = -1
-    elif c == 14:
+    elif c in (14, 16):
         v = exp(x) * mpf("1e-300")
+    elif c == 18:
+        v = exp(x) * mpf("1e300")
+    elif c == 15:
+        v = -1
     else:
         v = "nan" if x == 0 else sign(x)
     print(json.dumps({"results": [str(v)]}), flush=True)
@@ -395,7 +447,7 @@ fn beside_an_oracle_the_shadow_is_measured_against_it() {
     // Every input escapes; the bit trick's shadow and the NaNs from constants judge nothing.
     assert_eq!(
         (&a["inputs"], &a["judged_by_both"], &a["agreed"]),
-        (&13.into(), &9.into(), &9.into()),
+        (&16.into(), &10.into(), &10.into()),
         "{a:#}"
     );
     assert_eq!(a["disagreements"], serde_json::json!([]));
@@ -408,16 +460,16 @@ fn beside_an_oracle_the_shadow_is_measured_against_it() {
             .map(|p| p["inputs"].as_u64().unwrap())
     };
     assert_eq!(pair("wrong", "wrong".into()), Some(5));
-    assert_eq!(pair("unreported-range", "unreported-range".into()), Some(3));
+    assert_eq!(pair("unreported-range", "unreported-range".into()), Some(4));
     assert_eq!(pair("undefined", "undefined".into()), Some(1));
-    assert_eq!(pair("wrong", Value::Null), Some(4));
+    assert_eq!(pair("wrong", Value::Null), Some(6));
     // The references shown are the oracle's.
     for f in findings(&doc).iter().filter(|f| !f["reference"].is_null()) {
         assert_eq!(f["reference"]["source"], "oracle", "{f:#}");
     }
     let text = numfuzz(&["triage", root.to_str().unwrap(), "--oracle", &cmd]);
     assert!(
-        both(&text).contains("the shadow build agrees with it on 9 of the 9 non-finite results both judged"),
+        both(&text).contains("the shadow build agrees with it on 10 of the 10 non-finite results both judged"),
         "{}",
         both(&text)
     );

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <float.h>
 #include <math.h>
 
 #include "numfuzz_abi.h"
@@ -47,6 +48,8 @@ static __thread uint64_t ret_bits;
 static __thread long double ret_shadow;
 /* Why this input's shadows stopped telling the wider program's results (NULL: they did not). */
 static __thread const char *unreliable;
+/* A callee's constant infinity entered arithmetic as a bound (numfuzz-abi's RETURNED_CONSTANT_BOUND). */
+static __thread int bounded;
 static __thread char unreliable_text[256];
 
 static uint64_t bits_of(double v) {
@@ -180,6 +183,7 @@ void __numfuzz_shadow_reset(void) {
   call_args = 0;
   ret_fn = NULL;
   unreliable = NULL;
+  bounded = 0;
 }
 
 long double __numfuzz_shadow_arg(const void *fn, unsigned index, unsigned count, double v) {
@@ -277,6 +281,14 @@ long double __numfuzz_shadow_pole(long double s, long double operand, const void
   return s;
 }
 
+long double __numfuzz_shadow_bound(long double s, int returned_constant, double v, unsigned width) {
+  if (!returned_constant)
+    return s;
+  bounded = 1;
+  long double least = width == 4 ? 0x1p128L : 0x1p1024L;
+  return v < 0 ? -least : least;
+}
+
 void __numfuzz_shadow_copy(void *dst, const void *src, uint64_t n) {
   uintptr_t d = (uintptr_t)dst, s = (uintptr_t)src;
   if (!table.cells || n == 0 || d == s)
@@ -361,5 +373,8 @@ void __numfuzz_shadow_result(const char *name, double v, long double s, unsigned
   const char *why = unreliable;
   if (!why)
     why = provisional(s);
+  /* A bound within the format (or a NaN made from one) says nothing of the true value. */
+  if (!why && bounded && !(fabsl(s) > (width == 4 ? FLT_MAX : DBL_MAX)))
+    why = NUMFUZZ_SHADOW_NAN_FROM_CONSTANT_REASON;
   numfuzz_rt_result_shadowed(name, v, width, &s, why);
 }

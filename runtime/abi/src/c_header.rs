@@ -217,6 +217,12 @@ pub fn generate() -> String {
     .unwrap();
     writeln!(
         w,
+        "#define NUMFUZZ_SHADOW_NAN_FROM_RETURNED_CONSTANT 0x{:X}ull",
+        crate::shadow::NAN_FROM_RETURNED_CONSTANT
+    )
+    .unwrap();
+    writeln!(
+        w,
         "#define NUMFUZZ_SHADOW_NAN_FROM_CONSTANT_REASON \"{}\"",
         crate::shadow::NAN_FROM_CONSTANT_REASON
     )
@@ -364,6 +370,7 @@ pub fn generate() -> String {
         ("SHADOW_BITS", shadow::BITS),
         ("SHADOW_CMP", shadow::CMP),
         ("SHADOW_POLE", shadow::POLE),
+        ("SHADOW_BOUND", shadow::BOUND),
         ("SHADOW_RESULT", shadow::RESULT),
     ] {
         writeln!(w, "#define NUMFUZZ_SYM_{name} \"{sym}\"").unwrap();

@@ -43,20 +43,43 @@ pub const NAN_FROM_INFINITY_REASON: &str = "the shadow's NaN came from an infini
 a step of the algorithm, which says nothing of whether the true value exists";
 
 /// The significand of the x87 quiet NaN a shadow takes when it comes from a constant the program
-/// stored on a branch of its own: an infinity stored as a constant (GSL's `OVERFLOW_ERROR` writes
-/// `GSL_POSINF` into the result), or a division by (or the log of) a zero stored as a constant
-/// (`UNDERFLOW_ERROR` writes 0.0). The wider format would have computed a finite value there, had
-/// the algorithm let it: the constant is the double algorithm's answer on an overflow or
-/// underflow branch, often one whose status the caller drops. The shadow keeps the NaN through
-/// the rest of the computation (x87 passes a NaN operand's significand on), and a result made
-/// from it judges only through its limit beside the input, as [`NAN_FROM_INFINITY`] does. An
-/// infinity or zero the program computes (`1/x` at an input 0, `log` of an input 0) or returns
-/// as a constant without storing it (fdlibm's `-two54/zero`) stays what it is: a pole.
+/// chose on a branch of its own:
+/// - an infinity stored as a constant (GSL's `OVERFLOW_ERROR` writes `GSL_POSINF` into the result);
+/// - an infinity a function returns as a constant, where its caller computes on it (`gsl_sf_fact`
+///   returns its `_e`'s overflow value and `hermite_deriv` multiplies by it); where the caller
+///   only passes it on (a wrapper returning its kernel's pole) it stays the infinity;
+/// - a division by, or the log of, a zero stored as a constant (`UNDERFLOW_ERROR` writes 0.0),
+///   directly or through products, numerators and sign changes.
+///
+/// The wider format would have computed a finite value there, had the algorithm let it: the
+/// constant is the double algorithm's answer on an overflow or underflow branch, often one whose
+/// status the caller drops. The shadow keeps the NaN through the rest of the computation (x87
+/// passes a NaN operand's significand on), and a result made from it judges only through its
+/// limit beside the input, as [`NAN_FROM_INFINITY`] does. An infinity or zero the program
+/// computes (`1/x` at an input 0, `log` of an input 0) or returns as its own answer (fdlibm's
+/// `-two54/zero`) stays what it is: a pole.
 pub const NAN_FROM_CONSTANT: u64 = 0xC0C0_5700_0000_0000;
+
+/// The shadow a function returns for a constant infinity of its own, between its `return` and
+/// its caller: the caller computes on it as [`NAN_FROM_CONSTANT`] and passes the infinity on
+/// where it does not compute (bit 0 tells it from a stored constant's NaN that an infinite
+/// result carries; doubles drop it).
+pub const NAN_FROM_RETURNED_CONSTANT: u64 = NAN_FROM_CONSTANT | 1;
+
+/// How a callee's constant infinity enters its caller's arithmetic: as the least magnitude
+/// beyond the format. An overflow branch's infinity says the true value is at least that large,
+/// so a result that only multiplies by it has a shadow no larger than its true value: beyond
+/// the format, the true value is beyond it too (a true overflow, judged `unreported-range`);
+/// within the format, the shadow says nothing (the true value may be anywhere above), and the
+/// result is provisional with [`NAN_FROM_CONSTANT_REASON`]. (`hermite_deriv` multiplies
+/// `gsl_sf_fact`'s overflow value by a Hermite polynomial: huge, the product is a true
+/// overflow; tiny, it may be finite.)
+pub const RETURNED_CONSTANT_BOUND: &str = "2^1024 (2^128 for a float)";
 
 /// Why a result whose shadow is the NaN from a stored constant is provisional (see
 /// [`NAN_FROM_CONSTANT`]).
-pub const NAN_FROM_CONSTANT_REASON: &str = "the shadow came from a constant the program stored on a branch \
+pub const NAN_FROM_CONSTANT_REASON: &str =
+    "the shadow came from a constant the program stored or returned on a branch \
 (an infinity, or a zero it divided by or took the log of): the double algorithm's answer, not a value the wider \
 format computed";
 
@@ -104,6 +127,12 @@ pub mod symbols {
     /// division or a log whose divisor or argument `operand` was loaded from `p`, or the NaN
     /// from a constant when `operand` is a zero the program stored there as a constant.
     pub const POLE: &str = "__numfuzz_shadow_pole";
+    /// `long double (long double s, int returned_constant, double v, unsigned width)`: the
+    /// shadow arithmetic computes on for a call's result `v` whose callee returned shadow `s`:
+    /// `s`, or, for a constant infinity the callee returned (`returned_constant`), the least
+    /// magnitude beyond the format (2^1024, or 2^128 for `width` 4), which makes every shadow
+    /// of the run a bound (see [`RETURNED_CONSTANT_BOUND`](super::RETURNED_CONSTANT_BOUND)).
+    pub const BOUND: &str = "__numfuzz_shadow_bound";
     /// `void (const char *name, double v, long double s, unsigned width)`: a declared result
     /// (replaces `numfuzz_result_f64`, and `numfuzz_result_f32` with its value widened and
     /// `width` 4).
@@ -117,7 +146,7 @@ mod tests {
     #[test]
     fn entry_points_are_numfuzz_internal() {
         for s in [
-            ARG, CALL, SET_ARG, SET_RET, GET_RET, LOAD, STORE, COPY, INT_LOAD, BITS, CMP, POLE, RESULT,
+            ARG, CALL, SET_ARG, SET_RET, GET_RET, LOAD, STORE, COPY, INT_LOAD, BITS, CMP, POLE, BOUND, RESULT,
         ] {
             assert!(s.starts_with("__numfuzz_shadow_"), "{s}");
         }
