@@ -198,7 +198,7 @@ where
         let seen = &state.metadata::<ExceptionsSeen>()?.slots;
         let fresh = &mut self.fresh;
         scan(map, 0, |i, _| {
-            if !seen.contains(&(i as u32)) {
+            if !seen.contains(i as u32) {
                 fresh.push(i as u32);
             }
         });
@@ -214,7 +214,7 @@ where
                 scan(map, 0, |i, v| {
                     if v & EXC_ORIGIN != 0 {
                         origins.push(i as u32);
-                        if !escaped_before.contains(&(i as u32)) && !fresh.contains(&(i as u32)) {
+                        if !escaped_before.contains(i as u32) && !fresh.contains(&(i as u32)) {
                             escaped.push(i as u32);
                         }
                     }

@@ -1,8 +1,8 @@
 //! Metadata numfuzz keeps in the LibAFL state (it survives client restarts) and on testcases.
 
+use fixedbitset::FixedBitSet;
 use libafl_bolts::impl_serdeany;
 use serde::{Deserialize, Serialize};
-use std::collections::HashSet;
 
 /// Per-instance counters behind the AFL-style file names and `fuzzer_stats`.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -27,10 +27,46 @@ pub struct AflCounters {
 }
 impl_serdeany!(AflCounters);
 
+/// A set of dense slot numbers (the exception map's (site, kind) slots), looked up on every
+/// execution: one bit per slot.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct SlotSet(FixedBitSet);
+
+impl SlotSet {
+    pub fn contains(&self, slot: u32) -> bool {
+        self.0.contains(slot as usize)
+    }
+
+    /// Adds `slot`; whether it was new.
+    pub fn insert(&mut self, slot: u32) -> bool {
+        let slot = slot as usize;
+        if slot >= self.0.len() {
+            self.0.grow(slot + 1);
+        }
+        !self.0.put(slot)
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.count_ones(..)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_clear()
+    }
+}
+
+impl Extend<u32> for SlotSet {
+    fn extend<T: IntoIterator<Item = u32>>(&mut self, slots: T) {
+        for s in slots {
+            self.insert(s);
+        }
+    }
+}
+
 /// The (site, kind) slots whose exception this instance has seen.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct ExceptionsSeen {
-    pub slots: HashSet<u32>,
+    pub slots: SlotSet,
 }
 impl_serdeany!(ExceptionsSeen);
 
@@ -38,7 +74,7 @@ impl_serdeany!(ExceptionsSeen);
 /// unreported (the escape objective saves the first such input of each).
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct EscapesSeen {
-    pub slots: HashSet<u32>,
+    pub slots: SlotSet,
 }
 impl_serdeany!(EscapesSeen);
 
@@ -85,3 +121,19 @@ pub struct DistanceTopRated {
     pub by_slot: std::collections::HashMap<(String, u32), libafl::corpus::CorpusId>,
 }
 impl_serdeany!(DistanceTopRated);
+
+#[cfg(test)]
+mod tests {
+    use super::SlotSet;
+
+    #[test]
+    fn a_slot_set_grows_and_tells_new_slots() {
+        let mut s = SlotSet::default();
+        assert!(s.is_empty() && !s.contains(70_000));
+        assert!(s.insert(70_000));
+        assert!(!s.insert(70_000));
+        s.extend([3, 5, 3]);
+        assert_eq!(s.len(), 3);
+        assert!(s.contains(5) && !s.contains(4) && !s.contains(1 << 30));
+    }
+}
