@@ -10,14 +10,17 @@ precision policy and the time limit.
 Only the Python standard library and mpmath (Debian's python3-mpmath) are used.
 """
 
-import argparse
 import json
 import math
+import os
 import re
 import signal
 import struct
 import sys
 from fractions import Fraction
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import oracle_protocol  # noqa: E402  (targets/oracle_protocol.py: the command line and request loop)
 
 import mpmath
 from mpmath import mp, mpf
@@ -1315,50 +1318,19 @@ def answer(req, timeout):
     return out
 
 
-def count_results_fallback(line):
-    """For an unparseable line: guess the number of declared results."""
-    return len(re.findall(r'"index"\s*:', line))
-
-
-def serve(timeout):
-    signal.signal(signal.SIGALRM, _alarm)
-    mp.prec = BASE_PREC
-    out = sys.stdout
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        try:
-            req = json.loads(line)
-            res = answer(req, timeout)
-        except Timeout:
-            warn("request over the time limit: all null")
-            res = [None] * count_results_fallback(line)
-        except Exception as e:          # never exit on a bad request
-            warn("bad request (%s: %s): %s" % (type(e).__name__, e, line.strip()[:200]))
-            try:
-                n = len(json.loads(line).get("results"))
-            except Exception:
-                n = count_results_fallback(line)
-            res = [None] * n
-        out.write(json.dumps({"results": res}) + "\n")
-        out.flush()
-    return 0
+def coverage_lines():
+    """--list: every function and whether it is covered."""
+    for name in FUNCTIONS:
+        note = NOTES.get(name)
+        yield "%s\tcovered%s" % (name, "\t(null by design: %s)" % note if note else "")
 
 
 def main():
-    ap = argparse.ArgumentParser(description="mpmath reference oracle for the fdlibm target "
-                                 "(numfuzz reference-oracle protocol v1)")
-    ap.add_argument("--timeout", type=float, default=2.0,
-                    help="wall-clock limit per computed result, seconds (default 2; 0 = none)")
-    ap.add_argument("--list", action="store_true",
-                    help="print every function and whether it is covered, then exit")
-    a = ap.parse_args()
-    if a.list:
-        for name in FUNCTIONS:
-            note = NOTES.get(name)
-            print("%s\tcovered%s" % (name, "\t(null by design: %s)" % note if note else ""))
-        return 0
-    return serve(a.timeout)
+    args = oracle_protocol.arguments(__doc__, 2.0, coverage_lines)
+    signal.signal(signal.SIGALRM, _alarm)
+    mp.prec = BASE_PREC
+    oracle_protocol.serve(lambda request: {"results": answer(request, args.timeout)}, warn)
+    return 0
 
 
 if __name__ == "__main__":

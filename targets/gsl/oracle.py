@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Reference oracle for numfuzz's GSL 2.7.1 special-function harnesses (protocol v1).
 
-    oracle.py [--timeout SECONDS]     speak the protocol on stdin/stdout
+    oracle.py [--timeout SECONDS]     speak the protocol on stdin/stdout (0: no limit)
     oracle.py --list                  coverage: one line per harness function, then the count
 
 numfuzz starts this once (`numfuzz triage OUT --oracle targets/gsl/oracle.py`) and sends one JSON
@@ -73,6 +73,9 @@ import signal
 import sys
 import traceback
 from fractions import Fraction
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import oracle_protocol  # noqa: E402  (targets/oracle_protocol.py: the command line and request loop)
 
 import mpmath
 from mpmath import mp, mpf, mpc
@@ -3414,10 +3417,10 @@ class Worker:
                 view = view[k:]
         except OSError as e:
             raise WorkerFailed("write: %s" % e)
-        deadline = time.monotonic() + timeout
+        deadline = None if timeout is None else time.monotonic() + timeout
         while b"\n" not in self.buf:
-            rem = deadline - time.monotonic()
-            if rem <= 0:
+            rem = None if deadline is None else deadline - time.monotonic()
+            if rem is not None and rem <= 0:
                 raise TimeoutError()
             r, _, _ = select.select([self.rfd], [], [], rem)
             if not r:
@@ -3462,82 +3465,43 @@ def coverage_lines():
     return lines
 
 
-def main(argv):
+class Pool:
+    """The forked worker that answers requests, forked again after one it did not answer in time."""
+
+    def __init__(self, timeout):
+        self.timeout = timeout if timeout > 0 else None
+        self.worker = None
+
+    def ask(self, request):
+        if self.worker is None:
+            self.worker = Worker()
+        try:
+            return self.worker.ask((json.dumps(request) + "\n").encode("utf-8"), self.timeout)
+        except TimeoutError:
+            log("timeout (%gs) for %s %s" % (self.timeout, request.get("function"), request.get("inputs")))
+        except (WorkerFailed, ValueError) as e:
+            log("worker failed for %s: %s" % (request.get("function"), e))
+        self.worker.kill()
+        self.worker = None
+        return None
+
+    def close(self):
+        if self.worker is not None:
+            self.worker.kill()
+
+
+def main():
     if hasattr(sys, "set_int_max_str_digits"):
         sys.set_int_max_str_digits(0)      # huge exponents/mantissas are printed as decimals
-    timeout = DEFAULT_TIMEOUT
-    i = 1
-    while i < len(argv):
-        a = argv[i]
-        if a == "--list":
-            print("\n".join(coverage_lines()))
-            return 0
-        if a == "--timeout" and i + 1 < len(argv):
-            try:
-                timeout = float(argv[i + 1])
-                if not timeout > 0:
-                    raise ValueError
-            except ValueError:
-                sys.stderr.write("oracle.py: --timeout needs a positive number of seconds\n")
-                return 2
-            i += 2
-            continue
-        if a.startswith("--timeout="):
-            timeout = float(a.split("=", 1)[1])
-            i += 1
-            continue
-        if a in ("-h", "--help"):
-            print(__doc__)
-            return 0
-        sys.stderr.write("oracle.py: unknown argument %r (flags: --list, --timeout S)\n" % a)
-        return 2
-
+    args = oracle_protocol.arguments(__doc__, DEFAULT_TIMEOUT, coverage_lines)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    worker = None
-    stdin = sys.stdin.buffer
-    stdout = sys.stdout
-    for raw_line in stdin:
-        text = raw_line.decode("utf-8", "replace").strip()
-        try:
-            req = json.loads(text)
-            if not isinstance(req, dict) or not isinstance(req.get("results"), list):
-                raise ValueError("no \"results\" list")
-            n = len(req["results"])
-        except ValueError as e:
-            log("cannot parse request %r: %s" % (text[:200], e))
-            stdout.write('{"results": []}\n')
-            stdout.flush()
-            continue
-        reply = None
-        if worker is None:
-            worker = Worker()
-        try:
-            reply = worker.ask((json.dumps(req) + "\n").encode("utf-8"), timeout)
-        except TimeoutError:
-            log("timeout (%gs) for %s %s" % (timeout, req.get("function"), req.get("inputs")))
-            worker.kill()
-            worker = None
-        except (WorkerFailed, ValueError) as e:
-            log("worker failed for %s: %s" % (req.get("function"), e))
-            worker.kill()
-            worker = None
-        if not (isinstance(reply, dict) and isinstance(reply.get("results"), list)
-                and len(reply["results"]) == n):
-            keep = reply.get("tolerance") if isinstance(reply, dict) else None
-            reply = {"results": [None] * n}
-            if keep is not None:
-                reply["tolerance"] = keep
-        stdout.write(json.dumps(reply) + "\n")
-        stdout.flush()
-    if worker is not None:
-        worker.close(wait=False)
-        try:
-            os.kill(worker.pid, signal.SIGKILL)
-            os.waitpid(worker.pid, 0)
-        except OSError:
-            pass
+    pool = Pool(args.timeout)
+    try:
+        oracle_protocol.serve(pool.ask, log)
+    finally:
+        pool.close()
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(main())
