@@ -1,6 +1,7 @@
 //! Command-line definitions (clap derive).
 
 use clap::{Parser, Subcommand};
+use numfuzz::triage::format::ReportFormat;
 use std::path::PathBuf;
 
 #[derive(Debug, Parser)]
@@ -47,9 +48,8 @@ pub struct RunAllArgs {
     /// Seconds of fuzzing per function.
     #[arg(short = 'V', value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
     pub seconds: u64,
-    /// Campaigns at a time, each on its own core (default: the machine's cores).
-    #[arg(short = 'j', long, value_parser = clap::value_parser!(u64).range(1..1024))]
-    pub jobs: Option<u64>,
+    #[command(flatten)]
+    pub jobs: Jobs,
     /// The oracle every triage asks (see `numfuzz triage --oracle`).
     #[arg(long, value_name = "CMD")]
     pub oracle: Option<String>,
@@ -150,7 +150,7 @@ pub struct ReplayArgs {
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
     /// Decode inputs with this signature instead of the target's (e.g. `f64,i32`).
-    #[arg(long)]
+    #[arg(long, value_parser = signature)]
     pub signature: Option<String>,
     /// Time limit per input in milliseconds.
     #[arg(short = 't', long = "timeout", default_value_t = 5000, value_parser = milliseconds)]
@@ -202,7 +202,7 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = ExecutorChoice::Auto)]
     pub executor: ExecutorChoice,
     /// Input signature (e.g. `f64,i32`) instead of the one embedded in the target.
-    #[arg(long)]
+    #[arg(long, value_parser = signature)]
     pub signature: Option<String>,
     /// Switch off ErrBits feedback (ablation).
     #[arg(long)]
@@ -244,20 +244,6 @@ pub struct RunArgs {
     /// The target and its arguments (`@@` is replaced by the input file).
     #[arg(last = true, required = true, value_name = "TARGET [ARGS]")]
     pub command: Vec<String>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum TriageFormat {
-    /// Aligned terminal table.
-    Table,
-    /// GitHub-flavoured Markdown (for an issue tracker).
-    Md,
-    /// JSON (schema in the README).
-    Json,
-    /// SARIF 2.1.0 (code-scanning tools).
-    Sarif,
-    /// Self-contained HTML page (bug list, counts, exceptions over time).
-    Html,
 }
 
 /// Which findings `--minimize` minimises.
@@ -302,8 +288,8 @@ pub struct TriageArgs {
     #[arg(long)]
     pub all: bool,
     /// Report format.
-    #[arg(long, value_enum, default_value_t = TriageFormat::Table)]
-    pub format: TriageFormat,
+    #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
+    pub format: ReportFormat,
     /// Write the report to this file (default: stdout).
     #[arg(short = 'o', long)]
     pub output: Option<PathBuf>,
@@ -317,9 +303,8 @@ pub struct TriageArgs {
     /// without numfuzz-cc and exits 1 while the bug is there; the report prints how to build it.
     #[arg(long, value_name = "DIR")]
     pub repro: Option<PathBuf>,
-    /// Parallel replays (default: the number of CPUs).
-    #[arg(short = 'j', long)]
-    pub jobs: Option<usize>,
+    #[command(flatten)]
+    pub jobs: Jobs,
     /// Time limit per replay in milliseconds; inputs running longer are hangs.
     #[arg(short = 't', long = "timeout", default_value_t = 3000, value_parser = milliseconds)]
     pub timeout_ms: u64,
@@ -372,6 +357,32 @@ pub struct CovArgs {
     /// Keep the merged profile in this file (for `llvm-cov show`).
     #[arg(long)]
     pub profdata: Option<PathBuf>,
+}
+
+/// `-j`: how many run at once.
+#[derive(Debug, clap::Args)]
+pub struct Jobs {
+    /// How many run at a time: campaigns (run-all, each on its own core) or replays (triage)
+    /// (default: the machine's cores).
+    #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    jobs: Option<u16>,
+}
+
+impl Jobs {
+    pub fn get(&self) -> usize {
+        self.jobs.map_or_else(
+            || std::thread::available_parallelism().map_or(1, usize::from),
+            usize::from,
+        )
+    }
+}
+
+/// `--signature`: checked when the command line is read; kept as written (campaign configs
+/// store it so, and `Signature::chosen` parses it where inputs are decoded).
+fn signature(s: &str) -> Result<String, String> {
+    numfuzz_abi::signature::Signature::parse(s)
+        .map(|_| s.to_string())
+        .map_err(|e| format!("{e} (e.g. `f64,i32` or `f64[0,1],i32`)"))
 }
 
 fn positive_tolerance(s: &str) -> Result<f64, String> {
@@ -448,6 +459,31 @@ mod tests {
             let err = milliseconds(bad).unwrap_err();
             assert!(err.contains("at least 1 (e.g. `-t 1000`)"), "{bad}: {err}");
         }
+    }
+
+    #[test]
+    fn jobs_and_time_limits_are_refused_below_one_by_clap() {
+        for cmd in [
+            &["numfuzz", "triage", "out", "-j", "0"][..],
+            &["numfuzz", "triage", "out", "-t", "0"],
+        ] {
+            let err = Cli::try_parse_from(cmd).unwrap_err();
+            assert_eq!(err.kind(), clap::error::ErrorKind::ValueValidation, "{cmd:?}: {err}");
+        }
+        let Command::Triage(t) = Cli::try_parse_from(["numfuzz", "triage", "out", "-j", "3"])
+            .unwrap()
+            .command
+        else {
+            panic!("not triage");
+        };
+        assert_eq!(t.jobs.get(), 3);
+        let Command::RunAll(r) = Cli::try_parse_from(["numfuzz", "run-all", "h", "-o", "o", "-V", "1"])
+            .unwrap()
+            .command
+        else {
+            panic!("not run-all");
+        };
+        assert!(r.jobs.get() >= 1);
     }
 
     #[test]

@@ -41,10 +41,7 @@ pub fn run_campaign(cfg: &CampaignConfig, target: &Target) -> anyhow::Result<()>
             .and_then(|v| v.parse().ok())
             .unwrap_or(AFL_DEFAULT_MAP)
     };
-    let signature = match &cfg.signature {
-        Some(spec) => Some(numfuzz_abi::signature::Signature::parse(spec)?),
-        None => target.signature.clone(),
-    };
+    let signature = numfuzz_abi::signature::Signature::chosen(cfg.signature.as_deref(), target.signature.as_ref())?;
     launch(cfg, |state, mgr, description| {
         let mut provider = StdShMemProvider::new()?;
         let mut edges = provider.new_shmem(map_size)?;

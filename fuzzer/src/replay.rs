@@ -18,7 +18,7 @@ pub use numfuzz_abi::report::Frame;
 
 /// How a replay ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Ending {
+pub enum ReplayEnding {
     /// The harness returned; `handled` is whether it called `NUMFUZZ_HANDLED()`.
     Completed { handled: bool },
     /// Killed by a signal (a real crash): the stack the runtime printed (innermost first;
@@ -52,7 +52,7 @@ pub struct Replay {
     pub results: Vec<ResultReport>,
     /// A taint build's flows.
     pub taint: Option<TaintReport>,
-    pub ending: Ending,
+    pub ending: ReplayEnding,
 }
 
 impl Replay {
@@ -67,7 +67,7 @@ impl Replay {
     /// A stack overflow often strikes inside a checker called from the recursion.
     pub fn crash_frame(&self) -> Option<&Frame> {
         match &self.ending {
-            Ending::Crashed { stack, .. } | Ending::TimedOut { stack } => stack
+            ReplayEnding::Crashed { stack, .. } | ReplayEnding::TimedOut { stack } => stack
                 .iter()
                 .find(|f| f.file.as_deref().is_some_and(|p| p.starts_with('/')) && !f.is_numfuzz_runtime())
                 .or_else(|| stack.first()),
@@ -79,7 +79,7 @@ impl Replay {
     /// (`SIGSEGV (stack overflow)`).
     pub fn crash_name(&self) -> Option<String> {
         match &self.ending {
-            Ending::Crashed { signal, cause, .. } => Some(match cause {
+            ReplayEnding::Crashed { signal, cause, .. } => Some(match cause {
                 Some(c) => format!("{} ({c})", signal_name(*signal)),
                 None => signal_name(*signal),
             }),
@@ -91,7 +91,7 @@ impl Replay {
     pub fn out_of_memory(&self) -> bool {
         matches!(
             &self.ending,
-            Ending::Crashed {
+            ReplayEnding::Crashed {
                 out_of_memory: Some(_),
                 ..
             }
@@ -226,18 +226,18 @@ fn parse_run(input: &Path, bytes: Vec<u8>, status: Option<std::process::ExitStat
     let out_of_memory = crash.as_ref().and_then(|c| c.out_of_memory);
     let stack = crash.map(|c| c.frames).unwrap_or_default();
     let ending = match (status, summary) {
-        (None, _) => Ending::TimedOut { stack },
-        (Some(s), _) if s.signal().is_some() => Ending::Crashed {
+        (None, _) => ReplayEnding::TimedOut { stack },
+        (Some(s), _) if s.signal().is_some() => ReplayEnding::Crashed {
             signal: s.signal().unwrap_or(0),
             cause,
             out_of_memory,
             stack,
             output_tail: tail(text, 8),
         },
-        (Some(s), Some(sum)) if s.success() => Ending::Completed { handled: sum.handled },
+        (Some(s), Some(sum)) if s.success() => ReplayEnding::Completed { handled: sum.handled },
         // A program with its own main() prints no summary; it completed all the same.
-        (Some(s), None) if s.success() => Ending::Completed { handled: false },
-        (Some(s), _) => Ending::Failed {
+        (Some(s), None) if s.success() => ReplayEnding::Completed { handled: false },
+        (Some(s), _) => ReplayEnding::Failed {
             status: s.code(),
             output_tail: tail(text, 8),
         },
@@ -329,7 +329,7 @@ pub fn describe(replay: &Replay, signature: Option<&Signature>) -> String {
         ));
     }
     match &replay.ending {
-        Ending::Completed { handled } => {
+        ReplayEnding::Completed { handled } => {
             let n = replay.exceptions.len();
             let what = if n == 0 {
                 "no exception".to_string()
@@ -342,7 +342,7 @@ pub fn describe(replay: &Replay, signature: Option<&Signature>) -> String {
             };
             s.push_str(&format!("  => {what}\n"));
         }
-        Ending::Crashed {
+        ReplayEnding::Crashed {
             stack,
             output_tail,
             out_of_memory,
@@ -362,13 +362,13 @@ pub fn describe(replay: &Replay, signature: Option<&Signature>) -> String {
                 s.push_str(&format!("     | {l}\n"));
             }
         }
-        Ending::TimedOut { stack } => {
+        ReplayEnding::TimedOut { stack } => {
             s.push_str("  => timed out\n");
             for (i, f) in stack.iter().enumerate() {
                 s.push_str(&format!("     #{i} {}\n", f.display()));
             }
         }
-        Ending::Failed { status, output_tail } => {
+        ReplayEnding::Failed { status, output_tail } => {
             s.push_str(&format!(
                 "  => exited with status {}\n",
                 status.map_or("?".into(), |c| c.to_string())
@@ -425,7 +425,7 @@ mod tests {
         let status = std::process::ExitStatus::from_raw(libc::SIGABRT);
         let r = parse_run(Path::new("x"), vec![], Some(status), &text);
         assert_eq!(r.exceptions.len(), 1);
-        let Ending::Crashed { signal, stack, .. } = &r.ending else {
+        let ReplayEnding::Crashed { signal, stack, .. } = &r.ending else {
             panic!("{:?}", r.ending)
         };
         assert_eq!((*signal, stack.len()), (libc::SIGABRT, 3));

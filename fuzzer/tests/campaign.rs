@@ -202,7 +202,7 @@ fn the_status_line_shows_the_current_counts() {
     // The monitor prints about every 6 s once the clients have reported.
     let periodic: Vec<&(u64, f64)> = lines.iter().filter(|(t, _)| *t >= 3).collect();
     assert!(periodic.len() >= 2, "status lines: {lines:?}\n{}", both(&o));
-    // Lines seconds apart report new executions (they used to repeat a count for 15 s).
+    // Lines seconds apart report new executions, not a count repeated from an earlier line.
     for w in periodic.windows(2) {
         if w[1].0 > w[0].0 + 2 {
             assert!(w[1].1 > w[0].1, "a stale count: {w:?} in {lines:?}");

@@ -84,29 +84,27 @@ fn found(built: &Built, extra: &[&str], seconds: u32, kind: ExceptionKind, file:
 enum WithoutCmp {
     /// Not reached in the budget: the comparison is what stands in the way.
     NotReached,
-    /// Not asserted, with the reason.
-    Unasserted(&'static str),
+    /// No `--no-cmp` campaign: the field mutators reach the exception on their own, so the
+    /// ablation would show nothing (the reason says why).
+    NotRun(&'static str),
 }
 
 fn solve(name: &str, source: &str, kind: ExceptionKind, line: u32, without_cmp: WithoutCmp) {
     let _turn = one_at_a_time();
     let file = format!("{name}.c");
     let built = compile(name, &[(&file, source)], &["-O1"], &[]);
-    // Found well within the 60 s budget: the exception must show up in 20 s.
     assert!(
         found(&built, &[], 20, kind, &file, line),
-        "{kind} at {file}:{line} not reached with comparison solving"
+        "{kind} at {file}:{line} not reached in 20 s with comparison solving"
     );
-    let without = found(&built, &["--no-cmp"], 20, kind, &file, line);
-    match without_cmp {
-        WithoutCmp::NotReached => assert!(
-            !without,
-            "{kind} at {file}:{line} reached in 20 s with --no-cmp: the ablation shows no effect"
-        ),
-        WithoutCmp::Unasserted(why) => {
-            eprintln!("ablation: {kind} at {file}:{line} within 20 s with --no-cmp: {without} ({why})")
-        }
+    if let WithoutCmp::NotRun(why) = without_cmp {
+        eprintln!("no --no-cmp ablation for {file}:{line}: {why}");
+        return;
     }
+    assert!(
+        !found(&built, &["--no-cmp"], 20, kind, &file, line),
+        "{kind} at {file}:{line} reached in 20 s with --no-cmp: the ablation shows no effect"
+    );
 }
 
 #[test]
@@ -129,7 +127,7 @@ fn exact_float() {
         7,
         // Measured: found in 2 of 2 runs without it. A float has 2^32 encodings and the
         // field mutators' value tables cover the neighbourhood of this one.
-        WithoutCmp::Unasserted("an exact float is within reach of the field mutators"),
+        WithoutCmp::NotRun("an exact float is within reach of the field mutators"),
     );
 }
 

@@ -10,7 +10,7 @@
 
 use numfuzz_abi::op::FloatType;
 use numfuzz_abi::report::ReportEvent;
-use numfuzz_abi::value::{Float, Format};
+use numfuzz_abi::value::{Float, FloatFormat};
 use numfuzz_abi::ExceptionKind;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -32,7 +32,7 @@ use testkit::Rng;
 /// A finite value `(-1)^neg * 1.m * 2^exp` with a random significand, or the subnormal /
 /// infinite value its exponent falls to (exponent in unbiased terms).
 fn with_exponent(rng: &mut Rng, ty: FloatType, exp: i64) -> Float {
-    let f = Format::of(ty);
+    let f = FloatFormat::of(ty);
     let frac_bits = f.precision - 1;
     let frac = (rng.next_u64() as u128) & ((1u128 << frac_bits) - 1);
     // Sparse significands (few low bits set) make exact results likely.
@@ -65,8 +65,8 @@ fn specials(ty: FloatType) -> Vec<Float> {
         let inf = Float::infinity(ty, false);
         Float::from_bits(ty, inf.bits | 1)
     };
-    let sqrt_max = Float::pow2(ty, Format::of(ty).emax() / 2);
-    let sqrt_min = Float::pow2(ty, Format::of(ty).emin() / 2);
+    let sqrt_max = Float::pow2(ty, FloatFormat::of(ty).emax() / 2);
+    let sqrt_min = Float::pow2(ty, FloatFormat::of(ty).emin() / 2);
     for x in [
         Float::zero(ty, false),
         Float::min_subnormal(ty, false),
@@ -99,7 +99,7 @@ fn specials(ty: FloatType) -> Vec<Float> {
 
 /// One operand pair of type `ty`, from a mix of strategies aimed at every boundary.
 fn pair(rng: &mut Rng, ty: FloatType) -> (Float, Float) {
-    let f = Format::of(ty);
+    let f = FloatFormat::of(ty);
     let (emin, emax, p) = (f.emin() as i64, f.emax() as i64, f.precision as i64);
     let specials = specials(ty);
     let special = |rng: &mut Rng| specials[rng.below(specials.len() as u64) as usize];

@@ -12,7 +12,7 @@ use std::path::Path;
 pub fn run_campaign(config: &Path, harness: &Harness) -> i32 {
     // Exceptions are recorded in the maps the engine observes; never printed, never fatal.
     report::set_record_only();
-    crate::precise::fuzzed();
+    crate::precise::driven_by_a_fuzzer();
     let Some(region) = Region::current() else {
         eprintln!("numfuzz: the runtime's maps are not initialised");
         return 1;

@@ -406,7 +406,7 @@ pub fn run_harness(args: &[String], harness: &Harness) -> i32 {
         1
     };
     let region = Region::current().expect("region installed at start-up");
-    crate::precise::fuzzed();
+    crate::precise::driven_by_a_fuzzer();
     // Start-up (constructors, LLVMFuzzerInitialize) ran only in the first run of a
     // persistent child; erase its traces so every run measures just its input.
     edges::reset();

@@ -109,11 +109,11 @@ struct Tainted {
 /// Probed sites (local search measures their exact gap) and taint builds (every result gets a
 /// label) are always checked.
 fn recurring(region: &Region, site: u32, op: Op, ops: &Operands) -> bool {
-    use numfuzz_abi::value::Class;
+    use numfuzz_abi::value::FloatClass;
     let kind = match ops.r.class() {
         _ if op.shape() == OpShape::ToInt => return false,
-        Class::Zero | Class::Subnormal => ExceptionKind::Underflow,
-        Class::Nan { .. } => ExceptionKind::Invalid,
+        FloatClass::Zero | FloatClass::Subnormal => ExceptionKind::Underflow,
+        FloatClass::Nan { .. } => ExceptionKind::Invalid,
         _ => return false,
     };
     region.recorded(site, kind, ops.all_finite(op)) && probe::probed_kind(site).is_none()

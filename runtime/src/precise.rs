@@ -103,7 +103,7 @@ fn split_build() -> bool {
 }
 
 /// A fuzzer drives the runs from now on (the in-process engine, a forkserver child).
-pub fn fuzzed() {
+pub fn driven_by_a_fuzzer() {
     FUZZED.store(true, Ordering::Relaxed);
 }
 

@@ -18,7 +18,7 @@ use numfuzz_abi::kind::ExceptionKind;
 use numfuzz_abi::op::Op;
 use numfuzz_abi::report::{TaintFlow, TaintReport};
 use numfuzz_abi::taint::{label_list, stand_in, Repair, TaintMode, LABELS};
-use numfuzz_abi::value::{Class, Float};
+use numfuzz_abi::value::{Float, FloatClass};
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -35,7 +35,7 @@ pub enum Produced {
 }
 
 fn exceptional(x: Float) -> bool {
-    !matches!(x.class(), Class::Normal)
+    !matches!(x.class(), FloatClass::Normal)
 }
 
 fn same_value(x: Float, y: Float) -> bool {

@@ -30,15 +30,12 @@ pub fn run(config_path: &Path, target: InProcessTarget<'_>) -> i32 {
             return 1;
         }
     };
-    let signature = match &cfg.signature {
-        Some(spec) => match Signature::parse(spec) {
-            Ok(s) => Some(s),
-            Err(e) => {
-                eprintln!("numfuzz: --signature: {e}");
-                return 1;
-            }
-        },
-        None => target.signature.clone(),
+    let signature = match Signature::chosen(cfg.signature.as_deref(), target.signature.as_ref()) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("numfuzz: --signature: {e}");
+            return 1;
+        }
     };
     let slot = match std::env::var(numfuzz_abi::env::CLIENT) {
         Ok(text) => ClientSlot::parse(&text),

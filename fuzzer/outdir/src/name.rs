@@ -1,7 +1,8 @@
 //! AFL++-style entry names: `id:000012,src:000003,time:812,execs:90321,+errbits`.
 //!
 //! numfuzz writes, per directory:
-//! - `queue/`: `id:N` + provenance + why it was kept (`+cov`, `+errbits`, `+cmp`, `+exc`);
+//! - `queue/`: `id:N` + provenance + why it was kept besides new edges (`+exc`, `+errbits`,
+//!   `+cmp`; an entry kept for new edges alone has no tag);
 //! - `crashes/`: `id:N,kind:K,site:S` + provenance for a floating-point exception (`+esc` when
 //!   it was saved because a known (site, kind) first reached a declared result),
 //!   `id:N,crash` + provenance for a real crash, or `id:N,oom` + provenance for an input the
@@ -177,8 +178,8 @@ mod tests {
             time_ms: 0,
             execs: 3,
         };
-        let q = EntryName::new(0, Tag::None, seed, &["cov", "errbits"]);
-        assert_eq!(q.to_string(), "id:000000,orig:seed,time:0,execs:3,+cov,+errbits");
+        let q = EntryName::new(0, Tag::None, seed, &["exc", "errbits"]);
+        assert_eq!(q.to_string(), "id:000000,orig:seed,time:0,execs:3,+exc,+errbits");
         assert!(EntryName::parse(&q.to_string()).unwrap().has_flag("errbits"));
         assert_eq!(
             EntryName::new(7, Tag::Crash, prov, &[]).to_string(),

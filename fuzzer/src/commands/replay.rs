@@ -9,10 +9,7 @@ use std::time::Duration;
 
 pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     let target = Target::inspect_numfuzz(&args.target)?;
-    let signature = match &args.signature {
-        Some(spec) => Some(Signature::parse(spec)?),
-        None => target.signature.clone(),
-    };
+    let signature = Signature::chosen(args.signature.as_deref(), target.signature.as_ref())?;
     for input in &args.inputs {
         anyhow::ensure!(input.exists(), "input `{}` does not exist", input.display());
         let r = replay(&args.target, input, Duration::from_millis(args.timeout_ms))

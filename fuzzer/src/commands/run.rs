@@ -42,9 +42,6 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     };
     let target_path = resolve_target(Path::new(target_arg))?;
     let target = Target::inspect(&target_path)?;
-    if let Some(spec) = &args.signature {
-        Signature::parse(spec).with_context(|| "--signature")?;
-    }
     if let Some(seeds) = &args.seeds {
         if !seeds.exists() {
             bail!("-i {}: no such file or directory (give a directory of seed inputs, or omit -i to start from seeds built from the signature)", seeds.display());
@@ -145,11 +142,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     cfg.save(&config_path)
         .with_context(|| format!("writing {}", config_path.display()))?;
     if !tui {
-        let sig = match (&args.signature, &target.signature) {
-            (Some(s), _) => s.clone(),
-            (None, Some(s)) => s.to_string(),
-            (None, None) => "none (plain bytes)".into(),
-        };
+        let sig = Signature::chosen(args.signature.as_deref(), target.signature.as_ref())?
+            .map_or_else(|| "none (plain bytes)".to_string(), |s| s.to_string());
         println!(
             "numfuzz: {} campaign on {} (signature {sig}), {} in {}{}{}",
             match executor {

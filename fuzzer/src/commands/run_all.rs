@@ -4,12 +4,11 @@ use crate::cli::{MergedFormat, MinimizeWhich, RunAllArgs};
 use numfuzz::run_all::{self, render, Options};
 
 pub fn run(args: RunAllArgs) -> anyhow::Result<()> {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let opts = Options {
         harness_dir: args.dir.clone(),
         out: args.out.clone(),
         seconds: args.seconds,
-        jobs: args.jobs.map_or(cores, |j| j as usize),
+        jobs: args.jobs.get(),
         oracle: args.oracle.clone(),
         functions: args.functions.clone(),
         resume: args.resume,

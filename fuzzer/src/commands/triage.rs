@@ -1,23 +1,16 @@
 //! `numfuzz triage OUT`: the campaign's distinct findings, located, decoded and optionally
 //! minimised, as a table, Markdown, JSON, SARIF or an HTML page.
 
-use crate::cli::{MinimizeWhich, TriageArgs, TriageFormat};
+use crate::cli::{MinimizeWhich, TriageArgs};
 use anyhow::{bail, Context};
-use numfuzz::triage::format::{headline, render, Format};
+use numfuzz::triage::format::{headline, render};
 use numfuzz::triage::{triage, Options};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Duration;
 
 pub fn run(args: TriageArgs) -> anyhow::Result<()> {
-    let jobs = match args.jobs {
-        Some(0) => bail!("--jobs must be at least 1"),
-        Some(n) => n,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
-    if args.timeout_ms == 0 {
-        bail!("--timeout must be at least 1 ms");
-    }
+    let jobs = args.jobs.get();
     if let Some(out) = &args.output {
         if out.is_dir() {
             bail!("--output {} is a directory; give a file name", out.display());
@@ -60,14 +53,7 @@ pub fn run(args: TriageArgs) -> anyhow::Result<()> {
             args.out.display()
         );
     }
-    let format = match args.format {
-        TriageFormat::Table => Format::Table,
-        TriageFormat::Md => Format::Markdown,
-        TriageFormat::Json => Format::Json,
-        TriageFormat::Sarif => Format::Sarif,
-        TriageFormat::Html => Format::Html,
-    };
-    let text = render(&report, format, args.srcroot.as_deref(), args.all);
+    let text = render(&report, args.format, args.srcroot.as_deref(), args.all);
     match &args.output {
         Some(file) => {
             std::fs::write(file, &text).with_context(|| format!("writing {}", file.display()))?;

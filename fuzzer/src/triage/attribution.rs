@@ -20,7 +20,7 @@
 
 use super::consequence;
 use super::taint::Flow;
-use crate::replay::{Ending, Replay, Replayer};
+use crate::replay::{Replay, ReplayEnding, Replayer};
 use numfuzz_abi::signature::Signature;
 use numfuzz_abi::taint::{Repair, TaintMode};
 use numfuzz_outdir::FindingKey;
@@ -95,8 +95,8 @@ fn candidates(flow: &Flow, label_roots: &[usize], origin: impl Fn(usize) -> bool
 /// error: then it is not a silent non-finite result either)?
 pub fn fixed(run: &Replay) -> bool {
     match run.ending {
-        Ending::Completed { handled: true } => true,
-        Ending::Completed { handled: false } => run
+        ReplayEnding::Completed { handled: true } => true,
+        ReplayEnding::Completed { handled: false } => run
             .results
             .iter()
             .filter(|r| r.index.is_some())
@@ -204,7 +204,7 @@ mod tests {
                 shadow: None,
             }],
             taint: None,
-            ending: Ending::Completed { handled: false },
+            ending: ReplayEnding::Completed { handled: false },
         }
     }
 
@@ -281,7 +281,7 @@ mod tests {
         assert!(!fixed(&run("nan")));
         assert!(!fixed(&run("-inf")));
         let mut handled = run("nan");
-        handled.ending = Ending::Completed { handled: true };
+        handled.ending = ReplayEnding::Completed { handled: true };
         assert!(fixed(&handled));
     }
 }

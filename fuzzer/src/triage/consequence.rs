@@ -26,7 +26,7 @@
 use super::attribution::{Attribution, RootBy, Via};
 use super::ordinary::Ordinariness;
 use super::taint::Flow;
-use crate::replay::{Ending, Replay};
+use crate::replay::{Replay, ReplayEnding};
 use numfuzz_abi::signature::Signature;
 use numfuzz_abi::value::Value;
 use numfuzz_outdir::FindingKey;
@@ -105,7 +105,7 @@ pub fn input_borne(signature: Option<&Signature>, bytes: &[u8]) -> bool {
 /// completed unreported with a non-finite result (a primary one, or a named one, which is
 /// reported) and raised something.
 pub fn needs_taint(replay: &Replay) -> bool {
-    replay.ending == (Ending::Completed { handled: false })
+    replay.ending == (ReplayEnding::Completed { handled: false })
         && !replay.exceptions.is_empty()
         && replay.results.iter().any(|r| !result_finite(&r.value))
 }
@@ -199,8 +199,8 @@ pub fn analyze(
     });
     let flow = translated.as_ref();
     let origin = origins(replay);
-    let completed = matches!(replay.ending, Ending::Completed { .. });
-    let handled = replay.ending == (Ending::Completed { handled: true });
+    let completed = matches!(replay.ending, ReplayEnding::Completed { .. });
+    let handled = replay.ending == (ReplayEnding::Completed { handled: true });
     let out_of_domain = signature.is_some_and(|s| !s.in_domain(&replay.bytes));
     let mut out = InputAnalysis {
         input_borne: input_borne(signature, &replay.bytes),
@@ -353,7 +353,7 @@ pub fn merge(key: &FindingKey, inputs: &[(&InputAnalysis, &InInput)]) -> Merged 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::replay::Ending;
+    use crate::replay::ReplayEnding;
     use numfuzz_abi::kind::ExceptionKind;
     use numfuzz_abi::report::{ExceptionReport, ResultReport};
     use numfuzz_abi::site::SiteInfo;
@@ -406,7 +406,7 @@ mod tests {
             exceptions,
             results,
             taint: None,
-            ending: Ending::Completed { handled },
+            ending: ReplayEnding::Completed { handled },
         }
     }
 

@@ -7,7 +7,7 @@ use super::consequence::{self, Consequence, InputAnalysis};
 use super::oracle::{ResultVerdict, Verdict};
 use super::ordinary::Ordinariness;
 use super::references::Source;
-use crate::replay::{decode_fields, DecodedField, Ending, Frame, Replay};
+use crate::replay::{decode_fields, DecodedField, Frame, Replay, ReplayEnding};
 use numfuzz_abi::kind::ExceptionKind;
 use numfuzz_abi::report::{ExceptionReport, ResultReport};
 use numfuzz_abi::signature::Signature;
@@ -86,7 +86,7 @@ pub struct Reference {
 
 /// Where a finding belongs in the report, from most to least important.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Class {
+pub enum FindingClass {
     /// Reaches a result (non-finite and unreported, or wrong against the reference) and is
     /// its own root.
     Bug,
@@ -112,20 +112,20 @@ pub enum Class {
     Unjudged,
 }
 
-impl Class {
+impl FindingClass {
     pub fn name(self) -> &'static str {
         match self {
-            Class::Bug => "bug",
-            Class::Chained => "chained",
-            Class::Propagated => "propagated",
-            Class::Undefined => "undefined",
-            Class::Range => "range",
-            Class::Handled => "handled",
-            Class::Coincident => "coincident",
-            Class::Absorbed => "absorbed",
-            Class::InputBorne => "input-borne",
-            Class::OutOfDomain => "out-of-domain",
-            Class::Unjudged => "unjudged",
+            FindingClass::Bug => "bug",
+            FindingClass::Chained => "chained",
+            FindingClass::Propagated => "propagated",
+            FindingClass::Undefined => "undefined",
+            FindingClass::Range => "range",
+            FindingClass::Handled => "handled",
+            FindingClass::Coincident => "coincident",
+            FindingClass::Absorbed => "absorbed",
+            FindingClass::InputBorne => "input-borne",
+            FindingClass::OutOfDomain => "out-of-domain",
+            FindingClass::Unjudged => "unjudged",
         }
     }
 }
@@ -228,36 +228,36 @@ impl Finding {
         !self.input_borne && !self.out_of_domain && self.root() == Some(&self.key)
     }
 
-    pub fn class(&self) -> Class {
+    pub fn class(&self) -> FindingClass {
         if self.input_borne {
-            return Class::InputBorne;
+            return FindingClass::InputBorne;
         }
         if self.out_of_domain {
-            return Class::OutOfDomain;
+            return FindingClass::OutOfDomain;
         }
         if self.is_bug() {
-            return Class::Bug;
+            return FindingClass::Bug;
         }
         if self.root().is_some() {
-            return Class::Chained;
+            return FindingClass::Chained;
         }
         let Some(c) = self.consequence else {
-            return Class::Unjudged;
+            return FindingClass::Unjudged;
         };
         if !self.origin {
-            return Class::Propagated;
+            return FindingClass::Propagated;
         }
         if self.undefined_result() {
-            return Class::Undefined;
+            return FindingClass::Undefined;
         }
         if self.true_range() {
-            return Class::Range;
+            return FindingClass::Range;
         }
         match c {
-            Consequence::Handled => Class::Handled,
-            Consequence::Coincident => Class::Coincident,
+            Consequence::Handled => FindingClass::Handled,
+            Consequence::Coincident => FindingClass::Coincident,
             // Escaping without an escaping origin before it is a propagation (handled above).
-            Consequence::Absorbed | Consequence::Escapes => Class::Absorbed,
+            Consequence::Absorbed | Consequence::Escapes => FindingClass::Absorbed,
         }
     }
 }
@@ -410,7 +410,7 @@ impl Report {
     }
 
     /// The findings of a class.
-    pub fn class_count(&self, class: Class) -> usize {
+    pub fn class_count(&self, class: FindingClass) -> usize {
         self.findings.iter().filter(|f| f.class() == class).count()
     }
 
@@ -462,10 +462,10 @@ fn observed_text(replay: &Replay) -> String {
         raised.join(", ")
     };
     match &replay.ending {
-        Ending::Completed { .. } => format!("{raised}; completed"),
-        Ending::Crashed { .. } => format!("{raised}; crashed with {}", replay.crash_name().unwrap_or_default()),
-        Ending::TimedOut { .. } => format!("{raised}; timed out"),
-        Ending::Failed { status, output_tail } => {
+        ReplayEnding::Completed { .. } => format!("{raised}; completed"),
+        ReplayEnding::Crashed { .. } => format!("{raised}; crashed with {}", replay.crash_name().unwrap_or_default()),
+        ReplayEnding::TimedOut { .. } => format!("{raised}; timed out"),
+        ReplayEnding::Failed { status, output_tail } => {
             let last = output_tail.lines().last().map_or(String::new(), |l| format!(" ({l})"));
             format!(
                 "{raised}; exited with status {}{last}",
@@ -478,11 +478,15 @@ fn observed_text(replay: &Replay) -> String {
 fn reproduces(e: &Expectation, replay: &Replay) -> bool {
     match e {
         Expectation::Exception { kind, site } => replay.raises(*kind, |r| site_label(&r.site) == *site),
-        Expectation::Crash => matches!(replay.ending, Ending::Crashed { .. }),
-        Expectation::Hang => matches!(replay.ending, Ending::TimedOut { .. }),
+        Expectation::Crash => matches!(replay.ending, ReplayEnding::Crashed { .. }),
+        Expectation::Hang => matches!(replay.ending, ReplayEnding::TimedOut { .. }),
         Expectation::OutOfMemory => replay.out_of_memory(),
         Expectation::Anything => {
-            !replay.exceptions.is_empty() || matches!(replay.ending, Ending::Crashed { .. } | Ending::TimedOut { .. })
+            !replay.exceptions.is_empty()
+                || matches!(
+                    replay.ending,
+                    ReplayEnding::Crashed { .. } | ReplayEnding::TimedOut { .. }
+                )
         }
     }
 }
@@ -551,7 +555,7 @@ pub fn group(
                 continue;
             }
         };
-        let handled = replay.ending == Ending::Completed { handled: true };
+        let handled = replay.ending == ReplayEnding::Completed { handled: true };
         let mut seen = HashSet::new();
         for e in &replay.exceptions {
             let key = FindingKey::of(e.kind, &e.site);
@@ -593,7 +597,7 @@ pub fn group(
             }
         }
         match &replay.ending {
-            Ending::Crashed { stack, .. } => {
+            ReplayEnding::Crashed { stack, .. } => {
                 let frame = replay.crash_frame().cloned();
                 let name = replay.crash_name().unwrap_or_default();
                 let group_key = (name.clone(), frame.as_ref().map_or_else(String::new, Frame::display));
@@ -608,7 +612,7 @@ pub fn group(
                 g.inputs.push(input.rel.clone());
                 g.first_seen_ms = min_time([g.first_seen_ms, input.time_ms].into_iter());
             }
-            Ending::TimedOut { stack } => {
+            ReplayEnding::TimedOut { stack } => {
                 hangs.push(Hang {
                     input: view(input, &replay.bytes),
                     first_seen_ms: input.time_ms,
@@ -616,7 +620,7 @@ pub fn group(
                     stack: stack.clone(),
                 });
             }
-            Ending::Completed { .. } | Ending::Failed { .. } => {}
+            ReplayEnding::Completed { .. } | ReplayEnding::Failed { .. } => {}
         }
         if !reproduces(&input.expect, &replay) {
             not_reproduced.push(NotReproduced {

@@ -272,7 +272,7 @@ pub fn verdict(ty: FloatType, returned: &str, reference: &str, handled: bool, to
         return Some(Verdict::UnreportedRange);
     };
     if in_format.is_infinite()
-        || (!zero && (in_format.is_zero() || in_format.class() == numfuzz_abi::value::Class::Subnormal))
+        || (!zero && (in_format.is_zero() || in_format.class() == numfuzz_abi::value::FloatClass::Subnormal))
     {
         return Some(Verdict::UnreportedRange);
     }

@@ -9,7 +9,7 @@
 //! NaN and infinite fields are input-borne and never bugs; they sort last.
 
 use numfuzz_abi::signature::Signature;
-use numfuzz_abi::value::{Class, Float, Value};
+use numfuzz_abi::value::{Float, FloatClass, Value};
 use std::cmp::Ordering;
 
 /// Ulps from a format's limits within which a value counts as an edge value.
@@ -43,7 +43,7 @@ impl Ord for Ordinariness {
 /// Is `x` subnormal, non-finite, or within [`EDGE_ULPS`] of the largest finite or the smallest
 /// normal value of its format?
 fn at_edge(x: Float) -> bool {
-    if !matches!(x.class(), Class::Normal | Class::Zero) {
+    if !matches!(x.class(), FloatClass::Normal | FloatClass::Zero) {
         return true;
     }
     if x.is_zero() {

@@ -13,7 +13,7 @@
 
 use super::limit;
 use super::oracle::{self, Judgement, Oracle, Request, RequestResult, ResultVerdict};
-use crate::replay::{Ending, Replay, Replayer};
+use crate::replay::{Replay, ReplayEnding, Replayer};
 use numfuzz_abi::report::ResultReport;
 use numfuzz_abi::shadow::is_provisional;
 use numfuzz_abi::signature::Signature;
@@ -156,8 +156,9 @@ impl References {
         if let Some(known) = lock(&self.answers).get(bytes) {
             return known.clone();
         }
-        let handled = replay.ending == (Ending::Completed { handled: true });
-        if !matches!(replay.ending, Ending::Completed { .. }) || !replay.results.iter().any(|r| r.index.is_some()) {
+        let handled = replay.ending == (ReplayEnding::Completed { handled: true });
+        if !matches!(replay.ending, ReplayEnding::Completed { .. }) || !replay.results.iter().any(|r| r.index.is_some())
+        {
             return None;
         }
         *lock(&self.asked) += 1;

@@ -6,7 +6,7 @@
 //! every finding, the labelled ones that flowed into it; the union over the windows is the
 //! whole flow graph.
 
-use crate::replay::{Ending, Replay, Replayer};
+use crate::replay::{Replay, ReplayEnding, Replayer};
 use numfuzz_abi::env;
 use numfuzz_abi::kind::ExceptionKind;
 use numfuzz_abi::report::ResultReport;
@@ -148,7 +148,7 @@ pub fn replay(taint: &Replayer, input: &Path, mode: TaintMode) -> Result<(Replay
                 (env::TAINT_MODE, mode.name().to_string()),
             ],
         )?;
-        if !matches!(run.ending, Ending::Completed { .. }) {
+        if !matches!(run.ending, ReplayEnding::Completed { .. }) {
             return Err(TaintError::NotCompleted(format!("{:?}", run.ending)));
         }
         let findings = run.taint.as_ref().map_or(0, |t| t.findings);
@@ -250,7 +250,7 @@ mod tests {
                     })
                     .collect(),
             }),
-            ending: Ending::Completed { handled: false },
+            ending: ReplayEnding::Completed { handled: false },
         };
         // Window 0: finding 2 came from finding 1; finding 9 from finding 2; result from 1, 2, 9.
         // Window 1 (skip 8): finding 9's label is 1; the result carries it.

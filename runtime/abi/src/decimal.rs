@@ -5,7 +5,7 @@
 //! generic code is tested against Rust's for f32/f64.
 
 use crate::op::FloatType;
-use crate::value::{Class, Float, Format};
+use crate::value::{Float, FloatClass, FloatFormat};
 use num_bigint::BigUint;
 use num_traits::{One, Zero};
 use std::cmp::Ordering;
@@ -31,7 +31,7 @@ fn bit_len(x: &BigUint) -> i64 {
 /// Rounds the positive rational `num / den` to the format of `ty`. Returns the value and
 /// whether it was exact.
 fn round_rational(ty: FloatType, negative: bool, num: &BigUint, den: &BigUint) -> (Float, bool) {
-    let fmt = Format::of(ty);
+    let fmt = FloatFormat::of(ty);
     if num.is_zero() {
         return (Float::zero(ty, negative), true);
     }
@@ -194,10 +194,10 @@ pub fn to_shortest(x: Float) -> String {
         FloatType::F80 => {}
     }
     match x.class() {
-        Class::Nan { .. } => return "NaN".into(),
-        Class::Infinite => return if x.is_negative() { "-inf".into() } else { "inf".into() },
-        Class::Zero => return if x.is_negative() { "-0.0".into() } else { "0.0".into() },
-        Class::Subnormal | Class::Normal => {}
+        FloatClass::Nan { .. } => return "NaN".into(),
+        FloatClass::Infinite => return if x.is_negative() { "-inf".into() } else { "inf".into() },
+        FloatClass::Zero => return if x.is_negative() { "-0.0".into() } else { "0.0".into() },
+        FloatClass::Subnormal | FloatClass::Normal => {}
     }
     let abs = x.abs();
     for p in 1..=21 {
@@ -214,10 +214,10 @@ pub fn to_shortest(x: Float) -> String {
 pub fn to_hex(x: Float) -> String {
     let sign = if x.is_negative() { "-" } else { "" };
     match x.class() {
-        Class::Nan { .. } => "nan".into(),
-        Class::Infinite => format!("{sign}inf"),
-        Class::Zero => format!("{sign}0x0p+0"),
-        Class::Subnormal | Class::Normal => {
+        FloatClass::Nan { .. } => "nan".into(),
+        FloatClass::Infinite => format!("{sign}inf"),
+        FloatClass::Zero => format!("{sign}0x0p+0"),
+        FloatClass::Subnormal | FloatClass::Normal => {
             let (m, e) = x.decompose().expect("finite");
             let top = 63 - m.leading_zeros();
             let exp = e + top as i32;

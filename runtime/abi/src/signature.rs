@@ -257,6 +257,15 @@ impl Signature {
         }
     }
 
+    /// The signature inputs are decoded with: a `--signature` given by the user, else the one
+    /// embedded in the target (`None`: plain bytes). The one place this choice is made.
+    pub fn chosen(given: Option<&str>, embedded: Option<&Signature>) -> Result<Option<Signature>, SignatureError> {
+        match given {
+            Some(spec) => Signature::parse(spec).map(Some),
+            None => Ok(embedded.cloned()),
+        }
+    }
+
     /// Parses `f64,i32` or, with domains, `f64[0,1], f64(0,inf), i32[0,100]`.
     pub fn parse(spec: &str) -> Result<Signature, SignatureError> {
         if spec.trim().is_empty() {

@@ -11,7 +11,7 @@ use std::fmt;
 
 /// IEEE class of a value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Class {
+pub enum FloatClass {
     Zero,
     Subnormal,
     Normal,
@@ -31,9 +31,9 @@ pub struct Float {
     pub bits: u128,
 }
 
-/// Format parameters.
+/// FloatFormat parameters.
 #[derive(Clone, Copy, Debug)]
-pub struct Format {
+pub struct FloatFormat {
     /// Significand precision in bits, including the leading bit.
     pub precision: u32,
     /// Exponent bias.
@@ -44,22 +44,22 @@ pub struct Format {
     pub width: u32,
 }
 
-impl Format {
-    pub const fn of(ty: FloatType) -> Format {
+impl FloatFormat {
+    pub const fn of(ty: FloatType) -> FloatFormat {
         match ty {
-            FloatType::F32 => Format {
+            FloatType::F32 => FloatFormat {
                 precision: 24,
                 bias: 127,
                 exp_bits: 8,
                 width: 32,
             },
-            FloatType::F64 => Format {
+            FloatType::F64 => FloatFormat {
                 precision: 53,
                 bias: 1023,
                 exp_bits: 11,
                 width: 64,
             },
-            FloatType::F80 => Format {
+            FloatType::F80 => FloatFormat {
                 precision: 64,
                 bias: 16383,
                 exp_bits: 15,
@@ -110,7 +110,7 @@ impl Float {
         }
     }
     pub fn from_bits(ty: FloatType, bits: u128) -> Float {
-        let width = Format::of(ty).width;
+        let width = FloatFormat::of(ty).width;
         Float {
             ty,
             bits: bits & ((1u128 << width) - 1),
@@ -130,8 +130,8 @@ impl Float {
         f32::from_bits(self.bits as u32)
     }
 
-    pub fn format(self) -> Format {
-        Format::of(self.ty)
+    pub fn format(self) -> FloatFormat {
+        FloatFormat::of(self.ty)
     }
 
     pub fn is_negative(self) -> bool {
@@ -152,7 +152,7 @@ impl Float {
         (self.bits & ((1u128 << bits) - 1)) as u64
     }
 
-    pub fn class(self) -> Class {
+    pub fn class(self) -> FloatClass {
         let f = self.format();
         let exp = self.exp_field();
         let mant = self.mant_field();
@@ -162,58 +162,65 @@ impl Float {
             let frac = mant & !(1u64 << 63);
             if exp == f.exp_mask() {
                 if !int_bit {
-                    return Class::Nan { quiet: false };
+                    return FloatClass::Nan { quiet: false };
                 }
                 return if frac == 0 {
-                    Class::Infinite
+                    FloatClass::Infinite
                 } else {
-                    Class::Nan {
+                    FloatClass::Nan {
                         quiet: frac & quiet_bit != 0,
                     }
                 };
             }
             if exp == 0 {
-                return if mant == 0 { Class::Zero } else { Class::Subnormal };
+                return if mant == 0 {
+                    FloatClass::Zero
+                } else {
+                    FloatClass::Subnormal
+                };
             }
             if !int_bit {
                 // Unnormal: an invalid operand for the x87.
-                return Class::Nan { quiet: false };
+                return FloatClass::Nan { quiet: false };
             }
-            return Class::Normal;
+            return FloatClass::Normal;
         }
         if exp == f.exp_mask() {
             if mant == 0 {
-                Class::Infinite
+                FloatClass::Infinite
             } else {
-                Class::Nan {
+                FloatClass::Nan {
                     quiet: mant & quiet_bit != 0,
                 }
             }
         } else if exp == 0 {
             if mant == 0 {
-                Class::Zero
+                FloatClass::Zero
             } else {
-                Class::Subnormal
+                FloatClass::Subnormal
             }
         } else {
-            Class::Normal
+            FloatClass::Normal
         }
     }
 
     pub fn is_nan(self) -> bool {
-        matches!(self.class(), Class::Nan { .. })
+        matches!(self.class(), FloatClass::Nan { .. })
     }
     pub fn is_signaling(self) -> bool {
-        matches!(self.class(), Class::Nan { quiet: false })
+        matches!(self.class(), FloatClass::Nan { quiet: false })
     }
     pub fn is_infinite(self) -> bool {
-        self.class() == Class::Infinite
+        self.class() == FloatClass::Infinite
     }
     pub fn is_finite(self) -> bool {
-        matches!(self.class(), Class::Zero | Class::Subnormal | Class::Normal)
+        matches!(
+            self.class(),
+            FloatClass::Zero | FloatClass::Subnormal | FloatClass::Normal
+        )
     }
     pub fn is_zero(self) -> bool {
-        self.class() == Class::Zero
+        self.class() == FloatClass::Zero
     }
 
     pub fn abs(self) -> Float {
@@ -240,9 +247,9 @@ impl Float {
         let exp = self.exp_field() as i32;
         let mant = self.mant_field();
         match self.class() {
-            Class::Zero | Class::Infinite | Class::Nan { .. } => None,
-            Class::Subnormal => Some((mant, f.emin() - (f.precision as i32 - 1))),
-            Class::Normal => {
+            FloatClass::Zero | FloatClass::Infinite | FloatClass::Nan { .. } => None,
+            FloatClass::Subnormal => Some((mant, f.emin() - (f.precision as i32 - 1))),
+            FloatClass::Normal => {
                 let m = if f.width == 80 {
                     mant
                 } else {
@@ -283,7 +290,7 @@ impl Float {
 
     /// Inverse of [`Float::ord`] (positions past infinity saturate to infinity).
     pub fn from_ord(ty: FloatType, ord: i128) -> Float {
-        let f = Format::of(ty);
+        let f = FloatFormat::of(ty);
         let negative = ord < 0;
         let inf = Float::infinity(ty, false).ord();
         let mag = ord.unsigned_abs().min(inf as u128);
@@ -316,7 +323,7 @@ impl Float {
         Float::from_ord(ty, 0).with_sign(negative)
     }
     pub fn infinity(ty: FloatType, negative: bool) -> Float {
-        let f = Format::of(ty);
+        let f = FloatFormat::of(ty);
         let exp = (f.exp_mask() as u128) << (f.width - 1 - f.exp_bits);
         let int_bit = if f.width == 80 { 1u128 << 63 } else { 0 };
         Float {
@@ -327,7 +334,7 @@ impl Float {
     }
     pub fn quiet_nan(ty: FloatType) -> Float {
         let inf = Float::infinity(ty, false);
-        let f = Format::of(ty);
+        let f = FloatFormat::of(ty);
         Float {
             ty,
             bits: inf.bits | (1u128 << (f.frac_bits() - 1)),
@@ -337,7 +344,7 @@ impl Float {
         Float::from_ord(ty, Float::infinity(ty, false).ord() - 1).with_sign(negative)
     }
     pub fn min_normal(ty: FloatType, negative: bool) -> Float {
-        let f = Format::of(ty);
+        let f = FloatFormat::of(ty);
         let one_exp = 1u128 << (f.width - 1 - f.exp_bits);
         let int_bit = if f.width == 80 { 1u128 << 63 } else { 0 };
         Float {
@@ -351,7 +358,7 @@ impl Float {
     }
     /// `2^e`, saturating to zero/infinity outside the format's range.
     pub fn pow2(ty: FloatType, e: i32) -> Float {
-        let f = Format::of(ty);
+        let f = FloatFormat::of(ty);
         if e > f.emax() {
             return Float::infinity(ty, false);
         }
@@ -375,8 +382,8 @@ impl Float {
     /// True when the value is a finite integer.
     pub fn is_integer(self) -> bool {
         match self.class() {
-            Class::Zero => true,
-            Class::Subnormal | Class::Normal => {
+            FloatClass::Zero => true,
+            FloatClass::Subnormal | FloatClass::Normal => {
                 let (m, e) = self.decompose().expect("finite");
                 e >= 0 || (-e < 64 && m & ((1u64 << -e) - 1) == 0)
             }
@@ -414,10 +421,10 @@ impl Float {
     /// the case when widening).
     pub fn convert_exact(self, ty: FloatType) -> Option<Float> {
         match self.class() {
-            Class::Zero => Some(Float::zero(ty, self.is_negative())),
-            Class::Infinite => Some(Float::infinity(ty, self.is_negative())),
-            Class::Nan { .. } => Some(Float::quiet_nan(ty)),
-            Class::Subnormal | Class::Normal => {
+            FloatClass::Zero => Some(Float::zero(ty, self.is_negative())),
+            FloatClass::Infinite => Some(Float::infinity(ty, self.is_negative())),
+            FloatClass::Nan { .. } => Some(Float::quiet_nan(ty)),
+            FloatClass::Subnormal | FloatClass::Normal => {
                 let (m, e) = self.decompose().expect("finite");
                 Float::compose(ty, self.is_negative(), m, e)
             }
@@ -501,13 +508,13 @@ mod tests {
     #[test]
     fn classes_of_specials() {
         for ty in FloatType::ALL {
-            assert_eq!(Float::zero(ty, true).class(), Class::Zero);
-            assert_eq!(Float::infinity(ty, false).class(), Class::Infinite);
-            assert_eq!(Float::quiet_nan(ty).class(), Class::Nan { quiet: true });
-            assert_eq!(Float::min_subnormal(ty, false).class(), Class::Subnormal);
-            assert_eq!(Float::min_normal(ty, false).class(), Class::Normal);
-            assert_eq!(Float::max_finite(ty, false).class(), Class::Normal);
-            assert_eq!(Float::min_normal(ty, false).step(-1).class(), Class::Subnormal);
+            assert_eq!(Float::zero(ty, true).class(), FloatClass::Zero);
+            assert_eq!(Float::infinity(ty, false).class(), FloatClass::Infinite);
+            assert_eq!(Float::quiet_nan(ty).class(), FloatClass::Nan { quiet: true });
+            assert_eq!(Float::min_subnormal(ty, false).class(), FloatClass::Subnormal);
+            assert_eq!(Float::min_normal(ty, false).class(), FloatClass::Normal);
+            assert_eq!(Float::max_finite(ty, false).class(), FloatClass::Normal);
+            assert_eq!(Float::min_normal(ty, false).step(-1).class(), FloatClass::Subnormal);
             assert_eq!(Float::max_finite(ty, false).step(1), Float::infinity(ty, false));
         }
     }

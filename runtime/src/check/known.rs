@@ -19,7 +19,7 @@
 
 use numfuzz_abi::kind::ExceptionKind;
 use numfuzz_abi::op::{FloatType, Op};
-use numfuzz_abi::value::{Class, Float};
+use numfuzz_abi::value::{Float, FloatClass};
 
 unsafe extern "C" {
     fn numfuzz_flush_modes() -> std::ffi::c_int;
@@ -29,7 +29,8 @@ unsafe extern "C" {
 /// `r` is zero or subnormal (inexact means Underflow was raised); `None` when the operation must
 /// be re-executed to tell.
 pub fn underflowed(op: Op, ty: FloatType, a: Float, b: Float, r: Float) -> Option<bool> {
-    if !matches!(ty, FloatType::F32 | FloatType::F64) || !matches!(r.class(), Class::Zero | Class::Subnormal) {
+    if !matches!(ty, FloatType::F32 | FloatType::F64) || !matches!(r.class(), FloatClass::Zero | FloatClass::Subnormal)
+    {
         return None;
     }
     let (ma, ea) = parts(a)?;
@@ -79,8 +80,8 @@ fn parts(x: Float) -> Option<(u64, i32)> {
     let exponent = ((bits >> fraction_bits) & exponent_mask) as i32;
     let fraction = bits & ((1 << fraction_bits) - 1);
     match x.class() {
-        Class::Normal => Some((fraction | 1 << fraction_bits, exponent - bias)),
-        Class::Subnormal => Some((fraction, 1 - bias)),
+        FloatClass::Normal => Some((fraction | 1 << fraction_bits, exponent - bias)),
+        FloatClass::Subnormal => Some((fraction, 1 - bias)),
         _ => None,
     }
 }

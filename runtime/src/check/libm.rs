@@ -17,7 +17,7 @@ use numfuzz_abi::decimal::{round_to_format, Rounding};
 use numfuzz_abi::errbits::gap;
 use numfuzz_abi::kind::ExceptionKind::{DivByZero, Invalid, Overflow, Underflow};
 use numfuzz_abi::op::{FloatType, Op, OpShape};
-use numfuzz_abi::value::{Float, Format};
+use numfuzz_abi::value::{Float, FloatFormat};
 use std::cmp::Ordering;
 
 struct Call {
@@ -169,7 +169,7 @@ fn overflows_by_argument(c: &Call, lim: &Limits) -> bool {
             (Some((m, e)), Some(n)) => {
                 // floor(log2 |x|) + n > emax
                 let log2 = e as i64 + 63 - m.leading_zeros() as i64;
-                log2.saturating_add(n) > Format::of(c.ty).emax() as i64
+                log2.saturating_add(n) > FloatFormat::of(c.ty).emax() as i64
             }
             _ => false,
         },

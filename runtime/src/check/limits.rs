@@ -38,7 +38,7 @@ fn build(ty: FloatType) -> Limits {
         ),
     };
     let exact = |s: &str| Float::parse(ty, s).expect("valid constant");
-    let format = numfuzz_abi::value::Format::of(ty);
+    let format = numfuzz_abi::value::FloatFormat::of(ty);
     Limits {
         zero: Float::zero(ty, false),
         one: Float::one(ty),

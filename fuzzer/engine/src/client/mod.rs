@@ -75,7 +75,7 @@ pub fn instance_name(cores: usize, description: &ClientDescription) -> String {
 }
 
 /// The four things every step of a client's loop works on, borrowed together.
-pub struct Parts<'a, E> {
+pub struct LoopParts<'a, E> {
     pub fuzzer: &'a mut Fuzzer,
     pub executor: &'a mut E,
     pub state: &'a mut State,
@@ -218,7 +218,7 @@ where
     }
     if !restarted {
         let signature = target.signature.as_ref();
-        let parts = Parts {
+        let parts = LoopParts {
             fuzzer: &mut fuzzer,
             executor: &mut executor,
             state: &mut state,
@@ -243,7 +243,7 @@ where
     )
     .with_memory_limit(cfg.memory_limit_mb);
     let signature = target.signature.map(Arc::new);
-    let parts = Parts {
+    let parts = LoopParts {
         fuzzer: &mut fuzzer,
         executor: &mut executor,
         state: &mut state,

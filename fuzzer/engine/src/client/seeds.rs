@@ -1,7 +1,7 @@
 //! A client's starting corpus: what an earlier run of the same instance directory found, the
 //! user's seeds (`-i`), or seeds built from the input signature.
 
-use super::{Fuzzer, Mgr, Observers, Parts, State};
+use super::{Fuzzer, LoopParts, Mgr, Observers, State};
 use crate::config::CampaignConfig;
 use crate::context::Instance;
 use crate::stats::stop_requested;
@@ -62,12 +62,12 @@ pub fn load<E>(
     instance: &Instance,
     resuming: bool,
     signature: Option<&Signature>,
-    parts: Parts<'_, E>,
+    parts: LoopParts<'_, E>,
 ) -> Result<(), Error>
 where
     E: Executor<Mgr, BytesInput, State, Fuzzer> + HasObservers<Observers = Observers>,
 {
-    let Parts {
+    let LoopParts {
         fuzzer,
         executor,
         state,

@@ -4,7 +4,7 @@
 //! of executions, then the stats stage (which also ends the campaign when it is due).
 //! A new stage is one module and one entry in [`fuzz_with`].
 
-use super::{Fuzzer, Mgr, Observers, Parts, State};
+use super::{Fuzzer, LoopParts, Mgr, Observers, State};
 use crate::config::{CampaignConfig, MutatorSchedule};
 use crate::hangs::HangConfirmStage;
 use crate::i2s::{CmpTrace, I2SStage};
@@ -40,7 +40,7 @@ pub fn fuzz<E>(
     words: RegionWords,
     exact: ExactSlots,
     stats: StatsStage,
-    parts: Parts<'_, E>,
+    parts: LoopParts<'_, E>,
 ) -> Result<(), Error>
 where
     E: Executor<Mgr, BytesInput, State, Fuzzer> + HasObservers<Observers = Observers> + AdjustTimeout,
@@ -86,7 +86,7 @@ fn scheduled<E, MT>(
     ops: MT,
     signature: Option<Arc<Signature>>,
     stages: Stages,
-    parts: Parts<'_, E>,
+    parts: LoopParts<'_, E>,
 ) -> Result<(), Error>
 where
     E: Executor<Mgr, BytesInput, State, Fuzzer> + HasObservers<Observers = Observers> + AdjustTimeout,
@@ -104,7 +104,7 @@ where
     }
 }
 
-fn fuzz_with<E, M>(mutator: M, stages: Stages, parts: Parts<'_, E>) -> Result<(), Error>
+fn fuzz_with<E, M>(mutator: M, stages: Stages, parts: LoopParts<'_, E>) -> Result<(), Error>
 where
     E: Executor<Mgr, BytesInput, State, Fuzzer> + HasObservers<Observers = Observers> + AdjustTimeout,
     M: Mutator<BytesInput, State>,

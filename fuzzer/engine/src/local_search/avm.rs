@@ -34,7 +34,7 @@ const LATTICE_REACH: i128 = 4;
 
 /// Why a search ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ending {
+pub enum SearchEnding {
     /// The gap reached 0: the exception happened, the comparison went the other way.
     Reached,
     /// No move improves any more.
@@ -45,7 +45,7 @@ pub enum Ending {
 
 /// Ends the search early (inside the move loops).
 enum Halt {
-    Ending(Ending),
+    SearchEnding(SearchEnding),
     Failed(Error),
 }
 
@@ -118,7 +118,7 @@ pub fn mirrored(signature: &Signature, input: &[u8], field: usize) -> Option<Vec
 /// Largest k of a 2^k step for a field: its positions span about 2^bits.
 fn max_step_pow(field: FieldType) -> u32 {
     match field {
-        FieldType::Float(t) => numfuzz_abi::value::Format::of(t).width - 1,
+        FieldType::Float(t) => numfuzz_abi::value::FloatFormat::of(t).width - 1,
         int => int.size() as u32 * 8 - 1,
     }
 }
@@ -139,22 +139,22 @@ impl<'s, R: Rand> Search<'s, R> {
     }
 
     /// Runs the search; `eval` executes one input and returns the probed gap.
-    pub fn run(&mut self, eval: &mut impl FnMut(&[u8]) -> Result<Gap, Error>) -> Result<Ending, Error> {
+    pub fn run(&mut self, eval: &mut impl FnMut(&[u8]) -> Result<Gap, Error>) -> Result<SearchEnding, Error> {
         match self.descend(eval) {
-            Ok(ending) | Err(Halt::Ending(ending)) => Ok(ending),
+            Ok(ending) | Err(Halt::SearchEnding(ending)) => Ok(ending),
             Err(Halt::Failed(e)) => Err(e),
         }
     }
 
-    fn descend(&mut self, eval: &mut impl FnMut(&[u8]) -> Result<Gap, Error>) -> Result<Ending, Halt> {
+    fn descend(&mut self, eval: &mut impl FnMut(&[u8]) -> Result<Gap, Error>) -> Result<SearchEnding, Halt> {
         let fields = self.signature.len();
         if fields == 0 {
-            return Ok(Ending::Stalled);
+            return Ok(SearchEnding::Stalled);
         }
         let mut sideways = 0;
         loop {
             if self.best_gap == 0.0 {
-                return Ok(Ending::Reached);
+                return Ok(SearchEnding::Reached);
             }
             let mut improved = false;
             let first = self.rand.below(core::num::NonZero::new(fields).expect("fields > 0"));
@@ -169,7 +169,7 @@ impl<'s, R: Rand> Search<'s, R> {
             }
             if !improved {
                 if sideways >= SIDEWAYS_MOVES {
-                    return Ok(Ending::Stalled);
+                    return Ok(SearchEnding::Stalled);
                 }
                 self.sideways_move(eval, sideways)?;
                 sideways += 1;
@@ -181,10 +181,10 @@ impl<'s, R: Rand> Search<'s, R> {
     /// down for [`PLATEAU_EXECS`].
     fn spend(&mut self) -> Result<(), Halt> {
         if self.execs >= self.budget {
-            return Err(Halt::Ending(Ending::Budget));
+            return Err(Halt::SearchEnding(SearchEnding::Budget));
         }
         if self.execs - self.improved_at >= PLATEAU_EXECS {
-            return Err(Halt::Ending(Ending::Stalled));
+            return Err(Halt::SearchEnding(SearchEnding::Stalled));
         }
         self.execs += 1;
         Ok(())
@@ -210,7 +210,7 @@ impl<'s, R: Rand> Search<'s, R> {
         if gap < self.best_gap {
             self.take(candidate, gap);
             if gap == 0.0 {
-                return Err(Halt::Ending(Ending::Reached));
+                return Err(Halt::SearchEnding(SearchEnding::Reached));
             }
         }
         Ok(gap)
@@ -248,7 +248,7 @@ impl<'s, R: Rand> Search<'s, R> {
                     self.take(candidate, gap);
                 }
                 if gap == 0.0 {
-                    return Err(Halt::Ending(Ending::Reached));
+                    return Err(Halt::SearchEnding(SearchEnding::Reached));
                 }
             } else if best_k.is_some() {
                 // Past the basin: larger steps overshoot.
@@ -350,7 +350,7 @@ impl<'s, R: Rand> Search<'s, R> {
         if gap <= self.best_gap {
             self.take(candidate, gap);
             if gap == 0.0 {
-                return Err(Halt::Ending(Ending::Reached));
+                return Err(Halt::SearchEnding(SearchEnding::Reached));
             }
         }
         Ok(())
@@ -389,7 +389,7 @@ mod tests {
         let target = -1_234.567_890_123_4_f64;
         let mut s = search(&sig, encode(&[3.5e-300]), 20_000);
         let mut eval = |i: &[u8]| Ok(positions(f64s(i)[0], target));
-        assert_eq!(s.run(&mut eval).unwrap(), Ending::Reached);
+        assert_eq!(s.run(&mut eval).unwrap(), SearchEnding::Reached);
         assert_eq!(f64s(&s.best)[0], target);
         assert!(s.execs < 20_000, "{}", s.execs);
     }
@@ -408,7 +408,7 @@ mod tests {
             Ok(positions(x * y, c))
         };
         let mut s = search(&sig, encode(&[3.0, 1.55]), 50_000);
-        assert_eq!(s.run(&mut eval).unwrap(), Ending::Reached);
+        assert_eq!(s.run(&mut eval).unwrap(), SearchEnding::Reached);
         let v = f64s(&s.best);
         assert_eq!(v[0] * v[1], c);
     }
@@ -439,7 +439,7 @@ mod tests {
         };
         let start = [0i32.to_le_bytes(), 0i32.to_le_bytes()].concat();
         let mut s = Search::new(&sig, StdRand::with_seed(11), start, 31.0, 10_000);
-        assert_eq!(s.run(&mut eval).unwrap(), Ending::Reached);
+        assert_eq!(s.run(&mut eval).unwrap(), SearchEnding::Reached);
         let reached = at(&s.best);
         assert!(reached > 0 && reached <= 114, "{reached}");
     }
@@ -468,7 +468,7 @@ mod tests {
             })
         };
         let mut s = Search::new(&sig, StdRand::with_seed(5), encode(&[-2.0, -1075.0]), 1.0, 20_000);
-        assert_eq!(s.run(&mut eval).unwrap(), Ending::Reached);
+        assert_eq!(s.run(&mut eval).unwrap(), SearchEnding::Reached);
         let v = f64s(&s.best);
         assert!(v[0] > 0.0 && v[0].abs() * v[1] == -2150.0, "{v:?}");
     }
@@ -485,7 +485,7 @@ mod tests {
         let mut start = 5i32.to_le_bytes().to_vec();
         start.extend_from_slice(&1e30f32.to_le_bytes());
         let mut s = Search::new(&sig, StdRand::with_seed(3), start, f64::INFINITY, 20_000);
-        assert_eq!(s.run(&mut eval).unwrap(), Ending::Reached);
+        assert_eq!(s.run(&mut eval).unwrap(), SearchEnding::Reached);
         assert_eq!(i32::from_le_bytes(s.best[0..4].try_into().unwrap()), 70_000);
         assert_eq!(f32::from_le_bytes(s.best[4..8].try_into().unwrap()), 0.3);
     }
@@ -495,11 +495,11 @@ mod tests {
         let sig = Signature::parse("f64").unwrap();
         let mut s = search(&sig, encode(&[1.0]), 100);
         let mut far = |i: &[u8]| Ok(positions(f64s(i)[0], 1e300) + 1e9);
-        assert_eq!(s.run(&mut far).unwrap(), Ending::Budget);
+        assert_eq!(s.run(&mut far).unwrap(), SearchEnding::Budget);
         assert_eq!(s.execs, 100);
         let mut s = Search::new(&sig, StdRand::with_seed(7), encode(&[1.0]), 5.0, 100_000);
         let mut flat = |_: &[u8]| Ok(5.0);
-        assert_eq!(s.run(&mut flat).unwrap(), Ending::Stalled);
+        assert_eq!(s.run(&mut flat).unwrap(), SearchEnding::Stalled);
         assert!(s.execs <= PLATEAU_EXECS, "{}", s.execs);
         // A gap that goes down now and then keeps the search going past the plateau limit.
         let mut s = search(&sig, encode(&[1.0]), 100_000);
@@ -508,7 +508,7 @@ mod tests {
             calls += 1;
             Ok(1e9 - (calls / 50) as f64)
         };
-        assert_eq!(s.run(&mut slow).unwrap(), Ending::Budget);
+        assert_eq!(s.run(&mut slow).unwrap(), SearchEnding::Budget);
         assert_eq!(s.execs, 100_000);
     }
 

@@ -15,7 +15,7 @@ pub mod avm;
 
 use crate::feedbacks::fire_count;
 use crate::meta::{DistanceHistory, DistanceTopRated};
-use avm::{Ending, Gap, Search};
+use avm::{Gap, Search, SearchEnding};
 use libafl::corpus::{Corpus, CorpusId};
 use libafl::inputs::{BytesInput, HasTargetBytes};
 use libafl::state::{HasCorpus, HasExecutions, HasRand};
@@ -167,7 +167,7 @@ impl LocalSearchRecord {
 
 /// A slot to reach, its best distance so far, and the input holding it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Target {
+pub struct SearchTarget {
     pub probe: Probe,
     pub best: u8,
     pub holder: CorpusId,
@@ -245,7 +245,7 @@ pub fn targets<S: HasMetadata + HasNamedMetadata>(
     exact: &ExactSlots,
     order: Order,
     salt: u64,
-) -> Vec<Target> {
+) -> Vec<SearchTarget> {
     let Ok(top) = state.metadata::<DistanceTopRated>() else {
         return Vec::new();
     };
@@ -265,12 +265,12 @@ pub fn targets<S: HasMetadata + HasNamedMetadata>(
                 }
             }
             if let Some(&holder) = top.by_slot.get(&(map.to_string(), slot as u32)) {
-                found.push(Target { probe, best, holder });
+                found.push(SearchTarget { probe, best, holder });
             }
         }
     }
-    let tries = |t: &Target| record.attempts.get(&t.probe.encode()).map_or(0, |a| a.0);
-    let tie = |t: &Target| (t.probe.encode() as u64 ^ salt).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let tries = |t: &SearchTarget| record.attempts.get(&t.probe.encode()).map_or(0, |a| a.0);
+    let tie = |t: &SearchTarget| (t.probe.encode() as u64 ^ salt).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     match order {
         Order::ExactFirst => found.sort_by_key(|t| (!exact.contains(t.probe), tries(t), t.best, tie(t))),
         Order::Newest => found.sort_by_key(|t| (tries(t), core::cmp::Reverse(t.holder), t.best, tie(t))),
@@ -317,7 +317,7 @@ impl LocalSearchStage {
 fn descend<F>(
     probe: ProbeWords,
     signature: &Signature,
-    target: Target,
+    target: SearchTarget,
     starts: &[Vec<u8>],
     budget: u64,
     rand: &mut StdRand,
@@ -368,12 +368,12 @@ where
             search.best_gap
         );
         match ending {
-            Ok(Ending::Reached) => {
+            Ok(SearchEnding::Reached) => {
                 reached = true;
                 break;
             }
-            Ok(Ending::Budget) => break,
-            Ok(Ending::Stalled) => {}
+            Ok(SearchEnding::Budget) => break,
+            Ok(SearchEnding::Stalled) => {}
             Err(e) => {
                 probe.set(None);
                 return Err(e);

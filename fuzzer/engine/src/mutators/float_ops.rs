@@ -16,7 +16,7 @@ use libafl::state::HasRand;
 use libafl::Error;
 use libafl_bolts::rands::Rand;
 use libafl_bolts::Named;
-use numfuzz_abi::value::{Float, Format};
+use numfuzz_abi::value::{Float, FloatFormat};
 use numfuzz_abi::{FloatType, Signature};
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -295,7 +295,7 @@ impl FloatOp for PowerOfTwo {
         "FloatPowerOfTwo".into()
     }
     fn apply<R: Rand>(&self, rand: &mut R, ty: FloatType, _bits: u128) -> u128 {
-        let f = Format::of(ty);
+        let f = FloatFormat::of(ty);
         let lowest = f.emin() - (f.precision as i32 - 1);
         let k = lowest + rand.between(0, (f.emax() - lowest) as usize) as i32;
         let sign = if rand.coinflip(0.5) {
@@ -310,7 +310,7 @@ impl FloatOp for PowerOfTwo {
 /// Bits of 2^k for k from the smallest subnormal's exponent to emax, built directly rather
 /// than with `Float::pow2` (which goes through big-integer rounding) as this runs per mutation.
 fn pow2_bits(ty: FloatType, k: i32) -> u128 {
-    let f = Format::of(ty);
+    let f = FloatFormat::of(ty);
     let l = FloatLayout::of(ty);
     if k >= f.emin() {
         canonical(ty, l.with_exp(0, (k + f.bias) as u32))
@@ -643,7 +643,7 @@ mod tests {
             exps.entry(c.ty).or_default().insert(e + m.trailing_zeros() as i32);
         }
         for ty in FloatType::ALL {
-            let f = Format::of(ty);
+            let f = FloatFormat::of(ty);
             let lowest = f.emin() - (f.precision as i32 - 1);
             let seen = &exps[&ty];
             assert!(seen.iter().all(|e| (lowest..=f.emax()).contains(e)), "{ty}");
@@ -658,7 +658,7 @@ mod tests {
     #[test]
     fn powers_of_two_are_built_exactly() {
         for ty in FloatType::ALL {
-            let f = Format::of(ty);
+            let f = FloatFormat::of(ty);
             let lowest = f.emin() - (f.precision as i32 - 1);
             for k in lowest..=f.emax() {
                 assert_eq!(pow2_bits(ty, k), Float::pow2(ty, k).bits, "{ty} 2^{k}");

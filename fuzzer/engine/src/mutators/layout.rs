@@ -4,7 +4,7 @@
 //! little-endian from exactly the field's bytes, so a mutation can never reach a neighbour.
 
 use libafl::inputs::{HasMutatorBytes, ResizableMutator};
-use numfuzz_abi::value::Format;
+use numfuzz_abi::value::FloatFormat;
 use numfuzz_abi::{FieldType, FloatType, Signature};
 
 /// The explicit integer bit of an x87 f80 significand.
@@ -29,7 +29,7 @@ pub struct FloatLayout {
 
 impl FloatLayout {
     pub const fn of(ty: FloatType) -> FloatLayout {
-        let f = Format::of(ty);
+        let f = FloatFormat::of(ty);
         let mant_bits = match ty {
             FloatType::F80 => 63,
             _ => f.precision - 1,

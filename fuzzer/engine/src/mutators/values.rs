@@ -1,7 +1,7 @@
 //! Value tables: IEEE-754 boundary values, the constants at which numerical code changes
 //! behaviour, and the integer values that guard integer code.
 
-use numfuzz_abi::value::{Float, Format};
+use numfuzz_abi::value::{Float, FloatFormat};
 use numfuzz_abi::{FieldType, FloatType};
 
 /// Decimal expansions (40 significant digits, computed with mpmath at 80 digits) of
@@ -56,7 +56,7 @@ pub fn signalling_nan(ty: FloatType) -> Float {
     let inf = Float::infinity(ty, false);
     let frac_bits = match ty {
         FloatType::F80 => 63,
-        _ => Format::of(ty).precision - 1,
+        _ => FloatFormat::of(ty).precision - 1,
     };
     Float::from_bits(ty, inf.bits | (1u128 << (frac_bits - 2)))
 }
@@ -103,7 +103,7 @@ pub fn interesting_constants(ty: FloatType) -> Vec<Float> {
         parse(ty, t.ln_min_normal),
         parse(ty, t.ln_min_subnormal),
         parse(ty, t.sqrt_max),
-        Float::pow2(ty, Format::of(ty).emin() / 2),
+        Float::pow2(ty, FloatFormat::of(ty).emin() / 2),
     ]
 }
 
@@ -169,7 +169,7 @@ pub fn int_interesting_values(ty: FieldType) -> Vec<i128> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use numfuzz_abi::value::Class;
+    use numfuzz_abi::value::FloatClass;
 
     fn bits64(x: Float) -> u64 {
         assert_eq!(x.ty, FloatType::F64);
@@ -236,22 +236,22 @@ mod tests {
         assert_eq!(split(Float::infinity(ty, false)), (0x7fff, 0x8000_0000_0000_0000));
         assert_eq!(split(Float::quiet_nan(ty)), (0x7fff, 0xc000_0000_0000_0000));
         assert_eq!(split(signalling_nan(ty)), (0x7fff, 0xa000_0000_0000_0000));
-        assert_eq!(signalling_nan(ty).class(), Class::Nan { quiet: false });
+        assert_eq!(signalling_nan(ty).class(), FloatClass::Nan { quiet: false });
     }
 
     #[test]
     fn every_special_has_the_intended_class() {
         for ty in FloatType::ALL {
-            let classes: Vec<Class> = boundary_values(ty).iter().map(|x| x.class()).collect();
-            let count = |c: Class| classes.iter().filter(|&&k| k == c).count();
-            assert_eq!(count(Class::Zero), 2, "{ty}");
-            assert_eq!(count(Class::Subnormal), 4, "{ty}");
-            assert_eq!(count(Class::Normal), 6, "{ty}");
-            assert_eq!(count(Class::Infinite), 2, "{ty}");
-            assert_eq!(count(Class::Nan { quiet: true }), 1, "{ty}");
-            assert_eq!(count(Class::Nan { quiet: false }), 1, "{ty}");
+            let classes: Vec<FloatClass> = boundary_values(ty).iter().map(|x| x.class()).collect();
+            let count = |c: FloatClass| classes.iter().filter(|&&k| k == c).count();
+            assert_eq!(count(FloatClass::Zero), 2, "{ty}");
+            assert_eq!(count(FloatClass::Subnormal), 4, "{ty}");
+            assert_eq!(count(FloatClass::Normal), 6, "{ty}");
+            assert_eq!(count(FloatClass::Infinite), 2, "{ty}");
+            assert_eq!(count(FloatClass::Nan { quiet: true }), 1, "{ty}");
+            assert_eq!(count(FloatClass::Nan { quiet: false }), 1, "{ty}");
             for c in interesting_constants(ty) {
-                assert_eq!(c.class(), Class::Normal, "{ty} {c:?}");
+                assert_eq!(c.class(), FloatClass::Normal, "{ty} {c:?}");
             }
             let all = special_values(ty);
             for (i, x) in all.iter().enumerate() {
@@ -308,7 +308,7 @@ mod tests {
         // check of the tables' leading 16 digits, f80 included.
         use std::f64::consts::LN_2;
         for ty in FloatType::ALL {
-            let f = Format::of(ty);
+            let f = FloatFormat::of(ty);
             let t = thresholds(ty);
             let p = f.precision as i32;
             // Compared in f32 for f32, in f64 for f64 and f80.
@@ -338,7 +338,7 @@ mod tests {
             let s = parse(ty, thresholds(ty).sqrt_max);
             let (m, e) = s.decompose().unwrap();
             assert_eq!(
-                m >> (Format::of(ty).precision - 1),
+                m >> (FloatFormat::of(ty).precision - 1),
                 1,
                 "{ty}: normal, full-width significand"
             );

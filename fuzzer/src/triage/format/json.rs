@@ -7,7 +7,7 @@ use crate::replay::{DecodedField, Frame};
 use crate::triage::agreement::Agreement;
 use crate::triage::attribution::{RootBy, Via};
 use crate::triage::consequence::Consequence;
-use crate::triage::group::{Class, Consequences, InputView, KindCount, Report};
+use crate::triage::group::{Consequences, FindingClass, InputView, KindCount, Report};
 use crate::triage::oracle::{ResultVerdict, Verdict};
 use crate::triage::references::Source;
 use numfuzz_abi::kind::ExceptionKind;
@@ -482,17 +482,17 @@ fn document(report: &Report) -> Document<'_> {
                 .filter(|f| f.reference.as_ref().is_some_and(|r| r.judged.verdict == Verdict::Wrong))
                 .count(),
             classes: Classes {
-                bug: report.class_count(Class::Bug),
-                chained: report.class_count(Class::Chained),
-                propagated: report.class_count(Class::Propagated),
-                undefined: report.class_count(Class::Undefined),
-                range: report.class_count(Class::Range),
-                handled: report.class_count(Class::Handled),
-                coincident: report.class_count(Class::Coincident),
-                absorbed: report.class_count(Class::Absorbed),
-                input_borne: report.class_count(Class::InputBorne),
-                out_of_domain: report.class_count(Class::OutOfDomain),
-                unjudged: report.class_count(Class::Unjudged),
+                bug: report.class_count(FindingClass::Bug),
+                chained: report.class_count(FindingClass::Chained),
+                propagated: report.class_count(FindingClass::Propagated),
+                undefined: report.class_count(FindingClass::Undefined),
+                range: report.class_count(FindingClass::Range),
+                handled: report.class_count(FindingClass::Handled),
+                coincident: report.class_count(FindingClass::Coincident),
+                absorbed: report.class_count(FindingClass::Absorbed),
+                input_borne: report.class_count(FindingClass::InputBorne),
+                out_of_domain: report.class_count(FindingClass::OutOfDomain),
+                unjudged: report.class_count(FindingClass::Unjudged),
             },
             consequences: ConsequenceCounts {
                 escapes: consequence_count(report, Consequence::Escapes),

@@ -7,7 +7,7 @@ pub mod markdown;
 pub mod sarif;
 pub mod table;
 
-use super::group::{Class, Consequences, Finding, Report};
+use super::group::{Consequences, Finding, FindingClass, Report};
 use super::references::Source;
 use crate::replay::{fields_decimal, fields_with_hex};
 use numfuzz_abi::op::FloatType;
@@ -15,26 +15,32 @@ use numfuzz_abi::report::ResultReport;
 use numfuzz_abi::value::Float;
 use std::path::Path;
 
-/// Output format of `numfuzz triage`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
+/// Output format of `numfuzz triage` (`--format`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReportFormat {
+    /// Aligned terminal table.
     Table,
+    /// GitHub-flavoured Markdown (for an issue tracker).
+    #[value(name = "md")]
     Markdown,
+    /// JSON (schema in the README).
     Json,
+    /// SARIF 2.1.0 (code-scanning tools).
     Sarif,
+    /// Self-contained HTML page (bug list, counts, exceptions over time).
     Html,
 }
 
 /// The report in `format`. `srcroot` is the base SARIF locations are made relative to
 /// (default: the directory all source files share); `all` lists every finding, not only the
 /// bugs (table, Markdown and HTML).
-pub fn render(report: &Report, format: Format, srcroot: Option<&Path>, all: bool) -> String {
+pub fn render(report: &Report, format: ReportFormat, srcroot: Option<&Path>, all: bool) -> String {
     match format {
-        Format::Table => table::render(report, all),
-        Format::Markdown => markdown::render(report, all),
-        Format::Json => json::render(report),
-        Format::Sarif => sarif::render(report, srcroot),
-        Format::Html => html::render(report, all),
+        ReportFormat::Table => table::render(report, all),
+        ReportFormat::Markdown => markdown::render(report, all),
+        ReportFormat::Json => json::render(report),
+        ReportFormat::Sarif => sarif::render(report, srcroot),
+        ReportFormat::Html => html::render(report, all),
     }
 }
 
@@ -106,13 +112,13 @@ pub fn sources_line(report: &Report) -> Option<String> {
 /// `Other findings: 7 absorbed, 1 handled, ...` (with consequences), with what `--all` does.
 pub fn others_line(report: &Report, all: bool) -> String {
     let classes = [
-        Class::Chained,
-        Class::Coincident,
-        Class::Absorbed,
-        Class::Handled,
-        Class::Undefined,
-        Class::Propagated,
-        Class::InputBorne,
+        FindingClass::Chained,
+        FindingClass::Coincident,
+        FindingClass::Absorbed,
+        FindingClass::Handled,
+        FindingClass::Undefined,
+        FindingClass::Propagated,
+        FindingClass::InputBorne,
     ];
     let mut counts: Vec<String> = classes
         .iter()
@@ -120,7 +126,7 @@ pub fn others_line(report: &Report, all: bool) -> String {
         .collect();
     // Only shadow references and signatures with domains make these; the line stays as it
     // was without them.
-    for class in [Class::Range, Class::OutOfDomain] {
+    for class in [FindingClass::Range, FindingClass::OutOfDomain] {
         let n = report.class_count(class);
         if n > 0 {
             counts.push(format!("{n} {}", class.name()));

@@ -176,7 +176,7 @@ pub fn render(report: &Report, all: bool) -> String {
             bugs(&mut out, report);
             let _ = writeln!(out, "{}", others_line(report, all));
             if !all {
-                return rest(out, report);
+                return crashes_hangs_and_not_reproduced(out, report);
             }
             let _ = writeln!(out, "\nAll findings ({}):", report.findings.len());
         }
@@ -215,11 +215,11 @@ pub fn render(report: &Report, all: bool) -> String {
             out.push_str(&aligned(&rows));
         }
     }
-    rest(out, report)
+    crashes_hangs_and_not_reproduced(out, report)
 }
 
 /// Real crashes, hangs and inputs that did not reproduce.
-fn rest(mut out: String, report: &Report) -> String {
+fn crashes_hangs_and_not_reproduced(mut out: String, report: &Report) -> String {
     if !report.crashes.is_empty() {
         let _ = writeln!(out, "\nReal crashes ({}):", report.crashes.len());
         for g in &report.crashes {
