@@ -18,8 +18,7 @@ use libafl::schedulers::minimizer::IsFavoredMetadata;
 use libafl::stages::{Restartable, Stage};
 use libafl::state::{HasCorpus, HasExecutions, HasImported, HasLastReportTime, MaybeHasClientPerfMonitor, Stoppable};
 use libafl::{Error, HasMetadata, HasNamedMetadata};
-use numfuzz_abi::kind::ExceptionKind;
-use numfuzz_outdir::stats::{FuzzerStats, PlotRow};
+use numfuzz_outdir::stats::{CampaignStats, PlotRow};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -103,10 +102,37 @@ impl StatsStage {
     where
         S: HasCorpus<I> + HasExecutions + HasMetadata + HasNamedMetadata + HasImported,
     {
+        let stats = self.snapshot(state)?;
+        let out = &self.instance.out;
+        out.write_stats(&stats.to_file())
+            .map_err(|e| Error::os_error(e, "writing fuzzer_stats"))?;
+        out.append_plot(&PlotRow {
+            run_time_s: stats.run_time,
+            cur_item: stats.cur_item,
+            corpus_count: stats.corpus_count,
+            pending_total: stats.pending_total,
+            pending_favs: stats.pending_favs,
+            map_size: stats.bitmap_cvg,
+            saved_crashes: stats.saved_crashes,
+            saved_hangs: stats.saved_hangs,
+            execs_per_sec: stats.execs_ps_last_min,
+            total_execs: stats.execs_done,
+            edges_found: stats.edges_found,
+            exceptions: stats.fp_by_kind,
+            escapes: stats.fp_escapes,
+        })
+        .map_err(|e| Error::os_error(e, "writing plot_data"))?;
+        Ok(())
+    }
+
+    /// The instance's figures now, from the state and its metadata.
+    fn snapshot<S, I>(&mut self, state: &mut S) -> Result<CampaignStats, Error>
+    where
+        S: HasCorpus<I> + HasExecutions + HasMetadata + HasNamedMetadata + HasImported,
+    {
         let now = Instant::now();
         let execs = *state.executions();
         let since_last = self.last_write.map_or(Duration::ZERO, |t| now.duration_since(t));
-        let run_time = self.instance.elapsed_ms() / 1000;
         // Executions per second over the campaign: the state (and its execution count) survives
         // the client restarts that crashes and hangs of an in-process target cause.
         let execs_per_sec = execs as f64 / (self.instance.elapsed_ms() as f64 / 1000.0).max(1e-3);
@@ -118,10 +144,7 @@ impl StatsStage {
         self.last_execs = execs;
         self.last_write = Some(now);
 
-        let corpus_count = state.corpus().count();
-        let mut pending_total = 0;
-        let mut pending_favs = 0;
-        let mut favored = 0;
+        let (mut pending_total, mut pending_favs, mut favored) = (0, 0, 0);
         for id in state.corpus().ids() {
             let tc = state.corpus().get(id)?.borrow();
             let fav = tc.has_metadata::<IsFavoredMetadata>();
@@ -131,13 +154,11 @@ impl StatsStage {
                 pending_favs += usize::from(fav);
             }
         }
-        let cur_item = state.corpus().current().map_or(0, |id| id.0);
         let edges_found = state
             .named_metadata_map()
             .get::<MapFeedbackMetadata<u8>>("edges")
             .map_or(0, |m| m.num_covered_map_indexes);
         let counters = state.metadata::<AflCounters>().cloned().unwrap_or_default();
-        let seen = state.metadata::<ExceptionsSeen>().map_or(0, |s| s.slots.len());
         let history = |name: &str| {
             state
                 .named_metadata_map()
@@ -148,109 +169,57 @@ impl StatsStage {
         let (errbits, cmps) = (history(ERRBITS_MAP), history(CMP_MAP));
         let search = state.metadata::<LocalSearchRecord>().cloned().unwrap_or_default();
         let modes = state.metadata::<RunModeRecord>().cloned().unwrap_or_default();
-        let dismissed_hangs = state.metadata::<HangCheck>().map_or(0, |h| h.dismissed);
-        let start_unix = self
-            .instance
-            .start
-            .duration_since(UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_secs();
-        let now_unix = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_secs();
+        let unix = |t: SystemTime| t.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs();
+        let start_unix = unix(self.instance.start);
         let to_unix = |ms: Option<u64>| ms.map_or(0, |m| start_unix + m / 1000);
-        let cvg = if self.total_edges > 0 {
-            edges_found as f64 * 100.0 / self.total_edges as f64
-        } else {
-            0.0
-        };
-
-        let mut s = FuzzerStats::new();
-        s.set("start_time", start_unix)
-            .set("last_update", now_unix)
-            .set("run_time", run_time)
-            .set("fuzzer_pid", std::process::id())
-            .set("cycles_done", 0)
-            .set("cycles_wo_finds", 0)
-            .set("execs_done", execs)
-            .set("execs_per_sec", format!("{execs_per_sec:.2}"))
-            .set("execs_ps_last_min", format!("{recent:.2}"))
-            .set("corpus_count", corpus_count)
-            .set("corpus_favored", favored)
-            .set("corpus_found", counters.queue)
-            .set("corpus_imported", state.imported())
-            .set("corpus_variable", 0)
-            .set("max_depth", 0)
-            .set("cur_item", cur_item)
-            .set("pending_favs", pending_favs)
-            .set("pending_total", pending_total)
-            .set("stability", "100.00%")
-            .set("bitmap_cvg", format!("{cvg:.2}%"))
-            .set("saved_crashes", counters.crashes)
-            .set("saved_hangs", counters.hangs)
-            .set("last_find", to_unix(counters.last_find_ms))
-            .set("last_crash", to_unix(counters.last_crash_ms))
-            .set("last_hang", to_unix(counters.last_hang_ms))
-            .set("exec_timeout", self.exec_timeout_ms)
-            .set(
-                numfuzz_outdir::stats::MEMORY_LIMIT_KEY,
-                self.memory_limit_mb.map_or("none".to_string(), |mb| mb.to_string()),
-            )
-            .set("edges_found", edges_found)
-            .set("total_edges", self.total_edges)
-            .set("fp_exceptions", seen);
-        for kind in ExceptionKind::ALL {
-            s.set(
-                &format!("fp_{}", kind.name().to_lowercase()),
-                counters.exceptions_by_kind[kind as usize],
-            );
-        }
-        s.set("fp_escapes", counters.escapes)
-            .set("real_crashes", counters.real_crashes)
-            .set("out_of_memory", counters.out_of_memory)
-            // Time-outs at the calibrated limit that ended when run at the full one: slow inputs,
-            // not saved as hangs (see hangs).
-            .set("hangs_dismissed", dismissed_hangs)
-            .set("errbits_slots", errbits.measured)
-            // Comparison outcomes reached (a branch direction taken) out of those measured.
-            .set("cmp_outcomes", format!("{}/{}", cmps.reached, cmps.measured))
-            // The local-search stage: executions spent, descents, and targets they reached.
-            .set("search_execs", search.execs)
-            .set("search_descents", search.descents)
-            .set("search_reached", search.reached)
-            // Mutational turns whose runs were fast (watched by the FPU's flags) or precise
-            // (distances measured): see run_mode.
-            .set("fast_turns", modes.fast_turns)
-            .set("precise_turns", modes.precise_turns)
-            // Executions that ran again precisely (a flag in the fast run, or distances wanted).
-            .set("precise_runs", modes.precise_runs)
-            // Clients of this instance that died silently and were replaced (`clients.jsonl`).
-            .set("client_restarts", self.instance.client_restarts)
-            .set("afl_banner", &self.banner)
-            .set("afl_version", format!("numfuzz-{}", env!("CARGO_PKG_VERSION")))
-            .set("target_mode", "default")
-            .set("command_line", &self.command_line);
-        let out = &self.instance.out;
-        out.write_stats(&s)
-            .map_err(|e| Error::os_error(e, "writing fuzzer_stats"))?;
-        out.append_plot(&PlotRow {
-            run_time_s: run_time,
-            cur_item,
-            corpus_count,
-            pending_total,
+        Ok(CampaignStats {
+            start_time: start_unix,
+            last_update: unix(SystemTime::now()),
+            run_time: self.instance.elapsed_ms() / 1000,
+            fuzzer_pid: std::process::id(),
+            execs_done: execs,
+            execs_per_sec,
+            execs_ps_last_min: recent,
+            corpus_count: state.corpus().count(),
+            corpus_favored: favored,
+            corpus_found: counters.queue,
+            corpus_imported: *state.imported(),
+            cur_item: state.corpus().current().map_or(0, |id| id.0),
             pending_favs,
-            map_size: cvg,
+            pending_total,
+            bitmap_cvg: if self.total_edges > 0 {
+                edges_found as f64 * 100.0 / self.total_edges as f64
+            } else {
+                0.0
+            },
             saved_crashes: counters.crashes,
             saved_hangs: counters.hangs,
-            execs_per_sec: recent,
-            total_execs: execs,
+            last_find: to_unix(counters.last_find_ms),
+            last_crash: to_unix(counters.last_crash_ms),
+            last_hang: to_unix(counters.last_hang_ms),
+            exec_timeout: self.exec_timeout_ms,
+            memory_limit_mb: self.memory_limit_mb,
             edges_found,
-            exceptions: counters.exceptions_by_kind,
-            escapes: counters.escapes,
+            total_edges: self.total_edges,
+            fp_exceptions: state.metadata::<ExceptionsSeen>().map_or(0, |s| s.slots.len()),
+            fp_by_kind: counters.exceptions_by_kind,
+            fp_escapes: counters.escapes,
+            real_crashes: counters.real_crashes,
+            out_of_memory: counters.out_of_memory,
+            hangs_dismissed: state.metadata::<HangCheck>().map_or(0, |h| h.dismissed),
+            errbits_slots: errbits.measured,
+            cmp_reached: cmps.reached,
+            cmp_measured: cmps.measured,
+            search_execs: search.execs,
+            search_descents: search.descents,
+            search_reached: search.reached,
+            fast_turns: modes.fast_turns,
+            precise_turns: modes.precise_turns,
+            precise_runs: modes.precise_runs,
+            client_restarts: self.instance.client_restarts,
+            afl_banner: self.banner.clone(),
+            command_line: self.command_line.clone(),
         })
-        .map_err(|e| Error::os_error(e, "writing plot_data"))?;
-        Ok(())
     }
 
     /// The campaign is over: its `-V` budget is spent or a stop was requested.

@@ -1,5 +1,6 @@
 //! `fuzzer_stats` and `plot_data` in AFL++ 4.x layout (`afl-whatsup` and `afl-plot` read them).
 
+use numfuzz_abi::kind::ExceptionKind;
 use std::fmt::Write as _;
 use std::fs::OpenOptions;
 use std::io::Write;
@@ -82,6 +83,135 @@ impl FuzzerStats {
     }
 }
 
+/// What a numfuzz instance writes into `fuzzer_stats`: AFL++ 4.x's keys, in its order, then
+/// numfuzz's own (rendered by [`CampaignStats::to_file`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CampaignStats {
+    /// Unix seconds.
+    pub start_time: u64,
+    pub last_update: u64,
+    /// Seconds since the campaign started.
+    pub run_time: u64,
+    pub fuzzer_pid: u32,
+    pub execs_done: u64,
+    pub execs_per_sec: f64,
+    pub execs_ps_last_min: f64,
+    pub corpus_count: usize,
+    pub corpus_favored: usize,
+    pub corpus_found: u64,
+    pub corpus_imported: usize,
+    pub cur_item: usize,
+    pub pending_favs: usize,
+    pub pending_total: usize,
+    /// Edge coverage in percent.
+    pub bitmap_cvg: f64,
+    pub saved_crashes: u64,
+    pub saved_hangs: u64,
+    /// Unix seconds of the last queue entry, crash and hang (0: none).
+    pub last_find: u64,
+    pub last_crash: u64,
+    pub last_hang: u64,
+    /// Milliseconds.
+    pub exec_timeout: u64,
+    /// `-m` in MiB (None: `none`).
+    pub memory_limit_mb: Option<u64>,
+    pub edges_found: usize,
+    pub total_edges: usize,
+    /// Distinct (site, kind) exceptions, and by kind (Invalid, DivByZero, Overflow, Underflow).
+    pub fp_exceptions: usize,
+    pub fp_by_kind: [u64; 4],
+    /// (site, kind) seen reaching a declared result.
+    pub fp_escapes: u64,
+    pub real_crashes: u64,
+    pub out_of_memory: u64,
+    /// Time-outs at the calibrated limit that ended when run at the full one: slow inputs, not
+    /// saved as hangs.
+    pub hangs_dismissed: u64,
+    pub errbits_slots: u64,
+    /// Comparison outcomes reached (a branch direction taken) out of those measured.
+    pub cmp_reached: u64,
+    pub cmp_measured: u64,
+    /// The local-search stage: executions spent, descents, and targets they reached.
+    pub search_execs: u64,
+    pub search_descents: u64,
+    pub search_reached: u64,
+    /// Mutational turns whose runs were fast (watched by the FPU's flags) or precise (distances
+    /// measured), and executions that ran again precisely.
+    pub fast_turns: u64,
+    pub precise_turns: u64,
+    pub precise_runs: u64,
+    /// Clients of this instance that died silently and were replaced (`clients.jsonl`).
+    pub client_restarts: usize,
+    pub afl_banner: String,
+    pub command_line: String,
+}
+
+impl CampaignStats {
+    /// The `fuzzer_stats` lines. Keys AFL++ writes that numfuzz has no counterpart for (cycles,
+    /// depth, stability, variable paths) are written with the value a tool reading them expects
+    /// from a campaign that has none.
+    pub fn to_file(&self) -> FuzzerStats {
+        let mut s = FuzzerStats::new();
+        s.set("start_time", self.start_time)
+            .set("last_update", self.last_update)
+            .set("run_time", self.run_time)
+            .set("fuzzer_pid", self.fuzzer_pid)
+            .set("cycles_done", 0)
+            .set("cycles_wo_finds", 0)
+            .set("execs_done", self.execs_done)
+            .set("execs_per_sec", format!("{:.2}", self.execs_per_sec))
+            .set("execs_ps_last_min", format!("{:.2}", self.execs_ps_last_min))
+            .set("corpus_count", self.corpus_count)
+            .set("corpus_favored", self.corpus_favored)
+            .set("corpus_found", self.corpus_found)
+            .set("corpus_imported", self.corpus_imported)
+            .set("corpus_variable", 0)
+            .set("max_depth", 0)
+            .set("cur_item", self.cur_item)
+            .set("pending_favs", self.pending_favs)
+            .set("pending_total", self.pending_total)
+            .set("stability", "100.00%")
+            .set("bitmap_cvg", format!("{:.2}%", self.bitmap_cvg))
+            .set("saved_crashes", self.saved_crashes)
+            .set("saved_hangs", self.saved_hangs)
+            .set("last_find", self.last_find)
+            .set("last_crash", self.last_crash)
+            .set("last_hang", self.last_hang)
+            .set("exec_timeout", self.exec_timeout)
+            .set(
+                MEMORY_LIMIT_KEY,
+                self.memory_limit_mb.map_or("none".to_string(), |mb| mb.to_string()),
+            )
+            .set("edges_found", self.edges_found)
+            .set("total_edges", self.total_edges)
+            .set("fp_exceptions", self.fp_exceptions);
+        for kind in ExceptionKind::ALL {
+            s.set(
+                &format!("fp_{}", kind.name().to_lowercase()),
+                self.fp_by_kind[kind as usize],
+            );
+        }
+        s.set("fp_escapes", self.fp_escapes)
+            .set("real_crashes", self.real_crashes)
+            .set("out_of_memory", self.out_of_memory)
+            .set("hangs_dismissed", self.hangs_dismissed)
+            .set("errbits_slots", self.errbits_slots)
+            .set("cmp_outcomes", format!("{}/{}", self.cmp_reached, self.cmp_measured))
+            .set("search_execs", self.search_execs)
+            .set("search_descents", self.search_descents)
+            .set("search_reached", self.search_reached)
+            .set("fast_turns", self.fast_turns)
+            .set("precise_turns", self.precise_turns)
+            .set("precise_runs", self.precise_runs)
+            .set("client_restarts", self.client_restarts)
+            .set("afl_banner", &self.afl_banner)
+            .set("afl_version", format!("numfuzz-{}", env!("CARGO_PKG_VERSION")))
+            .set("target_mode", "default")
+            .set("command_line", &self.command_line);
+        s
+    }
+}
+
 /// One `plot_data` row.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct PlotRow {
@@ -152,6 +282,33 @@ mod tests {
         assert_eq!(back.get_u64("execs_done"), Some(1235));
         assert_eq!(back.get_f64("bitmap_cvg"), Some(12.5));
         assert_eq!(back.get("missing"), None);
+    }
+
+    #[test]
+    fn campaign_stats_are_written_in_afl_order_with_numfuzz_keys_after() {
+        let stats = CampaignStats {
+            execs_done: 42,
+            bitmap_cvg: 12.5,
+            fp_by_kind: [1, 2, 3, 4],
+            cmp_reached: 3,
+            cmp_measured: 7,
+            ..CampaignStats::default()
+        };
+        let file = stats.to_file();
+        let text = file.render();
+        let keys: Vec<&str> = text.lines().map(|l| l.split(':').next().unwrap().trim()).collect();
+        assert_eq!(&keys[..4], ["start_time", "last_update", "run_time", "fuzzer_pid"]);
+        assert!(keys.iter().position(|k| *k == "saved_crashes") < keys.iter().position(|k| *k == "fp_exceptions"));
+        assert_eq!(keys.last(), Some(&"command_line"));
+        assert_eq!(file.get_u64("execs_done"), Some(42));
+        assert_eq!(file.get("bitmap_cvg"), Some("12.50%"));
+        assert_eq!(file.get(MEMORY_LIMIT_KEY), Some("none"));
+        assert_eq!(file.memory_limit_mb(), None);
+        assert_eq!(
+            ["fp_invalid", "fp_divbyzero", "fp_overflow", "fp_underflow"].map(|k| file.get_u64(k)),
+            [Some(1), Some(2), Some(3), Some(4)]
+        );
+        assert_eq!(file.get("cmp_outcomes"), Some("3/7"));
     }
 
     #[test]
