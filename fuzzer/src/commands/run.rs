@@ -42,47 +42,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     };
     let target_path = resolve_target(Path::new(target_arg))?;
     let target = Target::inspect(&target_path)?;
-    if let Some(seeds) = &args.seeds {
-        if !seeds.exists() {
-            bail!("-i {}: no such file or directory (give a directory of seed inputs, or omit -i to start from seeds built from the signature)", seeds.display());
-        }
-    }
-    for d in &args.dictionaries {
-        if !d.is_file() {
-            bail!("-x {}: no such file", d.display());
-        }
-    }
-    if target.is_coverage {
-        bail!(
-            "`{}` is a coverage build (NUMFUZZ_CC_COVERAGE=1): it has no edge coverage and no floating-point checkers, so a campaign on it finds nothing; fuzz the numfuzz-cc build of the same harness and give this one to `numfuzz cov`",
-            target_path.display()
-        );
-    }
-    if target.runtime_abi.is_some() && !target.is_numfuzz() {
-        Target::inspect_numfuzz(&target_path)?;
-    }
-    let executor = match args.executor {
-        ExecutorChoice::Inprocess => {
-            if !target.is_numfuzz() || !target.has_harness {
-                bail!(
-                    "--executor inprocess needs a libFuzzer-style harness (LLVMFuzzerTestOneInput) built with numfuzz-cc; `{}` is not one (use --executor forkserver)",
-                    target_path.display()
-                );
-            }
-            ExecutorKind::InProcess
-        }
-        ExecutorChoice::Forkserver => ExecutorKind::Forkserver,
-        ExecutorChoice::Auto if target.is_numfuzz() && target.has_harness => ExecutorKind::InProcess,
-        ExecutorChoice::Auto => {
-            if !target.is_numfuzz() {
-                eprintln!(
-                    "numfuzz: warning: `{}` was not built with numfuzz-cc: fuzzing it through the AFL++ forkserver with edge coverage only (no floating-point exception detection)",
-                    target_path.display()
-                );
-            }
-            ExecutorKind::Forkserver
-        }
-    };
+    refuse_what_cannot_run(&args, &target, &target_path)?;
+    let executor = executor(&args, &target, &target_path)?;
     if args.memory_limit_mb.is_some_and(|m| m.0.is_some()) && !target.is_numfuzz() {
         bail!(
             "-m: the memory limit is kept by the numfuzz runtime inside the target, and `{}` was not built with numfuzz-cc; rebuild it with numfuzz-cc or drop -m",
@@ -102,10 +63,80 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         }
     }
     let tui = !args.no_tui && std::io::stdout().is_terminal() && std::env::var_os("CI").is_none();
-    let cfg = CampaignConfig {
-        target: target_path.clone(),
+    let cfg = config(&args, &target_path, target_args, &out, executor, tui)?;
+    let config_path = out.join(CONFIG_FILE);
+    cfg.save(&config_path)
+        .with_context(|| format!("writing {}", config_path.display()))?;
+    if !tui {
+        announce(&args, &target, &cfg, state == OutState::Resume)?;
+    }
+    let lost = execute(&cfg, &target, &config_path)?;
+    conclude(&cfg, lost)
+}
+
+/// Seeds and dictionaries that are not there, and builds no campaign can use.
+fn refuse_what_cannot_run(args: &RunArgs, target: &Target, target_path: &Path) -> anyhow::Result<()> {
+    if let Some(seeds) = &args.seeds {
+        if !seeds.exists() {
+            bail!("-i {}: no such file or directory (give a directory of seed inputs, or omit -i to start from seeds built from the signature)", seeds.display());
+        }
+    }
+    for d in &args.dictionaries {
+        if !d.is_file() {
+            bail!("-x {}: no such file", d.display());
+        }
+    }
+    if target.is_coverage {
+        bail!(
+            "`{}` is a coverage build (NUMFUZZ_CC_COVERAGE=1): it has no edge coverage and no floating-point checkers, so a campaign on it finds nothing; fuzz the numfuzz-cc build of the same harness and give this one to `numfuzz cov`",
+            target_path.display()
+        );
+    }
+    if target.runtime_abi.is_some() && !target.is_numfuzz() {
+        Target::inspect_numfuzz(target_path)?;
+    }
+    Ok(())
+}
+
+/// The executor `--executor` asks for, checked against what the target is.
+fn executor(args: &RunArgs, target: &Target, target_path: &Path) -> anyhow::Result<ExecutorKind> {
+    Ok(match args.executor {
+        ExecutorChoice::Inprocess => {
+            if !target.is_numfuzz() || !target.has_harness {
+                bail!(
+                "--executor inprocess needs a libFuzzer-style harness (LLVMFuzzerTestOneInput) built with numfuzz-cc; `{}` is not one (use --executor forkserver)",
+                target_path.display()
+            );
+            }
+            ExecutorKind::InProcess
+        }
+        ExecutorChoice::Forkserver => ExecutorKind::Forkserver,
+        ExecutorChoice::Auto if target.is_numfuzz() && target.has_harness => ExecutorKind::InProcess,
+        ExecutorChoice::Auto => {
+            if !target.is_numfuzz() {
+                eprintln!(
+                "numfuzz: warning: `{}` was not built with numfuzz-cc: fuzzing it through the AFL++ forkserver with edge coverage only (no floating-point exception detection)",
+                target_path.display()
+            );
+            }
+            ExecutorKind::Forkserver
+        }
+    })
+}
+
+/// The campaign's configuration, as the clients read it from OUT.
+fn config(
+    args: &RunArgs,
+    target_path: &Path,
+    target_args: &[String],
+    out: &Path,
+    executor: ExecutorKind,
+    tui: bool,
+) -> anyhow::Result<CampaignConfig> {
+    Ok(CampaignConfig {
+        target: target_path.to_path_buf(),
         target_args: target_args.to_vec(),
-        out_dir: out.clone(),
+        out_dir: out.to_path_buf(),
         seeds: args.seeds.as_ref().map(std::fs::canonicalize).transpose()?,
         timeout_ms: args.timeout_ms.unwrap_or(1000),
         calibrate_timeout: args.timeout_ms.is_none(),
@@ -137,41 +168,45 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         tui,
         start_unix_ms: SystemTime::now().duration_since(UNIX_EPOCH)?.as_millis() as u64,
         command_line: std::env::args().collect::<Vec<_>>().join(" "),
-    };
-    let config_path = out.join(CONFIG_FILE);
-    cfg.save(&config_path)
-        .with_context(|| format!("writing {}", config_path.display()))?;
-    if !tui {
-        let sig = Signature::chosen(args.signature.as_deref(), target.signature.as_ref())?
-            .map_or_else(|| "none (plain bytes)".to_string(), |s| s.to_string());
-        println!(
-            "numfuzz: {} campaign on {} (signature {sig}), {} in {}{}{}",
-            match executor {
-                ExecutorKind::InProcess => "in-process",
-                ExecutorKind::Forkserver => "forkserver",
-            },
-            target_path.display(),
-            if args.cores.contains(['-', ',']) {
-                format!("cores {}", args.cores)
-            } else {
-                format!("core {}", args.cores)
-            },
-            out.display(),
-            if state == OutState::Resume { " (resuming)" } else { "" },
-            args.duration_secs.map_or(String::new(), |s| format!(", {s} s")),
-        );
-    }
+    })
+}
 
-    // What ended the campaign's processes early, besides what the clients wrote down.
+/// The line a campaign without the screen starts with.
+fn announce(args: &RunArgs, target: &Target, cfg: &CampaignConfig, resuming: bool) -> anyhow::Result<()> {
+    let sig = Signature::chosen(args.signature.as_deref(), target.signature.as_ref())?
+        .map_or_else(|| "none (plain bytes)".to_string(), |s| s.to_string());
+    println!(
+        "numfuzz: {} campaign on {} (signature {sig}), {} in {}{}{}",
+        match cfg.executor {
+            ExecutorKind::InProcess => "in-process",
+            ExecutorKind::Forkserver => "forkserver",
+        },
+        cfg.target.display(),
+        if args.cores.contains(['-', ',']) {
+            format!("cores {}", args.cores)
+        } else {
+            format!("core {}", args.cores)
+        },
+        cfg.out_dir.display(),
+        if resuming { " (resuming)" } else { "" },
+        args.duration_secs.map_or(String::new(), |s| format!(", {s} s")),
+    );
+    Ok(())
+}
+
+/// Runs the campaign to its end; what ended its processes early, besides what the clients
+/// wrote down.
+fn execute(cfg: &CampaignConfig, target: &Target, config_path: &Path) -> anyhow::Result<Vec<String>> {
+    let target_path = &cfg.target;
     let mut lost = Vec::new();
-    match executor {
+    match cfg.executor {
         ExecutorKind::InProcess => {
             // This process is the broker and the monitor; each client is the target,
             // started once per core, with the engine linked into it.
-            let exits = numfuzz_engine::campaign::serve(&cfg, |slot| {
-                let mut client = Command::new(&target_path);
+            let exits = numfuzz_engine::campaign::serve(cfg, |slot| {
+                let mut client = Command::new(target_path);
                 client
-                    .env(numfuzz_abi::env::ENGINE, &config_path)
+                    .env(numfuzz_abi::env::ENGINE, config_path)
                     .env(numfuzz_abi::env::CLIENT, slot.to_env())
                     .stdin(Stdio::null());
                 if let Some(mb) = cfg.memory_limit_mb {
@@ -191,15 +226,21 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             }
         }
         ExecutorKind::Forkserver => {
-            numfuzz::forkserver::run_campaign(&cfg, &target)?;
+            numfuzz::forkserver::run_campaign(cfg, target)?;
         }
     }
-    let summary = Summary::read_campaign(&out, cfg.start_unix_ms, cfg.duration_secs);
+    Ok(lost)
+}
+
+/// The campaign's summary, and an error when it did not run to its end.
+fn conclude(cfg: &CampaignConfig, lost: Vec<String>) -> anyhow::Result<()> {
+    let out = &cfg.out_dir;
+    let summary = Summary::read_campaign(out, cfg.start_unix_ms, cfg.duration_secs);
     print!("{summary}");
     let mut cut_short = lost;
     cut_short.extend(summary.cut_short());
     let silent = summary.clients.iter().any(|(_, h)| h.end.is_none());
-    if silent && disk_full(&out) {
+    if silent && disk_full(out) {
         // A client that meets a full disk may not be able to write down why it stopped.
         cut_short.push(format!(
             "the disk holding {} is full; free some space and run the same command again to resume",

@@ -196,88 +196,31 @@ pub fn triage(opts: &Options, progress: impl Fn(usize, usize) + Sync) -> Result<
         |done| progress(done, total),
     );
 
-    // Consequences: the inputs that returned Inf or NaN unreported go to the taint build, and
-    // those with a non-finite primary result get their root by repair there.
-    let needs: Vec<usize> = (0..replays.len())
-        .filter(|&i| replays[i].as_ref().is_ok_and(consequence::needs_taint))
-        .collect();
-    let on_taint: Vec<Option<(taint::Flow, Option<Attribution>)>> = match &taint_replayer {
-        Some(t) => pool::map(
-            &needs,
-            opts.jobs,
-            |&i| {
-                let replay = replays[i].as_ref().ok()?;
-                attribution::on_taint_build(t, &campaign.inputs[i].path, replay, signature.as_ref())
-            },
-            |_| {},
-        ),
-        None => vec![None; needs.len()],
-    };
-    let mut taint_of: Vec<Option<&(taint::Flow, Option<Attribution>)>> = vec![None; replays.len()];
-    for (&i, t) in needs.iter().zip(&on_taint) {
-        taint_of[i] = t.as_ref();
-    }
-    let repair_replays = on_taint
-        .iter()
-        .flatten()
-        .filter_map(|(_, a)| a.as_ref())
-        .map(|a| a.replays)
-        .sum();
-    let analyses: Vec<Option<consequence::InputAnalysis>> = replays
-        .iter()
-        .zip(&taint_of)
-        .map(|(r, t)| {
-            let r = r.as_ref().ok()?;
-            let (flow, attribution) = match t {
-                Some((flow, a)) => (Some(flow), a.as_ref()),
-                None => (None, None),
-            };
-            Some(consequence::analyze(r, flow, attribution, signature.as_ref()))
-        })
-        .collect();
+    let (analyses, repair_replays) = analyse_consequences(
+        &campaign,
+        &replays,
+        taint_replayer.as_ref(),
+        signature.as_ref(),
+        opts.jobs,
+    );
     let consequences = if !analyses.iter().flatten().any(|a| a.has_results) {
         Consequences::NoResults
-    } else if taint_target.is_none() && !needs.is_empty() {
+    } else if taint_target.is_none() && replays.iter().flatten().any(consequence::needs_taint) {
         Consequences::NoTaintBuild {
             expected: default_taint_path(&target.path),
         }
     } else {
         Consequences::Computed
     };
-    // The oracle when there is one, else the shadow build; with both, the shadow is measured
-    // against the oracle on every escaping input.
-    let shadow_references = shadow_target.as_ref().map(|shadow| {
-        References::shadow(
-            Replayer {
-                target: shadow.clone(),
-                args: replayer.args.clone(),
-                // Every operation calls the runtime: give it room, as the taint build.
-                timeout: opts.timeout * 4,
-                memory_limit_mb: None,
-            },
-            &target.function_name(),
-            opts.tolerance,
-        )
-    });
-    let oracle_references = opts
-        .oracle
-        .as_deref()
-        .map(|cmd| References::oracle(cmd, &target.function_name(), opts.tolerance, opts.oracle_timeout));
-    let shadow_agreement = match (&oracle_references, &shadow_references) {
-        (Some(o), Some(s)) => {
-            let names: Vec<String> = campaign.inputs.iter().map(|i| i.rel.clone()).collect();
-            Some(agreement::compare(
-                o,
-                s,
-                &replays,
-                &names,
-                signature.as_ref(),
-                opts.jobs,
-            ))
-        }
-        _ => None,
-    };
-    let references = oracle_references.or(shadow_references);
+    let (references, shadow_agreement) = references(
+        opts,
+        &campaign,
+        &replays,
+        &replayer,
+        shadow_target.as_ref(),
+        &target,
+        signature.as_ref(),
+    );
     let timeout_ms = opts.timeout.as_millis() as u64;
     let grouped = group::group(
         &campaign,
@@ -319,27 +262,7 @@ pub fn triage(opts: &Options, progress: impl Fn(usize, usize) + Sync) -> Result<
         attach_references(&mut report, &judge, opts.jobs, false);
     }
     if let Some(dir) = &opts.minimize_into {
-        if !report.findings.is_empty() {
-            std::fs::create_dir_all(dir).map_err(|e| TriageError::MinimizedDir(dir.clone(), e))?;
-            report.minimized_dir = Some(dir.clone());
-        }
-        let results = pool::map(
-            &report.findings,
-            opts.jobs,
-            |f| (!opts.minimize_bugs_only || f.is_bug()).then(|| minimize_finding(f, &judge, signature.as_ref(), dir)),
-            |_| {},
-        );
-        for (f, r) in report.findings.iter_mut().zip(results) {
-            match r {
-                Some(Ok(m)) => f.minimized = Some(m),
-                Some(Err(note)) => f.minimize_note = Some(note),
-                None => {}
-            }
-        }
-        // The references of what is shown now: the minimised inputs.
-        if references.is_some() {
-            attach_references(&mut report, &judge, opts.jobs, true);
-        }
+        minimize_findings(&mut report, &judge, opts, signature.as_ref(), dir)?;
     }
     if let Some(dir) = &opts.repro_into {
         let sig = signature.as_ref().ok_or(TriageError::ReproWithoutSignature)?;
@@ -352,23 +275,147 @@ pub fn triage(opts: &Options, progress: impl Fn(usize, usize) + Sync) -> Result<
         }
     }
     if let Some(o) = &references {
-        let error = o.error();
-        if error.is_some() {
-            // Given up on: no partial references.
-            for f in &mut report.findings {
-                f.reference = None;
-            }
-        }
-        report.oracle = Some(OracleUse {
-            source: o.source(),
-            command: o.describe(),
-            judged: o.asked(),
-            unreliable: o.unreliable(),
-            error,
-            tolerance: o.tolerance(),
-        });
+        record_reference_use(&mut report, o);
     }
     Ok(report)
+}
+
+/// Each replay's consequence analysis (`None`: not replayed): the inputs that returned Inf or
+/// NaN unreported go to the taint build, and those with a non-finite primary result get their
+/// root by repair there. Also the replays the repairs spent.
+fn analyse_consequences(
+    campaign: &Campaign,
+    replays: &[std::io::Result<Replay>],
+    taint: Option<&Replayer>,
+    signature: Option<&Signature>,
+    jobs: usize,
+) -> (Vec<Option<consequence::InputAnalysis>>, usize) {
+    let needs: Vec<usize> = (0..replays.len())
+        .filter(|&i| replays[i].as_ref().is_ok_and(consequence::needs_taint))
+        .collect();
+    let on_taint: Vec<Option<(taint::Flow, Option<Attribution>)>> = match taint {
+        Some(t) => pool::map(
+            &needs,
+            jobs,
+            |&i| {
+                let replay = replays[i].as_ref().ok()?;
+                attribution::on_taint_build(t, &campaign.inputs[i].path, replay, signature)
+            },
+            |_| {},
+        ),
+        None => vec![None; needs.len()],
+    };
+    let mut taint_of: Vec<Option<&(taint::Flow, Option<Attribution>)>> = vec![None; replays.len()];
+    for (&i, t) in needs.iter().zip(&on_taint) {
+        taint_of[i] = t.as_ref();
+    }
+    let repair_replays = on_taint
+        .iter()
+        .flatten()
+        .filter_map(|(_, a)| a.as_ref())
+        .map(|a| a.replays)
+        .sum();
+    let analyses = replays
+        .iter()
+        .zip(&taint_of)
+        .map(|(r, t)| {
+            let r = r.as_ref().ok()?;
+            let (flow, attribution) = match t {
+                Some((flow, a)) => (Some(flow), a.as_ref()),
+                None => (None, None),
+            };
+            Some(consequence::analyze(r, flow, attribution, signature))
+        })
+        .collect();
+    (analyses, repair_replays)
+}
+
+/// The references results are judged by: the oracle when there is one, else the shadow build;
+/// with both, the shadow measured against the oracle on every escaping input.
+fn references(
+    opts: &Options,
+    campaign: &Campaign,
+    replays: &[std::io::Result<Replay>],
+    replayer: &Replayer,
+    shadow_target: Option<&PathBuf>,
+    target: &Target,
+    signature: Option<&Signature>,
+) -> (Option<References>, Option<agreement::Agreement>) {
+    let shadow = shadow_target.map(|shadow| {
+        References::shadow(
+            Replayer {
+                target: shadow.clone(),
+                args: replayer.args.clone(),
+                // Every operation calls the runtime: give it room, as the taint build.
+                timeout: opts.timeout * 4,
+                memory_limit_mb: None,
+            },
+            &target.function_name(),
+            opts.tolerance,
+        )
+    });
+    let oracle = opts
+        .oracle
+        .as_deref()
+        .map(|cmd| References::oracle(cmd, &target.function_name(), opts.tolerance, opts.oracle_timeout));
+    let agreement = match (&oracle, &shadow) {
+        (Some(o), Some(s)) => {
+            let names: Vec<String> = campaign.inputs.iter().map(|i| i.rel.clone()).collect();
+            Some(agreement::compare(o, s, replays, &names, signature, opts.jobs))
+        }
+        _ => None,
+    };
+    (oracle.or(shadow), agreement)
+}
+
+/// Minimises each finding's input (the bugs' only with `--minimize=bugs`) into `dir`, then
+/// judges the minimised inputs, which are what the report shows.
+fn minimize_findings(
+    report: &mut Report,
+    judge: &Judge,
+    opts: &Options,
+    signature: Option<&Signature>,
+    dir: &Path,
+) -> Result<(), TriageError> {
+    if !report.findings.is_empty() {
+        std::fs::create_dir_all(dir).map_err(|e| TriageError::MinimizedDir(dir.to_path_buf(), e))?;
+        report.minimized_dir = Some(dir.to_path_buf());
+    }
+    let results = pool::map(
+        &report.findings,
+        opts.jobs,
+        |f| (!opts.minimize_bugs_only || f.is_bug()).then(|| minimize_finding(f, judge, signature, dir)),
+        |_| {},
+    );
+    for (f, r) in report.findings.iter_mut().zip(results) {
+        match r {
+            Some(Ok(m)) => f.minimized = Some(m),
+            Some(Err(note)) => f.minimize_note = Some(note),
+            None => {}
+        }
+    }
+    if judge.references.is_some() {
+        attach_references(report, judge, opts.jobs, true);
+    }
+    Ok(())
+}
+
+/// What the report says of its references; an oracle given up on leaves no partial ones.
+fn record_reference_use(report: &mut Report, references: &References) {
+    let error = references.error();
+    if error.is_some() {
+        for f in &mut report.findings {
+            f.reference = None;
+        }
+    }
+    report.oracle = Some(OracleUse {
+        source: references.source(),
+        command: references.describe(),
+        judged: references.asked(),
+        unreliable: references.unreliable(),
+        error,
+        tolerance: references.tolerance(),
+    });
 }
 
 /// Judges the input each finding shows (its minimised one with `minimized`) against the

@@ -334,83 +334,7 @@ pub fn to_value(report: &Report) -> serde_json::Value {
 }
 
 fn document(report: &Report) -> Document<'_> {
-    let total = report.count(None);
-    let kind = |k: ExceptionKind| Counts::from(report.count(Some(k)));
-    let findings = report
-        .findings
-        .iter()
-        .map(|f| {
-            let e = &f.example;
-            let example = |c: Consequence| f.examples.get(&c).map(Input::from);
-            Finding {
-                id: &f.id,
-                key: f.key.to_string(),
-                kind: f.key.kind.name(),
-                status: f.status().name(),
-                class: f.class().name(),
-                consequence: f.consequence,
-                origin: f.origin,
-                input_borne: f.input_borne,
-                root: f.root().and_then(|k| report.id_of(k)),
-                root_by: f.is_bug().then_some(f.root_by).flatten().map(|(by, _)| by),
-                via: f.is_bug().then_some(f.root_by).flatten().map(|(_, via)| via),
-                escapes_to: &f.escapes_to,
-                reference: f.reference.as_ref().map(|r| Reference {
-                    source: r.source,
-                    value: &r.judged.reference,
-                    verdict: r.judged.verdict,
-                    result: r.judged.index,
-                    returned: &r.judged.returned,
-                    tolerance: r.judged.tolerance,
-                    input: &r.input,
-                    reaches: r.reaches,
-                    beside: r.judged.beside,
-                }),
-                reproducer: f.reproducer.as_ref().map(|r| Reproducer {
-                    path: r.path.display().to_string(),
-                    build: &r.build,
-                }),
-                location: Location {
-                    file: &f.site.file,
-                    directory: &f.site.directory,
-                    path: &f.key.path,
-                    line: f.site.line,
-                    column: f.site.column,
-                    function: &f.site.function,
-                },
-                operation: Operation {
-                    op: f.site.op.name(),
-                    ty: f.site.ty.name(),
-                    to: f.site.to.as_deref(),
-                    expression: e.expression(),
-                    operands: &e.operands,
-                    operands_hex: &e.operands_hex,
-                    result: e.result.as_deref(),
-                    result_hex: e.result_hex.as_deref(),
-                },
-                input: (&f.input).into(),
-                results: &f.results,
-                examples: Examples {
-                    escapes: example(Consequence::Escapes),
-                    handled: example(Consequence::Handled),
-                    coincident: example(Consequence::Coincident),
-                    absorbed: example(Consequence::Absorbed),
-                },
-                input_count: f.inputs.len(),
-                silent_inputs: f.silent_inputs,
-                handled_inputs: f.handled_inputs,
-                first_seen_ms: f.first_seen_ms,
-                inputs: &f.inputs,
-                minimized: f.minimized.as_ref().map(|m| Minimized {
-                    path: m.path.display().to_string(),
-                    fields: &m.fields,
-                    expression: &m.expression,
-                    results: &m.results,
-                }),
-                minimize_note: f.minimize_note.as_deref(),
-            }
-        })
-        .collect();
+    let findings = report.findings.iter().map(|f| finding(report, f)).collect();
     let crashes = report
         .crashes
         .iter()
@@ -469,47 +393,7 @@ fn document(report: &Report) -> Document<'_> {
                 first_seen_ms: u.first_seen_ms,
             })
             .collect(),
-        summary: Summary {
-            findings: total.findings,
-            silent: total.silent,
-            handled: total.handled,
-            bugs: report.bug_count(),
-            unexplained: report.unexplained.len(),
-            repair_replays: report.repair_replays,
-            wrong: report
-                .findings
-                .iter()
-                .filter(|f| f.reference.as_ref().is_some_and(|r| r.judged.verdict == Verdict::Wrong))
-                .count(),
-            classes: Classes {
-                bug: report.class_count(FindingClass::Bug),
-                chained: report.class_count(FindingClass::Chained),
-                propagated: report.class_count(FindingClass::Propagated),
-                undefined: report.class_count(FindingClass::Undefined),
-                range: report.class_count(FindingClass::Range),
-                handled: report.class_count(FindingClass::Handled),
-                coincident: report.class_count(FindingClass::Coincident),
-                absorbed: report.class_count(FindingClass::Absorbed),
-                input_borne: report.class_count(FindingClass::InputBorne),
-                out_of_domain: report.class_count(FindingClass::OutOfDomain),
-                unjudged: report.class_count(FindingClass::Unjudged),
-            },
-            consequences: ConsequenceCounts {
-                escapes: consequence_count(report, Consequence::Escapes),
-                handled: consequence_count(report, Consequence::Handled),
-                coincident: consequence_count(report, Consequence::Coincident),
-                absorbed: consequence_count(report, Consequence::Absorbed),
-            },
-            by_kind: ByKind {
-                Invalid: kind(ExceptionKind::Invalid),
-                DivByZero: kind(ExceptionKind::DivByZero),
-                Overflow: kind(ExceptionKind::Overflow),
-                Underflow: kind(ExceptionKind::Underflow),
-            },
-            crashes: report.crashes.len(),
-            hangs: report.hangs.len(),
-            not_reproduced: report.not_reproduced.len(),
-        },
+        summary: summary(report),
         findings,
         crashes,
         hangs: report
@@ -532,6 +416,126 @@ fn document(report: &Report) -> Document<'_> {
             })
             .collect(),
         minimized_dir: report.minimized_dir.as_ref().map(|d| d.display().to_string()),
+    }
+}
+
+/// A finding as the schema has it.
+fn finding<'a>(report: &'a Report, f: &'a crate::triage::group::Finding) -> Finding<'a> {
+    let e = &f.example;
+    let example = |c: Consequence| f.examples.get(&c).map(Input::from);
+    Finding {
+        id: &f.id,
+        key: f.key.to_string(),
+        kind: f.key.kind.name(),
+        status: f.status().name(),
+        class: f.class().name(),
+        consequence: f.consequence,
+        origin: f.origin,
+        input_borne: f.input_borne,
+        root: f.root().and_then(|k| report.id_of(k)),
+        root_by: f.is_bug().then_some(f.root_by).flatten().map(|(by, _)| by),
+        via: f.is_bug().then_some(f.root_by).flatten().map(|(_, via)| via),
+        escapes_to: &f.escapes_to,
+        reference: f.reference.as_ref().map(|r| Reference {
+            source: r.source,
+            value: &r.judged.reference,
+            verdict: r.judged.verdict,
+            result: r.judged.index,
+            returned: &r.judged.returned,
+            tolerance: r.judged.tolerance,
+            input: &r.input,
+            reaches: r.reaches,
+            beside: r.judged.beside,
+        }),
+        reproducer: f.reproducer.as_ref().map(|r| Reproducer {
+            path: r.path.display().to_string(),
+            build: &r.build,
+        }),
+        location: Location {
+            file: &f.site.file,
+            directory: &f.site.directory,
+            path: &f.key.path,
+            line: f.site.line,
+            column: f.site.column,
+            function: &f.site.function,
+        },
+        operation: Operation {
+            op: f.site.op.name(),
+            ty: f.site.ty.name(),
+            to: f.site.to.as_deref(),
+            expression: e.expression(),
+            operands: &e.operands,
+            operands_hex: &e.operands_hex,
+            result: e.result.as_deref(),
+            result_hex: e.result_hex.as_deref(),
+        },
+        input: (&f.input).into(),
+        results: &f.results,
+        examples: Examples {
+            escapes: example(Consequence::Escapes),
+            handled: example(Consequence::Handled),
+            coincident: example(Consequence::Coincident),
+            absorbed: example(Consequence::Absorbed),
+        },
+        input_count: f.inputs.len(),
+        silent_inputs: f.silent_inputs,
+        handled_inputs: f.handled_inputs,
+        first_seen_ms: f.first_seen_ms,
+        inputs: &f.inputs,
+        minimized: f.minimized.as_ref().map(|m| Minimized {
+            path: m.path.display().to_string(),
+            fields: &m.fields,
+            expression: &m.expression,
+            results: &m.results,
+        }),
+        minimize_note: f.minimize_note.as_deref(),
+    }
+}
+
+/// The counts of the report.
+fn summary(report: &Report) -> Summary {
+    let total = report.count(None);
+    let kind = |k: ExceptionKind| Counts::from(report.count(Some(k)));
+    Summary {
+        findings: total.findings,
+        silent: total.silent,
+        handled: total.handled,
+        bugs: report.bug_count(),
+        unexplained: report.unexplained.len(),
+        repair_replays: report.repair_replays,
+        wrong: report
+            .findings
+            .iter()
+            .filter(|f| f.reference.as_ref().is_some_and(|r| r.judged.verdict == Verdict::Wrong))
+            .count(),
+        classes: Classes {
+            bug: report.class_count(FindingClass::Bug),
+            chained: report.class_count(FindingClass::Chained),
+            propagated: report.class_count(FindingClass::Propagated),
+            undefined: report.class_count(FindingClass::Undefined),
+            range: report.class_count(FindingClass::Range),
+            handled: report.class_count(FindingClass::Handled),
+            coincident: report.class_count(FindingClass::Coincident),
+            absorbed: report.class_count(FindingClass::Absorbed),
+            input_borne: report.class_count(FindingClass::InputBorne),
+            out_of_domain: report.class_count(FindingClass::OutOfDomain),
+            unjudged: report.class_count(FindingClass::Unjudged),
+        },
+        consequences: ConsequenceCounts {
+            escapes: consequence_count(report, Consequence::Escapes),
+            handled: consequence_count(report, Consequence::Handled),
+            coincident: consequence_count(report, Consequence::Coincident),
+            absorbed: consequence_count(report, Consequence::Absorbed),
+        },
+        by_kind: ByKind {
+            Invalid: kind(ExceptionKind::Invalid),
+            DivByZero: kind(ExceptionKind::DivByZero),
+            Overflow: kind(ExceptionKind::Overflow),
+            Underflow: kind(ExceptionKind::Underflow),
+        },
+        crashes: report.crashes.len(),
+        hangs: report.hangs.len(),
+        not_reproduced: report.not_reproduced.len(),
     }
 }
 
