@@ -528,26 +528,22 @@ pub fn group(
     signature: Option<&Signature>,
     timeout_ms: u64,
 ) -> Grouped {
-    let view = |input: &InputFile, bytes: &[u8]| InputView {
-        rel: input.rel.clone(),
-        fields: view_fields(signature, bytes),
+    let mut g = Grouping {
+        signature,
+        timeout_ms,
+        findings: BTreeMap::new(),
+        crashes: BTreeMap::new(),
+        hangs: Vec::new(),
+        not_reproduced: Vec::new(),
+        unexplained: BTreeMap::new(),
+        replayed: HashMap::new(),
+        analysed: BTreeMap::new(),
     };
-    let mut findings: BTreeMap<FindingKey, Finding> = BTreeMap::new();
-    let mut crashes: BTreeMap<(String, String), CrashGroup> = BTreeMap::new();
-    let mut hangs = Vec::new();
-    let mut not_reproduced = Vec::new();
-    let mut unexplained: BTreeMap<Vec<FindingKey>, Unexplained> = BTreeMap::new();
-    // Time of each input by its relative path, for first-seen fallbacks.
-    let time_of: BTreeMap<&str, Option<u64>> = campaign.inputs.iter().map(|i| (i.rel.as_str(), i.time_ms)).collect();
-    let mut replayed: HashMap<String, (&InputFile, Replay)> = HashMap::new();
-    // Per finding, the analyses of the inputs raising it (indices into `analyses`).
-    let mut analysed: BTreeMap<FindingKey, Vec<usize>> = BTreeMap::new();
-
     for (index, (input, result)) in campaign.inputs.iter().zip(replays).enumerate() {
         let replay = match result {
             Ok(r) => r,
             Err(e) => {
-                not_reproduced.push(NotReproduced {
+                g.not_reproduced.push(NotReproduced {
                     input: input.rel.clone(),
                     expected: expected_text(&input.expect, timeout_ms),
                     observed: format!("could not be replayed: {e}"),
@@ -555,6 +551,42 @@ pub fn group(
                 continue;
             }
         };
+        g.add_exceptions(index, input, &replay);
+        g.add_ending(input, &replay);
+        if judge {
+            if let Some(a) = analyses.get(index).and_then(Option::as_ref).filter(|a| a.unexplained) {
+                g.add_unexplained(input, &replay, a);
+            }
+        }
+        g.replayed.insert(input.rel.clone(), (input, replay));
+    }
+    g.finish(campaign, analyses, judge)
+}
+
+/// What [`group`] gathers while it goes through the replays.
+struct Grouping<'a> {
+    signature: Option<&'a Signature>,
+    timeout_ms: u64,
+    findings: BTreeMap<FindingKey, Finding>,
+    crashes: BTreeMap<(String, String), CrashGroup>,
+    hangs: Vec<Hang>,
+    not_reproduced: Vec<NotReproduced>,
+    unexplained: BTreeMap<Vec<FindingKey>, Unexplained>,
+    replayed: HashMap<String, (&'a InputFile, Replay)>,
+    /// Per finding, the analyses of the inputs raising it (indices into the analyses).
+    analysed: BTreeMap<FindingKey, Vec<usize>>,
+}
+
+impl<'a> Grouping<'a> {
+    fn view(&self, input: &InputFile, bytes: &[u8]) -> InputView {
+        InputView {
+            rel: input.rel.clone(),
+            fields: view_fields(self.signature, bytes),
+        }
+    }
+
+    /// Each distinct (site, kind) the replay raised, as a new finding or one more input of one.
+    fn add_exceptions(&mut self, index: usize, input: &InputFile, replay: &Replay) {
         let handled = replay.ending == ReplayEnding::Completed { handled: true };
         let mut seen = HashSet::new();
         for e in &replay.exceptions {
@@ -562,13 +594,14 @@ pub fn group(
             if !seen.insert(key.clone()) {
                 continue;
             }
-            analysed.entry(key.clone()).or_default().push(index);
-            let f = findings.entry(key.clone()).or_insert_with(|| Finding {
+            self.analysed.entry(key.clone()).or_default().push(index);
+            let view = self.view(input, &replay.bytes);
+            let f = self.findings.entry(key.clone()).or_insert_with(|| Finding {
                 id: String::new(),
                 key,
                 site: e.site.clone(),
                 example: e.clone(),
-                input: view(input, &replay.bytes),
+                input: view,
                 input_bytes: replay.bytes.clone(),
                 results: replay.results.clone(),
                 inputs: Vec::new(),
@@ -596,16 +629,22 @@ pub fn group(
                 f.silent_inputs += 1;
             }
         }
+    }
+
+    /// A crash (grouped by signal and top frame), a hang, and an input that did not do again
+    /// what its name says.
+    fn add_ending(&mut self, input: &InputFile, replay: &Replay) {
         match &replay.ending {
             ReplayEnding::Crashed { stack, .. } => {
                 let frame = replay.crash_frame().cloned();
                 let name = replay.crash_name().unwrap_or_default();
                 let group_key = (name.clone(), frame.as_ref().map_or_else(String::new, Frame::display));
-                let g = crashes.entry(group_key).or_insert_with(|| CrashGroup {
+                let view = self.view(input, &replay.bytes);
+                let g = self.crashes.entry(group_key).or_insert_with(|| CrashGroup {
                     signal: name,
                     frame,
                     stack: stack.clone(),
-                    input: view(input, &replay.bytes),
+                    input: view,
                     inputs: Vec::new(),
                     first_seen_ms: None,
                 });
@@ -613,8 +652,8 @@ pub fn group(
                 g.first_seen_ms = min_time([g.first_seen_ms, input.time_ms].into_iter());
             }
             ReplayEnding::TimedOut { stack } => {
-                hangs.push(Hang {
-                    input: view(input, &replay.bytes),
+                self.hangs.push(Hang {
+                    input: self.view(input, &replay.bytes),
                     first_seen_ms: input.time_ms,
                     frame: replay.crash_frame().cloned(),
                     stack: stack.clone(),
@@ -622,106 +661,129 @@ pub fn group(
             }
             ReplayEnding::Completed { .. } | ReplayEnding::Failed { .. } => {}
         }
-        if !reproduces(&input.expect, &replay) {
-            not_reproduced.push(NotReproduced {
+        if !reproduces(&input.expect, replay) {
+            self.not_reproduced.push(NotReproduced {
                 input: input.rel.clone(),
-                expected: expected_text(&input.expect, timeout_ms),
-                observed: observed_text(&replay),
+                expected: expected_text(&input.expect, self.timeout_ms),
+                observed: observed_text(replay),
             });
         }
-        if judge {
-            if let Some(a) = analyses.get(index).and_then(Option::as_ref).filter(|a| a.unexplained) {
-                let origins: Vec<FindingKey> = a
-                    .findings
-                    .iter()
-                    .filter(|(_, f)| f.origin)
-                    .map(|(k, _)| k.clone())
-                    .collect();
-                let u = unexplained.entry(origins.clone()).or_insert_with(|| Unexplained {
-                    input: view(input, &replay.bytes),
-                    results: replay.results.clone(),
-                    origins,
-                    inputs: Vec::new(),
-                    first_seen_ms: None,
-                    ordinariness: a.ordinariness,
-                });
-                if a.ordinariness < u.ordinariness {
-                    u.input = view(input, &replay.bytes);
-                    u.results = replay.results.clone();
-                    u.ordinariness = a.ordinariness;
-                }
-                u.inputs.push(input.rel.clone());
-                u.first_seen_ms = min_time([u.first_seen_ms, input.time_ms].into_iter());
-            }
-        }
-        replayed.insert(input.rel.clone(), (input, replay));
     }
 
-    // First seen: the earliest exceptions.jsonl record of the same identity over all
-    // instances; for campaigns without one (afl-fuzz), the earliest `time:` of its inputs.
-    // The input shown is the one that record names, when it still raises it.
-    let records = campaign.first_records();
-    let ids = FindingKey::ids(findings.keys());
-    let mut out = Vec::new();
-    for ((key, mut f), id) in findings.into_iter().zip(ids) {
-        let first = records.iter().find(|r| FindingKey::of(r.kind, &r.site) == key);
-        f.first_seen_ms = match first {
-            Some(r) => Some(r.time_ms),
-            None => min_time(f.inputs.iter().map(|i| time_of.get(i.as_str()).copied().flatten())),
-        };
-        let mut show = first.and_then(|r| replayed.get(&r.input));
-        // Consequences: merged over the inputs raising it; the input shown is the example of
-        // the worst one.
-        let with: Vec<(&InputAnalysis, &consequence::InInput, usize)> = analysed
-            .get(&key)
+    /// A non-finite result no finding explains, grouped by its origins; the most ordinary
+    /// input is shown.
+    fn add_unexplained(&mut self, input: &InputFile, replay: &Replay, a: &InputAnalysis) {
+        let origins: Vec<FindingKey> = a
+            .findings
+            .iter()
+            .filter(|(_, f)| f.origin)
+            .map(|(k, _)| k.clone())
+            .collect();
+        let view = self.view(input, &replay.bytes);
+        let u = self.unexplained.entry(origins.clone()).or_insert_with(|| Unexplained {
+            input: view.clone(),
+            results: replay.results.clone(),
+            origins,
+            inputs: Vec::new(),
+            first_seen_ms: None,
+            ordinariness: a.ordinariness,
+        });
+        if a.ordinariness < u.ordinariness {
+            u.input = view;
+            u.results = replay.results.clone();
+            u.ordinariness = a.ordinariness;
+        }
+        u.inputs.push(input.rel.clone());
+        u.first_seen_ms = min_time([u.first_seen_ms, input.time_ms].into_iter());
+    }
+
+    /// The findings settled (first seen, consequences, the input shown, ids) and the rest in
+    /// report order.
+    fn finish(mut self, campaign: &Campaign, analyses: &[Option<InputAnalysis>], judge: bool) -> Grouped {
+        // First seen: the earliest exceptions.jsonl record of the same identity over all
+        // instances; for campaigns without one (afl-fuzz), the earliest `time:` of its inputs.
+        let records = campaign.first_records();
+        let time_of: BTreeMap<&str, Option<u64>> =
+            campaign.inputs.iter().map(|i| (i.rel.as_str(), i.time_ms)).collect();
+        let findings = std::mem::take(&mut self.findings);
+        let ids = FindingKey::ids(findings.keys());
+        let mut out = Vec::new();
+        for ((key, mut f), id) in findings.into_iter().zip(ids) {
+            let first = records.iter().find(|r| FindingKey::of(r.kind, &r.site) == key);
+            f.first_seen_ms = match first {
+                Some(r) => Some(r.time_ms),
+                None => min_time(f.inputs.iter().map(|i| time_of.get(i.as_str()).copied().flatten())),
+            };
+            // The input shown is the one that record names, when it still raises it, unless
+            // the consequences name a worse one.
+            let show = first.and_then(|r| self.replayed.get(&r.input));
+            let show = self
+                .settle_consequences(&mut f, &key, campaign, analyses, judge)
+                .or(show);
+            if let Some((input, replay)) = show {
+                if let Some(e) = example_exception(replay, &key) {
+                    f.example = e.clone();
+                    f.input = self.view(input, &replay.bytes);
+                    f.input_bytes = replay.bytes.clone();
+                    f.results = replay.results.clone();
+                }
+            }
+            f.ordinariness = super::ordinary::of(self.signature, &f.input_bytes);
+            f.id = id;
+            out.push(f);
+        }
+        let mut unexplained: Vec<Unexplained> = self.unexplained.into_values().collect();
+        unexplained.sort_by_key(|u| (u.ordinariness, returned_rank(&u.results)));
+        Grouped {
+            findings: out,
+            crashes: self.crashes.into_values().collect(),
+            hangs: self.hangs,
+            not_reproduced: self.not_reproduced,
+            unexplained,
+        }
+    }
+
+    /// `f`'s consequences, merged over the inputs raising it; the replay of the example of the
+    /// worst one, which is the input to show.
+    fn settle_consequences(
+        &self,
+        f: &mut Finding,
+        key: &FindingKey,
+        campaign: &Campaign,
+        analyses: &[Option<InputAnalysis>],
+        judge: bool,
+    ) -> Option<&(&'a InputFile, Replay)> {
+        let with: Vec<(&InputAnalysis, &consequence::InInput, usize)> = self
+            .analysed
+            .get(key)
             .into_iter()
             .flatten()
             .filter_map(|&i| {
                 let a = analyses.get(i)?.as_ref()?;
-                Some((a, a.findings.get(&key)?, i))
+                Some((a, a.findings.get(key)?, i))
             })
             .collect();
         let pairs: Vec<(&InputAnalysis, &consequence::InInput)> = with.iter().map(|&(a, f, _)| (a, f)).collect();
-        let merged = consequence::merge(&key, &pairs);
+        let merged = consequence::merge(key, &pairs);
         f.origin = merged.origin;
         f.input_borne = merged.input_borne;
         f.out_of_domain = merged.out_of_domain;
-        if judge {
-            f.consequence = merged.consequence;
-            f.escape_root = merged.root.clone();
-            f.root_by = merged.root_by;
-            f.escapes_to = merged.named.iter().cloned().collect();
-            for (&c, &k) in &merged.examples {
-                let rel = &campaign.inputs[with[k].2].rel;
-                if let Some((input, replay)) = replayed.get(rel) {
-                    f.examples.insert(c, view(input, &replay.bytes));
-                }
-            }
-            if let Some(&k) = merged.consequence.and_then(|c| merged.examples.get(&c)) {
-                show = replayed.get(&campaign.inputs[with[k].2].rel).or(show);
+        if !judge {
+            return None;
+        }
+        f.consequence = merged.consequence;
+        f.escape_root = merged.root.clone();
+        f.root_by = merged.root_by;
+        f.escapes_to = merged.named.iter().cloned().collect();
+        let replay_of = |k: usize| self.replayed.get(&campaign.inputs[with[k].2].rel);
+        for (&c, &k) in &merged.examples {
+            if let Some((input, replay)) = replay_of(k) {
+                f.examples.insert(c, self.view(input, &replay.bytes));
             }
         }
-        if let Some((input, replay)) = show {
-            if let Some(e) = example_exception(replay, &key) {
-                f.example = e.clone();
-                f.input = view(input, &replay.bytes);
-                f.input_bytes = replay.bytes.clone();
-                f.results = replay.results.clone();
-            }
-        }
-        f.ordinariness = super::ordinary::of(signature, &f.input_bytes);
-        f.id = id;
-        out.push(f);
-    }
-    Grouped {
-        findings: out,
-        crashes: crashes.into_values().collect(),
-        hangs,
-        not_reproduced,
-        unexplained: {
-            let mut u: Vec<Unexplained> = unexplained.into_values().collect();
-            u.sort_by_key(|u| (u.ordinariness, returned_rank(&u.results)));
-            u
-        },
+        merged
+            .consequence
+            .and_then(|c| merged.examples.get(&c))
+            .and_then(|&k| replay_of(k))
     }
 }
