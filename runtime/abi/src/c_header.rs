@@ -171,99 +171,94 @@ fn shape_code(shape: OpShape) -> u32 {
 /// The header text.
 pub fn generate() -> String {
     let mut h = String::new();
-    let w = &mut h;
-    writeln!(
+    h.push_str("/* numfuzz_abi.h: generated from the numfuzz-abi crate. Do not edit. */\n");
+    h.push_str("#ifndef NUMFUZZ_ABI_H\n#define NUMFUZZ_ABI_H\n\n#include <stdint.h>\n\n");
+    constants(&mut h);
+    codes(&mut h);
+    libm_calls(&mut h);
+    records(&mut h);
+    entry_points(&mut h);
+    h.push_str("\n#endif /* NUMFUZZ_ABI_H */\n");
+    h
+}
+
+/// `#define NAME value` for each `(NAME, value)` (the value as C writes it).
+fn defines(w: &mut String, defines: &[(&str, String)]) {
+    for (name, value) in defines {
+        writeln!(w, "#define NUMFUZZ_{name} {value}").unwrap();
+    }
+}
+
+fn quoted(s: &str) -> String {
+    format!("\"{s}\"")
+}
+
+/// Versions, section names, environment variables and the shadow build's markers.
+fn constants(w: &mut String) {
+    defines(
         w,
-        "/* numfuzz_abi.h: generated from the numfuzz-abi crate. Do not edit. */"
-    )
-    .unwrap();
-    writeln!(
-        w,
-        "#ifndef NUMFUZZ_ABI_H\n#define NUMFUZZ_ABI_H\n\n#include <stdint.h>\n"
-    )
-    .unwrap();
-    writeln!(w, "#define NUMFUZZ_ABI_VERSION {}u", crate::ABI_VERSION).unwrap();
-    writeln!(w, "#define NUMFUZZ_SIGNATURE_SECTION \"{}\"", crate::SIGNATURE_SECTION).unwrap();
-    writeln!(w, "#define NUMFUZZ_SITES_SECTION \"{}\"", crate::SITES_SECTION).unwrap();
-    writeln!(w, "#define NUMFUZZ_RUNTIME_SECTION \"{}\"", crate::RUNTIME_SECTION).unwrap();
-    writeln!(w, "#define NUMFUZZ_FUNCTION_SECTION \"{}\"", crate::FUNCTION_SECTION).unwrap();
-    writeln!(w, "#define NUMFUZZ_TAINT_SECTION \"{}\"", crate::TAINT_SECTION).unwrap();
-    writeln!(w, "#define NUMFUZZ_HARNESS_SECTION \"{}\"", crate::HARNESS_SECTION).unwrap();
-    writeln!(w, "#define NUMFUZZ_ENV_CC_TAINT \"{}\"", crate::env::CC_TAINT).unwrap();
-    writeln!(w, "#define NUMFUZZ_SHADOW_SECTION \"{}\"", crate::SHADOW_SECTION).unwrap();
-    writeln!(
-        w,
-        "#define NUMFUZZ_ENV_SHADOW_PRECISION \"{}\"",
-        crate::env::SHADOW_PRECISION
-    )
-    .unwrap();
-    writeln!(
-        w,
-        "#define NUMFUZZ_SHADOW_NAN_FROM_INFINITY 0x{:X}ull",
-        crate::shadow::NAN_FROM_INFINITY
-    )
-    .unwrap();
-    writeln!(
-        w,
-        "#define NUMFUZZ_SHADOW_NAN_FROM_INFINITY_REASON \"{}\"",
-        crate::shadow::NAN_FROM_INFINITY_REASON
-    )
-    .unwrap();
-    writeln!(
-        w,
-        "#define NUMFUZZ_SHADOW_NAN_FROM_CONSTANT 0x{:X}ull",
-        crate::shadow::NAN_FROM_CONSTANT
-    )
-    .unwrap();
-    writeln!(
-        w,
-        "#define NUMFUZZ_SHADOW_NAN_FROM_RETURNED_CONSTANT 0x{:X}ull",
-        crate::shadow::NAN_FROM_RETURNED_CONSTANT
-    )
-    .unwrap();
-    writeln!(
-        w,
-        "#define NUMFUZZ_SHADOW_NAN_FROM_CONSTANT_REASON \"{}\"",
-        crate::shadow::NAN_FROM_CONSTANT_REASON
-    )
-    .unwrap();
-    writeln!(
-        w,
-        "#define NUMFUZZ_SHADOW_STORED_CONSTANT {}u",
-        crate::shadow::STORED_CONSTANT
-    )
-    .unwrap();
-    writeln!(w, "#define NUMFUZZ_TAINT_LABELS {}", crate::taint::LABELS).unwrap();
-    writeln!(
-        w,
-        "#define NUMFUZZ_RUNTIME_MARKER \"{}{}\"",
-        crate::RUNTIME_MARKER_PREFIX,
-        crate::ABI_VERSION
-    )
-    .unwrap();
-    writeln!(w, "#define NUMFUZZ_SITE_UNASSIGNED 0x{SITE_UNASSIGNED:X}u").unwrap();
-    writeln!(w, "#define NUMFUZZ_F80_SLOT {F80_SLOT}").unwrap();
-    writeln!(w).unwrap();
+        &[
+            ("ABI_VERSION", format!("{}u", crate::ABI_VERSION)),
+            ("SIGNATURE_SECTION", quoted(crate::SIGNATURE_SECTION)),
+            ("SITES_SECTION", quoted(crate::SITES_SECTION)),
+            ("RUNTIME_SECTION", quoted(crate::RUNTIME_SECTION)),
+            ("FUNCTION_SECTION", quoted(crate::FUNCTION_SECTION)),
+            ("TAINT_SECTION", quoted(crate::TAINT_SECTION)),
+            ("HARNESS_SECTION", quoted(crate::HARNESS_SECTION)),
+            ("ENV_CC_TAINT", quoted(crate::env::CC_TAINT)),
+            ("SHADOW_SECTION", quoted(crate::SHADOW_SECTION)),
+            ("ENV_SHADOW_PRECISION", quoted(crate::env::SHADOW_PRECISION)),
+            (
+                "SHADOW_NAN_FROM_INFINITY",
+                format!("0x{:X}ull", crate::shadow::NAN_FROM_INFINITY),
+            ),
+            (
+                "SHADOW_NAN_FROM_INFINITY_REASON",
+                quoted(crate::shadow::NAN_FROM_INFINITY_REASON),
+            ),
+            (
+                "SHADOW_NAN_FROM_CONSTANT",
+                format!("0x{:X}ull", crate::shadow::NAN_FROM_CONSTANT),
+            ),
+            (
+                "SHADOW_NAN_FROM_RETURNED_CONSTANT",
+                format!("0x{:X}ull", crate::shadow::NAN_FROM_RETURNED_CONSTANT),
+            ),
+            (
+                "SHADOW_NAN_FROM_CONSTANT_REASON",
+                quoted(crate::shadow::NAN_FROM_CONSTANT_REASON),
+            ),
+            ("SHADOW_STORED_CONSTANT", format!("{}u", crate::shadow::STORED_CONSTANT)),
+            ("TAINT_LABELS", crate::taint::LABELS.to_string()),
+            (
+                "RUNTIME_MARKER",
+                quoted(&format!("{}{}", crate::RUNTIME_MARKER_PREFIX, crate::ABI_VERSION)),
+            ),
+            ("SITE_UNASSIGNED", format!("0x{SITE_UNASSIGNED:X}u")),
+            ("F80_SLOT", F80_SLOT.to_string()),
+        ],
+    );
+}
+
+/// The numbering of float types, exception kinds, field types, operations and operand shapes.
+fn codes(w: &mut String) {
+    w.push('\n');
     for t in FloatType::ALL {
         writeln!(w, "#define NUMFUZZ_TYPE_{} {}", t.name().to_uppercase(), t as u8).unwrap();
     }
-    writeln!(
-        w,
-        "\n/* Exception kinds: the slot of (site, kind) is site * 4 + kind. */"
-    )
-    .unwrap();
+    w.push_str("\n/* Exception kinds: the slot of (site, kind) is site * 4 + kind. */\n");
     for k in crate::kind::ExceptionKind::ALL {
         writeln!(w, "#define NUMFUZZ_KIND_{} {}", k.name().to_uppercase(), k as u8).unwrap();
     }
-    writeln!(w).unwrap();
+    w.push('\n');
     for t in FieldType::ALL {
         writeln!(w, "#define NUMFUZZ_FIELD_{} {}u", t.name().to_uppercase(), t.code()).unwrap();
     }
-    writeln!(w).unwrap();
+    w.push('\n');
     for &op in Op::ALL {
         writeln!(w, "#define NUMFUZZ_OP_{} {}", op.name().to_uppercase(), op as u16).unwrap();
     }
-    writeln!(w, "\n/* Operand shapes. */").unwrap();
+    w.push_str("\n/* Operand shapes. */\n");
     for (name, shape) in [
         ("INFIX", OpShape::Infix("")),
         ("TERNARY", OpShape::Ternary),
@@ -275,12 +270,12 @@ pub fn generate() -> String {
     ] {
         writeln!(w, "#define NUMFUZZ_SHAPE_{name} {}", shape_code(shape)).unwrap();
     }
-    writeln!(
-        w,
-        "\n/* Every libm name the pass recognises: X(\"name\", type, op, shape). */"
-    )
-    .unwrap();
-    writeln!(w, "#define NUMFUZZ_LIBM_CALLS(X) \\").unwrap();
+}
+
+/// Every libm name the pass recognises, as an X-macro.
+fn libm_calls(w: &mut String) {
+    w.push_str("\n/* Every libm name the pass recognises: X(\"name\", type, op, shape). */\n");
+    w.push_str("#define NUMFUZZ_LIBM_CALLS(X) \\\n");
     for &op in Op::ALL.iter().filter(|op| op.is_libm()) {
         for t in FloatType::ALL {
             for name in op.call_names(t) {
@@ -295,15 +290,17 @@ pub fn generate() -> String {
             }
         }
     }
-    writeln!(w, "\n").unwrap();
-    writeln!(
-        w,
+    w.push_str("\n\n");
+}
+
+/// The site and comparison records the pass emits into their sections.
+fn records(w: &mut String) {
+    w.push_str(
         "/* One per checked operation, in section NUMFUZZ_SITES_SECTION; see numfuzz-abi's site.rs. */\n\
-         typedef struct numfuzz_site {{\n  uint32_t id;\n  uint16_t op;\n  uint8_t ty;\n  uint8_t aux;\n  \
+         typedef struct numfuzz_site {\n  uint32_t id;\n  uint16_t op;\n  uint8_t ty;\n  uint8_t aux;\n  \
          uint32_t line;\n  uint32_t column;\n  const char *file;\n  const char *directory;\n  const char *function;\n\
-         }} numfuzz_site_t;\n"
-    )
-    .unwrap();
+         } numfuzz_site_t;\n\n",
+    );
     writeln!(w, "#define NUMFUZZ_CMPS_SECTION \"{}\"", crate::cmp::CMPS_SECTION).unwrap();
     for op in [
         CmpOperand::F32,
@@ -316,14 +313,16 @@ pub fn generate() -> String {
     ] {
         writeln!(w, "#define NUMFUZZ_CMP_{} {}", op.name().to_uppercase(), op as u8).unwrap();
     }
-    writeln!(
-        w,
+    w.push_str(
         "\n/* One per comparison, in section NUMFUZZ_CMPS_SECTION; see numfuzz-abi's cmp.rs. */\n\
-         typedef struct numfuzz_cmp {{\n  uint32_t id;\n  uint8_t predicate;\n  uint8_t operand;\n  uint16_t reserved;\n  \
+         typedef struct numfuzz_cmp {\n  uint32_t id;\n  uint8_t predicate;\n  uint8_t operand;\n  uint16_t reserved;\n  \
          uint32_t line;\n  uint32_t column;\n  const char *file;\n  const char *directory;\n  const char *function;\n\
-         }} numfuzz_cmp_t;\n"
-    )
-    .unwrap();
+         } numfuzz_cmp_t;\n\n",
+    );
+}
+
+/// The runtime entry points the passes call, by name.
+fn entry_points(w: &mut String) {
     for (name, sym) in [
         ("CMP_INT", symbols::CMP_INT),
         ("CMP_F32", symbols::CMP_F32),
@@ -375,8 +374,6 @@ pub fn generate() -> String {
     ] {
         writeln!(w, "#define NUMFUZZ_SYM_{name} \"{sym}\"").unwrap();
     }
-    writeln!(w, "\n#endif /* NUMFUZZ_ABI_H */").unwrap();
-    h
 }
 
 #[cfg(test)]
