@@ -17,15 +17,15 @@
 //!   `queue/`, `crashes/` and `hangs/` with AFL++-style names.
 
 use crate::context::Instance;
+use crate::maps::{ByteMapObserver, CMP_MAP, ERRBITS_MAP};
 use crate::meta::{AflCounters, DistanceHistory, DistanceProgress, EscapesSeen, ExceptionsSeen, NewExceptions};
 use crate::run_flags::RunFlagsObserver;
+use crate::user_stats::{fire_count, fire_text, ESCAPES_STAT, EXCEPTION_STATS, LAST_ESCAPE_STAT};
 use libafl::corpus::{Corpus, Testcase};
-use libafl::events::{Event, EventFirer, EventWithStats};
+use libafl::events::EventFirer;
 use libafl::executors::ExitKind;
 use libafl::feedbacks::{Feedback, StateInitializer};
 use libafl::inputs::HasTargetBytes;
-use libafl::monitors::stats::{AggregatorOps, UserStats, UserStatsValue};
-use libafl::observers::StdMapObserver;
 use libafl::state::{HasCorpus, HasExecutions};
 use libafl::{Error, HasMetadata, HasNamedMetadata};
 use libafl_bolts::tuples::{Handle, Handled, MatchName, MatchNameRef};
@@ -36,11 +36,7 @@ use numfuzz_abi::signature::Signature;
 use numfuzz_abi::value::Value;
 use numfuzz_outdir::{site_label, EntryName, ExceptionRecord, InputDir, Provenance, Tag};
 use std::borrow::Cow;
-use std::marker::PhantomData;
 use std::sync::Arc;
-
-/// Observer over a numfuzz byte map (ErrBits or exceptions).
-pub type ByteMapObserver = StdMapObserver<'static, u8, false>;
 
 /// Indices of bytes of `map` for which `pick(index, value)` holds, skipping 8-byte words
 /// equal to `skip` (untouched slots) without looking at their bytes.
@@ -65,52 +61,6 @@ fn scan(map: &[u8], skip: u8, mut pick: impl FnMut(usize, u8)) {
         }
     }
 }
-
-/// `name` = `value` to the monitor, summed over clients.
-pub(crate) fn fire_count<EM, I, S>(manager: &mut EM, state: &mut S, name: &'static str, value: u64) -> Result<(), Error>
-where
-    EM: EventFirer<I, S>,
-    S: HasExecutions,
-{
-    fire_stat(
-        manager,
-        state,
-        name,
-        UserStats::new(UserStatsValue::Number(value), AggregatorOps::Sum),
-    )
-}
-
-/// `name` = `text` to the monitor, for this client only (the screen shows the sender's newest).
-fn fire_text<EM, I, S>(manager: &mut EM, state: &mut S, name: &'static str, text: String) -> Result<(), Error>
-where
-    EM: EventFirer<I, S>,
-    S: HasExecutions,
-{
-    let value = UserStats::new(UserStatsValue::String(Cow::Owned(text)), AggregatorOps::None);
-    fire_stat(manager, state, name, value)
-}
-
-fn fire_stat<EM, I, S>(manager: &mut EM, state: &mut S, name: &'static str, value: UserStats) -> Result<(), Error>
-where
-    EM: EventFirer<I, S>,
-    S: HasExecutions,
-{
-    let executions = *state.executions();
-    let event = Event::UpdateUserStats {
-        name: Cow::Borrowed(name),
-        value,
-        phantom: PhantomData,
-    };
-    manager.fire(state, EventWithStats::with_current_time(event, executions))
-}
-
-/// User-stat names of the exception counts, by kind index.
-pub const EXCEPTION_STATS: [&str; 4] = ["exc_invalid", "exc_divbyzero", "exc_overflow", "exc_underflow"];
-/// User-stat name of the count of (site, kind) origins whose input escaped (a result went
-/// non-finite from finite fields, unreported).
-pub const ESCAPES_STAT: &str = "fp_escapes";
-/// User-stat name of a client's newest escaping origin: `Overflow exp.c:406:22 fmul`.
-pub const LAST_ESCAPE_STAT: &str = "fp_last_escape";
 
 /// New (site, kind) exceptions, and known ones reaching a result: see the module docs.
 pub struct ExceptionFeedback {
@@ -437,7 +387,7 @@ where
             fire_count(
                 manager,
                 state,
-                if self.name == crate::client::observers::ERRBITS_MAP {
+                if self.name == ERRBITS_MAP {
                     "errbits_slots"
                 } else {
                     "cmp_slots"
@@ -566,10 +516,10 @@ where
                     why.push("exc");
                 }
                 if let Some(p) = testcase.metadata_map().get::<DistanceProgress>() {
-                    if p.has(crate::client::observers::ERRBITS_MAP) {
+                    if p.has(ERRBITS_MAP) {
                         why.push("errbits");
                     }
-                    if p.has(crate::client::observers::CMP_MAP) {
+                    if p.has(CMP_MAP) {
                         why.push("cmp");
                     }
                 }
@@ -632,7 +582,7 @@ mod tests {
     fn evaluate(feedback: &mut DistanceFeedback, state: &mut TestState, run: &[u8]) -> (bool, Vec<u32>) {
         let mut map = run.to_vec();
         // SAFETY: the map outlives the observer, which lives only in this function.
-        let observer = unsafe { StdMapObserver::from_mut_ptr("errbits", map.as_mut_ptr(), map.len()) };
+        let observer = unsafe { ByteMapObserver::from_mut_ptr("errbits", map.as_mut_ptr(), map.len()) };
         let observers = tuple_list!(observer);
         let mut mgr = NopEventManager::new();
         let input = BytesInput::new(vec![0]);
@@ -656,7 +606,7 @@ mod tests {
     fn distance_feedback(enabled: bool, state: &mut TestState) -> DistanceFeedback {
         let mut map = vec![NOT_MEASURED; 4];
         // SAFETY: only the observer's name and handle are used after this function.
-        let observer = unsafe { StdMapObserver::from_mut_ptr("errbits", map.as_mut_ptr(), map.len()) };
+        let observer = unsafe { ByteMapObserver::from_mut_ptr("errbits", map.as_mut_ptr(), map.len()) };
         let mut feedback = DistanceFeedback::new(&observer, enabled);
         StateInitializer::<TestState>::init_state(&mut feedback, state).unwrap();
         feedback

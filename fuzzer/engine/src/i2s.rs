@@ -553,8 +553,8 @@ impl I2SStage {
 mod stage {
     use super::{candidates, I2SStage, CANDIDATES_PER_TESTCASE, I2S_STATS};
     use crate::client::{Fuzzer, Mgr, Observers, State};
-    use crate::feedbacks::fire_count;
     use crate::meta::Traced;
+    use crate::user_stats::fire_count;
     use libafl::corpus::HasCurrentCorpusId;
     use libafl::executors::{Executor, HasObservers};
     use libafl::fuzzer::ExecuteInputResult;

@@ -4,10 +4,10 @@
 //! Written by numfuzz rather than LibAFL's `AflStatsStage`, whose 0.16.1 version reports total
 //! executions as executions per second and never counts saved crashes.
 
-use crate::client::observers::{CMP_MAP, ERRBITS_MAP};
 use crate::context::Instance;
 use crate::hangs::HangCheck;
 use crate::local_search::LocalSearchRecord;
+use crate::maps::{CMP_MAP, ERRBITS_MAP};
 use crate::meta::{AflCounters, DistanceHistory, ExceptionsSeen};
 use crate::run_mode::RunModeRecord;
 use libafl::corpus::Corpus;
@@ -261,7 +261,7 @@ where
             std_report_progress(manager, state)?;
             let restarts = self.instance.client_restarts as u64;
             if restarts > 0 {
-                crate::feedbacks::fire_count(manager, state, CLIENT_RESTARTS_STAT, restarts)?;
+                crate::user_stats::fire_count(manager, state, CLIENT_RESTARTS_STAT, restarts)?;
             }
             if self.over() {
                 state.request_stop();

@@ -1,16 +1,12 @@
 //! The observers over a target's maps, and typed handles to find each one again.
 
-use crate::feedbacks::ByteMapObserver;
 use crate::i2s::CmpTrace;
 use crate::local_search::ProbeWords;
+pub use crate::maps::{ByteMapObserver, CMP_MAP, ERRBITS_MAP};
 use crate::run_flags::RunFlagsObserver;
 use crate::run_mode::RunModeWord;
 use libafl::observers::{CanTrack, ExplicitTracking, HitcountsMapObserver, StdMapObserver, TimeObserver};
 use libafl_bolts::tuples::{tuple_list, tuple_list_type, Handle, Handled};
-
-/// Names of the distance maps' observers (their history and favourites are kept under them).
-pub const ERRBITS_MAP: &str = "errbits";
-pub const CMP_MAP: &str = "cmp_distances";
 
 pub type Hitcounts = HitcountsMapObserver<ByteMapObserver>;
 pub type EdgesObserver = ExplicitTracking<Hitcounts, true, false>;

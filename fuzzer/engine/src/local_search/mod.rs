@@ -13,8 +13,8 @@
 
 pub mod avm;
 
-use crate::feedbacks::fire_count;
 use crate::meta::{DistanceHistory, DistanceTopRated};
+use crate::user_stats::fire_count;
 use avm::{Gap, Search, SearchEnding};
 use libafl::corpus::{Corpus, CorpusId};
 use libafl::inputs::{BytesInput, HasTargetBytes};
@@ -205,8 +205,8 @@ type ProbeOf = fn(u32) -> Probe;
 
 /// The two distance maps, by the names their history and favourites are kept under.
 const MAPS: [(&str, ProbeOf); 2] = [
-    (crate::client::observers::ERRBITS_MAP, Probe::ErrBits),
-    (crate::client::observers::CMP_MAP, Probe::Cmp),
+    (crate::maps::ERRBITS_MAP, Probe::ErrBits),
+    (crate::maps::CMP_MAP, Probe::Cmp),
 ];
 
 /// How the stage ranks its targets. It alternates between the two (by descent), because
@@ -554,7 +554,7 @@ mod tests {
     fn four_slots() -> (libafl::state::NopState<BytesInput>, ExactSlots) {
         crate::registry::register();
         let mut state = libafl::state::NopState::<BytesInput>::new();
-        let map = crate::client::observers::CMP_MAP;
+        let map = crate::maps::CMP_MAP;
         let history = DistanceHistory {
             best: vec![1, 0, 1, 1],
             ..DistanceHistory::default()

@@ -1,10 +1,10 @@
 //! The numbers a campaign shows, taken from LibAFL's client statistics at one moment, with
 //! what only a running monitor knows (when each count last grew, the newest escaping site).
 
-use crate::feedbacks::{ESCAPES_STAT, EXCEPTION_STATS, LAST_ESCAPE_STAT};
 use crate::i2s::I2S_STATS;
 use crate::local_search::{SEARCH_EXECS_STAT, SEARCH_REACHED_STAT};
 use crate::stats::CLIENT_RESTARTS_STAT;
+use crate::user_stats::{ESCAPES_STAT, EXCEPTION_STATS, LAST_ESCAPE_STAT};
 use libafl::monitors::stats::{ClientStatsManager, UserStatsValue};
 use libafl_bolts::ClientId;
 use numfuzz_abi::kind::ExceptionKind;

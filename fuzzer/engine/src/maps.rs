@@ -1,0 +1,11 @@
+//! The target's maps as the engine names them: the observer type of a byte map and the names
+//! the distance maps' observers, histories and favourites are kept under.
+
+use libafl::observers::StdMapObserver;
+
+/// Observer over a numfuzz byte map (ErrBits, exceptions, comparison distances).
+pub type ByteMapObserver = StdMapObserver<'static, u8, false>;
+
+/// Names of the distance maps' observers (their history and favourites are kept under them).
+pub const ERRBITS_MAP: &str = "errbits";
+pub const CMP_MAP: &str = "cmp_distances";
