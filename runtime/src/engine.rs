@@ -40,6 +40,7 @@ pub fn run_campaign(config: &Path, harness: &Harness) -> i32 {
     let table = sites::table(spec, edges::len() as u32);
     let run_one = |data: &[u8]| {
         region.clear_run_flags();
+        crate::run::begin(region);
         harness.run(data);
     };
     run(

@@ -280,7 +280,7 @@ fn serve(persistent: bool, libfuzzer_harness: bool, mut first_request: Option<u3
                 // A program with its own main runs one input per child: take up what the
                 // fuzzer asks to record for this run (a harness loop does it per input).
                 if let Some(region) = Region::current() {
-                    region.begin_run();
+                    crate::run::begin(region);
                 }
                 if !libfuzzer_harness {
                     crate::memlimit::arm_whole_process();
@@ -419,6 +419,7 @@ pub fn run_harness(args: &[String], harness: &Harness) -> i32 {
         // Exception de-duplication is per input. (Under numfuzz the fuzzer resets its region
         // before each run too; doing it here as well keeps other drivers correct.)
         region.reset();
+        crate::run::begin(region);
         if let Err(e) = source.read(&mut data) {
             eprintln!("numfuzz target: {e}");
             return 1;

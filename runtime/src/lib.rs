@@ -19,6 +19,7 @@ mod probe;
 mod region;
 mod report;
 mod results;
+mod run;
 mod signature;
 mod sites;
 mod standalone;

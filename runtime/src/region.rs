@@ -95,6 +95,18 @@ pub static mut __numfuzz_errbits_map: *mut u8 = std::ptr::null_mut();
 #[unsafe(no_mangle)]
 pub static mut __numfuzz_errbits_slots: u64 = 0;
 
+/// What the fuzzer asked of one run through the region's header, for the modules that act on
+/// it (`crate::run::begin` hands it to them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunSettings {
+    /// Comparison hooks: distances, the operand log.
+    pub cmp_mode: u8,
+    /// The one slot whose exact gap is measured, if any.
+    pub probe: Option<Probe>,
+    /// A fast run (the FPU's flags watch it; a flag raised runs it again precisely).
+    pub fast: bool,
+}
+
 impl Region {
     /// A region in process memory with room for `sites` sites and `cmps` comparisons.
     pub fn local(sites: u32, cmps: u32) -> &'static Region {
@@ -256,16 +268,12 @@ impl Region {
         (!self.cmp_log.is_null()).then(|| unsafe { AtomicU32::from_ptr(&raw mut (*self.cmp_log).count) })
     }
 
-    /// Start of one run: take up what the fuzzer asks to record for comparisons, and empty the
-    /// operand log when it is to be filled.
-    pub fn begin_run(&self) {
+    /// Start of one run on the region's side (the probe's gap, the operand log when it is to be
+    /// filled, the inlined ErrBits bound); what the fuzzer asked of the run.
+    pub fn begin_run(&self) -> RunSettings {
         let word = self.cmp_mode().load(Ordering::Acquire);
-        let mode = word as u8;
-        crate::cmp::set_mode(mode);
+        let cmp_mode = word as u8;
         let probe = Probe::decode(self.probe().load(Ordering::Acquire));
-        crate::probe::set(probe);
-        // Probes measure in the precise copies (checks and comparison hooks are there).
-        crate::precise::ask_fast(word & MODE_FAST != 0 && probe.is_none());
         if probe.is_some() {
             self.store_probe_gap(probe::GAP_NOT_MEASURED);
         }
@@ -278,11 +286,17 @@ impl Region {
         };
         // SAFETY: written between runs, read by instrumented code of the same thread.
         unsafe { __numfuzz_errbits_slots = inline_slots };
-        if mode & CMP_LOG != 0 {
+        if cmp_mode & CMP_LOG != 0 {
             if let Some(count) = self.cmp_log_count() {
                 count.store(0, Ordering::Relaxed);
                 fill(&self.cmp_logged, 0);
             }
+        }
+        RunSettings {
+            cmp_mode,
+            probe,
+            // Probes measure in the precise copies (checks and comparison hooks are there).
+            fast: word & MODE_FAST != 0 && probe.is_none(),
         }
     }
 
@@ -396,21 +410,18 @@ impl Region {
         self.run_flags().fetch_or(flags, Ordering::Relaxed);
     }
 
-    /// Clears the maps and the run flags (what the fuzzer does before each run), then starts
-    /// the run.
+    /// Clears the maps and the run flags (what the fuzzer does before each run); the run then
+    /// starts with `crate::run::begin`.
     pub fn reset(&self) {
         fill(self.errbits, NOT_MEASURED);
         fill(self.exceptions, 0);
         fill(self.cmp_distances, NOT_MEASURED);
-        self.run_flags().fetch_and(RUN_TRUNCATED, Ordering::Relaxed);
-        self.begin_run();
+        self.clear_run_flags();
     }
 
-    /// Clears the per-run flags only (the maps are reset by whoever observes them), then
-    /// starts the run.
+    /// Clears the per-run flags only (the maps are reset by whoever observes them).
     pub fn clear_run_flags(&self) {
         self.run_flags().fetch_and(RUN_TRUNCATED, Ordering::Relaxed);
-        self.begin_run();
     }
 
     /// Marks the current run (any thread may call it).

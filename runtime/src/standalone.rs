@@ -59,6 +59,7 @@ pub fn run(args: &[String], harness: &Harness) -> i32 {
         };
         report::set_input(file.clone());
         region.reset();
+        crate::run::begin(region);
         results::reset();
         taint::reset();
         // SAFETY: shadow.c's reset touches only its own thread-local state.
