@@ -39,7 +39,7 @@ fn line_of(source: &str, name: &str) -> u32 {
 
 /// The harness selector of each case.
 fn selector(name: &str) -> u8 {
-    const CASES: [&str; 21] = [
+    const CASES: [&str; 22] = [
         "fsub",
         "fmul",
         "fdiv",
@@ -61,6 +61,7 @@ fn selector(name: &str) -> u8 {
         "strict",
         "fptosi_i16",
         "fptoui_u32",
+        "fsub_ftz",
     ];
     CASES.iter().position(|c| *c == name).expect("known case") as u8
 }
@@ -275,6 +276,22 @@ fn exact_subnormal_results_are_not_underflows() {
     check_silent(&Input::f64("fsub", &["0x1.8p-1022", "0x1.4p-1022"]));
     // The smallest subnormal times one is exact too.
     check_silent(&Input::f64("fmul", &["5e-324", "1"]));
+}
+
+#[test]
+fn under_flush_to_zero_an_exact_subnormal_difference_is_an_underflow() {
+    // The same exact subnormal difference as above, with MXCSR's FTZ set: the FPU returns 0
+    // and raises Underflow, and so must the checker (it cannot reason from the operands there).
+    check(
+        &Input::f64("fsub_ftz", &["0x1.8p-1022", "0x1.4p-1022"]),
+        &[f64_case(
+            Underflow,
+            Op::FSub,
+            "fsub_ftz",
+            &["3.337610787760802e-308", "2.7813423231340017e-308"],
+            Some("0.0"),
+        )],
+    );
 }
 
 #[test]
@@ -617,6 +634,7 @@ fn every_operation_of_the_harness_is_a_site() {
             ("strict", Op::FMul),
             ("fptosi_i16", Op::FPToSI),
             ("fptoui_u32", Op::FPToUI),
+            ("fsub_ftz", Op::FSub),
         ]
         .iter()
         .map(|(m, op)| (line_of(HARNESS, m), *op))

@@ -14,6 +14,15 @@ unsafe extern "C" {
     fn numfuzz_fenv_save(env: *mut c_void);
     fn numfuzz_fenv_restore(env: *const c_void);
     fn numfuzz_fenv_size() -> usize;
+    fn numfuzz_flush_modes() -> c_int;
+}
+
+/// Whether SSE flushes tiny results to zero or reads subnormal operands as zero (MXCSR's FTZ
+/// and DAZ), or the mode cannot be read: what the FPU computes near zero is then not what the
+/// operands' bits say, and a checker that reasons from them must re-execute instead.
+pub fn flushes_tiny() -> bool {
+    // SAFETY: reads the SSE control register.
+    unsafe { numfuzz_flush_modes() != 0 }
 }
 
 // Operation codes of the shim (NF_* in shim.c).

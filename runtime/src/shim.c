@@ -154,7 +154,7 @@ static unsigned kinds_of_mxcsr(unsigned m) {
 
 /* Non-zero when SSE flushes tiny results to zero or reads subnormal operands as zero (MXCSR's
  * FTZ and DAZ), which change what a tiny product or quotient is, or when the mode cannot be read
- * (check/tiny.rs then re-executes). */
+ * (the checkers then re-execute: fpu.rs's flushes_tiny). */
 int numfuzz_flush_modes(void) {
 #if defined(__x86_64__)
   return (numfuzz_get_mxcsr() & 0x8040u) != 0;

@@ -3,6 +3,7 @@
  * would be folded by clang before any check could see them. */
 #include <math.h>
 #include <numfuzz.h>
+#include <xmmintrin.h>
 
 NUMFUZZ_SIGNATURE("u8,f64,f64,f64,f32,f32,f80,f80");
 
@@ -91,6 +92,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     break;
   case 20:
     sink_u = (unsigned)a; /* @fptoui_u32 */
+    break;
+  case 21:
+    _mm_setcsr(_mm_getcsr() | 0x8000); /* flush-to-zero */
+    sink = a - b; /* @fsub_ftz */
+    _mm_setcsr(_mm_getcsr() & ~0x8000u);
     break;
   }
   return 0;

@@ -37,7 +37,8 @@ fn bits(d: u64) -> u8 {
 /// The common cases, decided on raw f32/f64 bits without the generic model. No flag is
 /// possible when the result is finite and below the largest finite in magnitude, and
 /// - above the smallest normal (a tiny result rounded up to it may have underflowed), or
-/// - the operation is a sum or difference (tiny ones are exact), or
+/// - the operation is a sum or difference (tiny ones are exact; not under flush-to-zero, which
+///   turns them into zeros and raises Underflow), or
 /// - it is a zero product with a zero factor, or a zero quotient of a zero dividend or an
 ///   infinite divisor (exact).
 ///
@@ -57,7 +58,8 @@ pub fn fast(op: Op, ty: FloatType, ops: &Operands) -> Option<Outcome> {
     let (a, b) = (ops.a.bits as u64 & !f.sign, ops.b.bits as u64 & !f.sign);
     let flagless = r > f.min_normal
         || match op {
-            Op::FAdd | Op::FSub => true,
+            // Tiny sums are exact, unless flush-to-zero made a zero of one (Underflow).
+            Op::FAdd | Op::FSub => !fpu::flushes_tiny(),
             Op::FMul => r == 0 && (a == 0 || b == 0),
             Op::FDiv => r == 0 && (a == 0 || b == f.inf),
             _ => false,

@@ -21,10 +21,6 @@ use numfuzz_abi::kind::ExceptionKind;
 use numfuzz_abi::op::{FloatType, Op};
 use numfuzz_abi::value::{Float, FloatClass};
 
-unsafe extern "C" {
-    fn numfuzz_flush_modes() -> std::ffi::c_int;
-}
-
 /// `Some(inexact)` for a float or double `FMul`/`FDiv` of finite non-zero operands whose result
 /// `r` is zero or subnormal (inexact means Underflow was raised); `None` when the operation must
 /// be re-executed to tell.
@@ -35,8 +31,7 @@ pub fn underflowed(op: Op, ty: FloatType, a: Float, b: Float, r: Float) -> Optio
     }
     let (ma, ea) = parts(a)?;
     let (mb, eb) = parts(b)?;
-    // SAFETY: reads the SSE control register.
-    if unsafe { numfuzz_flush_modes() } != 0 {
+    if crate::fpu::flushes_tiny() {
         return None;
     }
     let quantum = if ty == FloatType::F64 { -1074 } else { -149 };
