@@ -13,15 +13,18 @@
 //!   or the branch distance of any (comparison, outcome) — → keep the input. numfuzz's own
 //!   instead of LibAFL's `MapFeedback<…, MinReducer>` so it records *which* slots improved (for
 //!   the scheduler) and skips untouched words of the map.
-//! - [`Recorder`] wraps the corpus feedback and the objective and writes what they accept to
-//!   `queue/`, `crashes/` and `hangs/` with AFL++-style names.
+//! - [`Recorder`] wraps the corpus feedback and the objective and has what they accept saved to
+//!   `queue/`, `crashes/` and `hangs/`.
+//!
+//! What is saved is written by one writer, [`crate::saved_inputs`].
 
 use crate::context::Instance;
 use crate::maps::{ByteMapObserver, CMP_MAP, ERRBITS_MAP};
 use crate::meta::{AflCounters, DistanceHistory, DistanceProgress, EscapesSeen, ExceptionsSeen, NewExceptions};
 use crate::run_flags::RunFlagsObserver;
+use crate::saved_inputs::{self, SavedInput};
 use crate::user_stats::{fire_count, fire_text, ESCAPES_STAT, EXCEPTION_STATS, LAST_ESCAPE_STAT};
-use libafl::corpus::{Corpus, Testcase};
+use libafl::corpus::Testcase;
 use libafl::events::EventFirer;
 use libafl::executors::ExitKind;
 use libafl::feedbacks::{Feedback, StateInitializer};
@@ -34,7 +37,7 @@ use numfuzz_abi::errbits::NOT_MEASURED;
 use numfuzz_abi::kind::{site_and_kind, ExceptionKind, EXC_ORIGIN};
 use numfuzz_abi::signature::Signature;
 use numfuzz_abi::value::Value;
-use numfuzz_outdir::{site_label, EntryName, ExceptionRecord, InputDir, Provenance, Tag};
+use numfuzz_outdir::site_label;
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -200,64 +203,18 @@ where
             state.metadata_mut::<AflCounters>()?.escapes += newly_escaping;
             return Ok(());
         }
-        let now = self.instance.elapsed_ms();
-        let executions = *state.executions();
-        let src = state.corpus().current().map(|id| id.0 as u64);
-        let counters = state.metadata_mut::<AflCounters>()?;
-        counters.escapes += newly_escaping;
-        let id = counters.crashes;
-        counters.crashes += 1;
-        counters.last_crash_ms = Some(now);
         // Named after its first new (site, kind), else the first one it saw escape.
         let named = fresh.first().or(escaped.first()).copied().unwrap_or_default();
-        let flags: &[&str] = if !origins.is_empty() { &["esc"] } else { &[] };
-        let (site0, kind0) = site_and_kind(named as usize);
-        let label = self
-            .instance
-            .sites
-            .get(site0)
-            .map_or_else(|| format!("site{site0}"), site_label);
-        let name = EntryName::new(
-            id,
-            Tag::Exception {
-                kind: kind0,
-                site: label,
-            },
-            Provenance {
-                src,
-                time_ms: now,
-                execs: executions,
-            },
-            flags,
-        );
-        self.instance
-            .out
-            .save(InputDir::Crashes, &name, &input_bytes(testcase))
-            .map_err(|e| Error::os_error(e, "writing a crash file"))?;
-        let mut kinds_found = Vec::new();
-        for (&slot, escape) in fresh
-            .iter()
-            .map(|s| (s, false))
-            .chain(escaped.iter().map(|s| (s, true)))
-        {
-            let (site, kind) = site_and_kind(slot as usize);
-            if !escape {
-                counters.exceptions_by_kind[kind as usize] += 1;
-                kinds_found.push(kind);
-            }
-            if let Some(info) = self.instance.sites.get(site) {
-                let record = ExceptionRecord {
-                    time_ms: now,
-                    kind,
-                    site: info.clone(),
-                    input: format!("crashes/{name}"),
-                    escape,
-                };
-                self.instance
-                    .out
-                    .append_exception(&record)
-                    .map_err(|e| Error::os_error(e, "writing exceptions.jsonl"))?;
-            }
+        let what = SavedInput::Exception {
+            slot: named,
+            escaped: !origins.is_empty(),
+        };
+        let name = saved_inputs::save(&self.instance, state, what, &input_bytes(testcase))?;
+        let kinds_found = saved_inputs::record_exceptions(&self.instance, &name, &fresh, &escaped)?;
+        let counters = state.metadata_mut::<AflCounters>()?;
+        counters.escapes += newly_escaping;
+        for &kind in &kinds_found {
+            counters.exceptions_by_kind[kind as usize] += 1;
         }
         let by_kind = counters.exceptions_by_kind;
         let escapes = counters.escapes;
@@ -408,8 +365,8 @@ pub enum Record {
     Findings,
 }
 
-/// Wraps a feedback and writes what it accepts to the instance directory with AFL++-style
-/// names.
+/// Wraps a feedback and has what it accepts saved to the instance directory
+/// ([`crate::saved_inputs`]).
 pub struct Recorder<F> {
     inner: F,
     instance: Arc<Instance>,
@@ -499,18 +456,8 @@ where
         if self.instance.importing() {
             return Ok(());
         }
-        let now = self.instance.elapsed_ms();
-        let provenance = Provenance {
-            src: state.corpus().current().map(|id| id.0 as u64),
-            time_ms: now,
-            execs: *state.executions(),
-        };
-        let counters = state.metadata_mut::<AflCounters>()?;
-        let (dir, name) = match self.record {
+        let what = match self.record {
             Record::Queue => {
-                let id = counters.queue;
-                counters.queue += 1;
-                counters.last_find_ms = Some(now);
                 let mut why = Vec::new();
                 if testcase.has_metadata::<NewExceptions>() {
                     why.push("exc");
@@ -523,32 +470,14 @@ where
                         why.push("cmp");
                     }
                 }
-                (InputDir::Queue, EntryName::new(id, Tag::None, provenance, &why))
+                SavedInput::Queue(why)
             }
-            Record::Findings if self.exit == ExitKind::Timeout => {
-                let id = counters.hangs;
-                counters.hangs += 1;
-                counters.last_hang_ms = Some(now);
-                (InputDir::Hangs, EntryName::new(id, Tag::Hang, provenance, &[]))
-            }
-            Record::Findings => {
-                let id = counters.crashes;
-                counters.crashes += 1;
-                counters.real_crashes += 1;
-                counters.last_crash_ms = Some(now);
-                let tag = if self.out_of_memory {
-                    counters.out_of_memory += 1;
-                    Tag::OutOfMemory
-                } else {
-                    Tag::Crash
-                };
-                (InputDir::Crashes, EntryName::new(id, tag, provenance, &[]))
-            }
+            Record::Findings if self.exit == ExitKind::Timeout => SavedInput::Hang,
+            Record::Findings => SavedInput::Crash {
+                out_of_memory: self.out_of_memory,
+            },
         };
-        self.instance
-            .out
-            .save(dir, &name, &input_bytes(testcase))
-            .map_err(|e| Error::os_error(e, "writing an input file"))?;
+        saved_inputs::save(&self.instance, state, what, &input_bytes(testcase))?;
         Ok(())
     }
 }

@@ -18,6 +18,7 @@ pub mod mutators;
 pub mod registry;
 pub mod run_flags;
 pub mod run_mode;
+pub mod saved_inputs;
 pub mod scheduler;
 pub mod stats;
 pub mod summary;

@@ -51,7 +51,7 @@ pub struct EntryName {
     pub src: Option<u64>,
     pub time_ms: Option<u64>,
     pub execs: Option<u64>,
-    /// Why it was kept, without the `+`: `cov`, `errbits`, `cmp`, `exc`, `esc`.
+    /// Why it was kept, without the `+`: `errbits`, `cmp`, `exc`, `esc` (and afl-fuzz's `cov`).
     pub flags: Vec<String>,
 }
 
