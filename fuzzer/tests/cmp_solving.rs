@@ -70,12 +70,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
 /// Whether a campaign of `seconds` (with `extra` flags) records `kind` at `file:line`.
 fn found(built: &Built, extra: &[&str], seconds: u32, kind: ExceptionKind, file: &str, line: u32) -> bool {
-    let instance = fuzz(
-        &built.exe,
-        &built.path(&format!("out{}", extra.join(""))),
-        seconds,
+    found_in(
+        built,
+        &format!("out{}", extra.join("")),
         extra,
-    );
+        seconds,
+        kind,
+        file,
+        line,
+    )
+}
+
+/// [`found`], with the campaign in `built`'s directory `out`.
+fn found_in(
+    built: &Built,
+    out: &str,
+    extra: &[&str],
+    seconds: u32,
+    kind: ExceptionKind,
+    file: &str,
+    line: u32,
+) -> bool {
+    let instance = fuzz(&built.exe, &built.path(out), seconds, extra);
     testkit::campaign::found(&instance, kind, Some(file), line)
 }
 
@@ -101,9 +117,13 @@ fn solve(name: &str, source: &str, kind: ExceptionKind, line: u32, without_cmp: 
         eprintln!("no --no-cmp ablation for {file}:{line}: {why}");
         return;
     }
+    // Without comparison solving the window is still reachable by chance (a mutated mantissa
+    // can land in a 20-bit window now and then); an ablation without effect reaches it every
+    // time. So a find is tried once more in a fresh campaign, and only two finds fail.
+    let reached = |out: &str| found_in(&built, out, &["--no-cmp"], 20, kind, &file, line);
     assert!(
-        !found(&built, &["--no-cmp"], 20, kind, &file, line),
-        "{kind} at {file}:{line} reached in 20 s with --no-cmp: the ablation shows no effect"
+        !(reached("out-no-cmp") && reached("out-no-cmp-again")),
+        "{kind} at {file}:{line} reached in 20 s with --no-cmp twice: the ablation shows no effect"
     );
 }
 
