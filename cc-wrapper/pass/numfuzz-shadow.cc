@@ -439,8 +439,8 @@ private:
       return;
     IRBuilder<> B(Ret);
     // A constant infinity the function returns on a branch of its own (GSL's `gsl_sf_fact`
-    // returns its `_e`'s OVERFLOW_ERROR value) travels as the NaN from a constant; the caller
-    // passes it on as the infinity it is and computes on the NaN (see `returned`).
+    // returns its `_e`'s OVERFLOW_ERROR value) travels as the NaN from a returned constant; the
+    // caller passes it on as the infinity it is and computes on its bound (see `returned`).
     Value *S = get(V, Ret);
     Function *Fabs = intrinsicDecl(M, Intrinsic::fabs, {F80});
     Value *Infinite = B.CreateFCmpOEQ(B.CreateCall(Fabs, {S}), ConstantFP::getInfinity(F80));
