@@ -133,6 +133,7 @@ public:
         Origin = nullptr;
         dispatch(F, *P);
         sentinels(F, Plans);
+        specialResults(F, Plans);
         continue;
       }
       SmallVector<CmpInst *, 16> Cmps = cmps(F);
@@ -145,6 +146,7 @@ public:
       return Harness;
     if (Taint)
       markTaintBuild();
+    finishSpecialWords();
     if (!Sites.empty())
       appendToCompilerUsed(M, Sites);
     if (!CmpSites.empty())
@@ -312,6 +314,93 @@ public:
       }
   }
 
+  // The fast copy's special-result bits (runtime/src/fast_specials.rs). Every checked operation
+  // of F has one, set when its result is zero, subnormal, the least normal, infinite or NaN
+  // (a conversion to an integer: when the sentinel fires): what an exception leaves at its site
+  // (Overflow and DivByZero an infinity, Invalid a NaN, Underflow a tiny result, the least
+  // normal included since x86 detects tininess after rounding). Which sites went special tells
+  // apart two fast runs that share an edge path and a flag set (`a*b + c*d`, either product
+  // overflowing), so the runtime skips a precise re-run only where an earlier one saw the same.
+  // The bits gather in locals (registers once promoted, OR reductions in vectorised loops);
+  // each return ORs them into this function's words of the module's array and marks the
+  // module dirty, branch-free like the sentinel, so no block and no coverage guard is added.
+  void specialResults(Function &F, ArrayRef<CheckPlan> Plans) {
+    SmallVector<const CheckPlan *, 16> Ops;
+    for (const CheckPlan &P : Plans) {
+      bool ToInt = P.Op == NUMFUZZ_OP_FPTOSI || P.Op == NUMFUZZ_OP_FPTOUI;
+      if (P.FloatTy && P.Inst->getFunction() == &F && (P.Result || ToInt))
+        Ops.push_back(&P);
+    }
+    if (Ops.empty())
+      return;
+    if (!SpecialWords) {
+      // A placeholder, replaced by the array once every function has its words.
+      SpecialWords = new GlobalVariable(M, I64, false, GlobalValue::InternalLinkage, ConstantInt::get(I64, 0),
+                                        "numfuzz.fast_specials.placeholder");
+      SpecialDirty = new GlobalVariable(M, I8, false, GlobalValue::InternalLinkage, ConstantInt::get(I8, 0),
+                                        "numfuzz.fast_specials.dirty");
+    }
+    unsigned Words = (Ops.size() + 63) / 64, Base = SpecialWordCount;
+    SpecialWordCount += Words;
+    SmallVector<AllocaInst *, 2> Acc;
+    IRBuilder<> EB(&*F.getEntryBlock().getFirstInsertionPt());
+    for (unsigned W = 0; W < Words; ++W) {
+      Acc.push_back(EB.CreateAlloca(I64, nullptr, "numfuzz.specials"));
+      EB.CreateStore(ConstantInt::get(I64, 0), Acc.back());
+    }
+    for (unsigned K = 0; K < Ops.size(); ++K) {
+      const CheckPlan &P = *Ops[K];
+      IRBuilder<> B(P.Inst->getNextNode());
+      B.setIsFPConstrained(F.hasFnAttribute(Attribute::StrictFP));
+      if (B.getIsFPConstrained())
+        B.setDefaultConstrainedExcept(fp::ebIgnore);
+      Value *Special = P.Result ? isSpecial(B, P.Result) : outOfIntRange(B, P);
+      if (isa<VectorType>(Special->getType()))
+        Special = B.CreateOrReduce(Special);
+      Value *Bit = B.CreateSelect(Special, ConstantInt::get(I64, uint64_t(1) << (K % 64)), ConstantInt::get(I64, 0));
+      AllocaInst *A = Acc[K / 64];
+      B.CreateStore(B.CreateOr(B.CreateLoad(I64, A), Bit), A);
+    }
+    for (BasicBlock &BB : F) {
+      Instruction *T = BB.getTerminator();
+      if (!isa<ReturnInst>(T) && !isa<ResumeInst>(T))
+        continue;
+      IRBuilder<> B(T);
+      Value *Any = ConstantInt::get(I64, 0);
+      for (unsigned W = 0; W < Words; ++W) {
+        Value *Bits = B.CreateLoad(I64, Acc[W]);
+        Value *Word = B.CreateConstInBoundsGEP1_64(I64, SpecialWords, Base + W);
+        B.CreateStore(B.CreateOr(B.CreateLoad(I64, Word), Bits), Word);
+        Any = B.CreateOr(Any, Bits);
+      }
+      Value *Dirty = B.CreateZExt(B.CreateICmpNE(Any, ConstantInt::get(I64, 0)), I8);
+      B.CreateStore(B.CreateOr(B.CreateLoad(I8, SpecialDirty), Dirty), SpecialDirty);
+    }
+  }
+
+  // V (scalar or vector) is zero, subnormal, the least normal, infinite or NaN: |V| <= least
+  // normal (NaN included: unordered) or |V| > largest. Quiet compares: they raise nothing.
+  Value *isSpecial(IRBuilder<> &B, Value *V) {
+    Type *Ty = V->getType();
+    const fltSemantics &Sem = Ty->getScalarType()->getFltSemantics();
+    Value *Abs = B.CreateUnaryIntrinsic(Intrinsic::fabs, V);
+    Value *Tiny = B.CreateFCmpULE(Abs, ConstantFP::get(Ty, APFloat::getSmallestNormalized(Sem)));
+    Value *Huge = B.CreateFCmpOGT(Abs, ConstantFP::get(Ty, APFloat::getLargest(Sem)));
+    return B.CreateOr(Tiny, Huge, "numfuzz.special");
+  }
+
+  // The module's words, one array for all its fast copies, registered with the runtime.
+  void finishSpecialWords() {
+    if (!SpecialWords)
+      return;
+    auto *Ty = ArrayType::get(I64, SpecialWordCount);
+    auto *Words = new GlobalVariable(M, Ty, false, GlobalValue::InternalLinkage, ConstantAggregateZero::get(Ty),
+                                     "numfuzz.fast_specials");
+    SpecialWords->replaceAllUsesWith(Words);
+    SpecialWords->eraseFromParent();
+    SpecialWords = Words;
+  }
+
   // fptosi/fptoui: the argument is NaN or its truncation is outside the N-bit integer range,
   // exactly the checker's Invalid (runtime/src/check/conv.rs).
   Value *outOfIntRange(IRBuilder<> &B, const CheckPlan &P) {
@@ -362,6 +451,9 @@ private:
   GlobalVariable *CmpMode = nullptr;
   Constant *PreciseFlag = nullptr;
   GlobalVariable *SplitMarker = nullptr;
+  // The fast copies' special-result words and the module's dirty byte (see specialResults).
+  GlobalVariable *SpecialWords = nullptr, *SpecialDirty = nullptr;
+  unsigned SpecialWordCount = 0;
   // While a precise copy is checked: the function it copies, whose name its sites carry.
   Function *Origin = nullptr;
   GlobalVariable *ErrBitsMap = nullptr, *ErrBitsSlots = nullptr, *ErrBitsSink = nullptr;
@@ -1113,6 +1205,11 @@ private:
       registerSection(B, NUMFUZZ_SITES_SECTION, NUMFUZZ_SYM_REGISTER_SITES);
     if (!CmpSites.empty())
       registerSection(B, NUMFUZZ_CMPS_SECTION, NUMFUZZ_SYM_REGISTER_CMPS);
+    if (SpecialWords) {
+      FunctionCallee Register = M.getOrInsertFunction(
+          NUMFUZZ_SYM_REGISTER_FAST_SPECIALS, FunctionType::get(Type::getVoidTy(Ctx), {PtrTy, I64, PtrTy}, false));
+      B.CreateCall(Register, {SpecialWords, ConstantInt::get(I64, SpecialWordCount), SpecialDirty});
+    }
     B.CreateRetVoid();
     // Before ordinary constructors (65535), so sites are numbered before any program code
     // runs; sancov's guard constructors use the same early priority.

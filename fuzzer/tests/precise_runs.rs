@@ -1,12 +1,82 @@
-//! Every fast run that raises a flag runs again precisely, even on an edge path and flag set
-//! seen before: two operations of one path that raise the same flag for different inputs look
-//! alike to the edges and the flags, and the second one's site is found only by its own precise
-//! run. Counted with `fuzzer_stats`' `precise_runs`.
+//! Precise re-runs only where they can teach something: a campaign on a target whose every
+//! input raises the same flag on the same edge path re-runs a few inputs precisely and then
+//! skips the re-run of the rest, while a new flag on that path, or the same flag at a second
+//! site of it, still runs precisely and is found. Counted with `fuzzer_stats`' `precise_runs`
+//! and `skipped_reruns`.
 
 use numfuzz_abi::op::Op;
-use numfuzz_abi::ExceptionKind::Overflow;
+use numfuzz_abi::ExceptionKind::{Overflow, Underflow};
 use std::collections::BTreeSet;
 use testkit::campaign;
+
+/// The same underflow on every input, on one path, with distances that never move (the
+/// operands are constants): nothing after the first precise run is new.
+const SAME_FLAG: &str = r#"#include <numfuzz.h>
+NUMFUZZ_SIGNATURE("f64");
+volatile double tiny = 1e-300;
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  (void)nf_f64(data, size, 0);
+  NUMFUZZ_RESULT(tiny * tiny);
+  return 0;
+}
+"#;
+
+/// One path for every input; which flag `x * x` raises depends on `x` (line 4).
+const FLAG_BY_VALUE: &str = r#"#include <numfuzz.h>
+NUMFUZZ_SIGNATURE("f64");
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  double x = nf_f64(data, size, 0); NUMFUZZ_RESULT(x * x);
+  return 0;
+}
+"#;
+
+#[test]
+fn the_same_flag_on_the_same_path_is_re_run_precisely_only_a_few_times() {
+    let _turn = campaign::one_at_a_time();
+    let built = testkit::compile("same_flag", &[("same_flag.c", SAME_FLAG)], &["-O2"], &[]);
+    let instance = campaign::fuzz(&built.exe, &built.path("out"), 5, &[]);
+    let execs = campaign::stat(&instance, "execs_done");
+    let precise = campaign::stat(&instance, "precise_runs");
+    let skipped = campaign::stat(&instance, "skipped_reruns");
+    assert!(
+        campaign::found(&instance, Underflow, None, 6),
+        "{:#?}",
+        instance.exceptions()
+    );
+    // Every run raises the flag; without the skip each one would run twice. What still runs
+    // precisely is each testcase's first turn of mutants (distances are measured there).
+    assert!(execs > 2000, "{execs} executions");
+    assert!(
+        precise * 20 < execs,
+        "{precise} precise runs in {execs} executions ({skipped} re-runs skipped)"
+    );
+    assert!(skipped * 10 > execs * 9, "{skipped} of {execs} re-runs skipped");
+}
+
+#[test]
+fn a_new_flag_on_a_known_path_still_runs_precisely() {
+    let _turn = campaign::one_at_a_time();
+    let built = testkit::compile("flag_by_value", &[("flag_by_value.c", FLAG_BY_VALUE)], &["-O2"], &[]);
+    let seeds = built.path("seeds");
+    std::fs::create_dir_all(&seeds).unwrap();
+    std::fs::write(seeds.join("tiny"), 1e-200f64.to_le_bytes()).unwrap();
+    // Without ErrBits no distance leads to the overflow: it is found by a fast run whose flags
+    // are new on the path the underflow took.
+    let instance = campaign::fuzz(
+        &built.exe,
+        &built.path("out"),
+        5,
+        &["-i", seeds.to_str().unwrap(), "--no-errbits", "--no-local-search"],
+    );
+    for kind in [Underflow, Overflow] {
+        assert!(
+            campaign::found(&instance, kind, None, 4),
+            "{kind:?} at line 4: {:#?}",
+            instance.exceptions()
+        );
+    }
+    assert!(campaign::stat(&instance, "skipped_reruns") > 0);
+}
 
 /// One path for every input; either product overflows, depending on its own field (line 5).
 const TWO_PRODUCTS: &str = r#"#include <numfuzz.h>
@@ -48,9 +118,64 @@ fn a_second_site_raising_the_same_flag_on_a_known_path_is_found() {
         "both products' overflows: {:#?}",
         instance.exceptions()
     );
-    let (execs, precise) = (
+    let (execs, precise, skipped) = (
         campaign::stat(&instance, "execs_done"),
         campaign::stat(&instance, "precise_runs"),
+        campaign::stat(&instance, "skipped_reruns"),
     );
     assert!(precise > 0 && precise <= execs, "{precise} precise runs of {execs}");
+    // The skip was at work: the seed's own overflow recurred without a re-run.
+    assert!(skipped > 0, "{skipped} re-runs skipped of {execs}");
+}
+
+/// The same rule, input by input: a replay that skips re-runs as a campaign does
+/// (`NUMFUZZ_PRECISE=campaign`) re-runs the second product's overflow, whose path and flags are
+/// the first's but whose special site is not, and skips the first's when it comes again.
+#[test]
+fn a_replay_as_a_campaign_tells_the_two_products_apart_by_their_special_sites() {
+    let built = testkit::compile(
+        "two_products_replay",
+        &[("two_products.c", TWO_PRODUCTS)],
+        &["-O2"],
+        &[],
+    );
+    let inputs = [
+        ("first", [1e10, 1.0]),
+        ("second", [1.0, 1e10]),
+        ("first_again", [2e10, 1.0]),
+    ];
+    let mut paths = Vec::new();
+    for (name, values) in inputs {
+        let path = built.path(name);
+        std::fs::write(&path, testkit::f64s(&values)).unwrap();
+        paths.push(path.to_str().unwrap().to_string());
+    }
+    let args: Vec<&str> = paths.iter().map(String::as_str).collect();
+    let env = [
+        ("NUMFUZZ_ABORT", "0"),
+        ("NUMFUZZ_REPORT", "json"),
+        ("NUMFUZZ_PRECISE", "campaign"),
+    ];
+    let out = testkit::run(&built.exe, &args, &[], &env);
+    assert!(out.status.success(), "{}", testkit::both(&out));
+    let overflows = |input: &str| -> BTreeSet<u32> {
+        testkit::events(&String::from_utf8_lossy(&out.stderr))
+            .into_iter()
+            .filter_map(|e| match e {
+                numfuzz_abi::report::ReportEvent::Exception(r) => Some(r),
+                _ => None,
+            })
+            .filter(|r| r.kind == Overflow && r.site.op == Op::FMul)
+            .filter(|r| r.input.as_deref().is_some_and(|i| i.ends_with(input)))
+            .map(|r| r.site.column)
+            .collect()
+    };
+    let (first, second) = (overflows("/first"), overflows("/second"));
+    assert_eq!((first.len(), second.len()), (1, 1), "{}", testkit::both(&out));
+    assert_ne!(first, second, "each input's own product");
+    assert!(
+        overflows("/first_again").is_empty(),
+        "the first product's overflow again: its re-run skipped\n{}",
+        testkit::both(&out)
+    );
 }

@@ -75,6 +75,59 @@ pub fn discarding(f: impl FnOnce()) {
     use_map(ptr, cap);
 }
 
+/// AFL's hit-count buckets (1, 2, 3, 4-7, 8-15, 16-31, 32-127, 128+), numbered.
+const fn bucket(count: u8) -> u8 {
+    match count {
+        0..=3 => count,
+        4..=7 => 4,
+        8..=15 => 5,
+        16..=31 => 6,
+        32..=127 => 7,
+        _ => 8,
+    }
+}
+
+const BUCKETS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = bucket(i as u8);
+        i += 1;
+    }
+    t
+};
+
+/// A hash of the current run's edge path: the edges in use with their hit counts in AFL's
+/// buckets, so that a loop that runs 9 or 12 times takes one path, as AFL++ sees it.
+pub fn path_hash() -> u64 {
+    let (ptr, cap) = map();
+    let n = len().min(cap);
+    // SAFETY: the map holds `cap` bytes, of which the first `n` are in use.
+    let entries = unsafe { std::slice::from_raw_parts(ptr, n) };
+    let mut h: u64 = 0x9E37_79B9_7F4A_7C15;
+    let (words, rest) = entries.as_chunks::<8>();
+    let mut mix = |index: usize, count: u8| {
+        h = (h ^ ((index as u64) << 8 | BUCKETS[count as usize] as u64)).wrapping_mul(0x0100_0000_01B3);
+        h ^= h >> 29;
+    };
+    for (w, word) in words.iter().enumerate() {
+        if u64::from_ne_bytes(*word) == 0 {
+            continue;
+        }
+        for (k, &count) in word.iter().enumerate() {
+            if count != 0 {
+                mix(w * 8 + k, count);
+            }
+        }
+    }
+    for (k, &count) in rest.iter().enumerate() {
+        if count != 0 {
+            mix(words.len() * 8 + k, count);
+        }
+    }
+    h
+}
+
 /// Zeroes the entries in use.
 pub fn reset() {
     let (ptr, cap) = map();

@@ -10,6 +10,7 @@ mod cmp;
 mod crash;
 mod edges;
 mod engine;
+mod fast_specials;
 mod forkserver;
 mod fpu;
 mod memlimit;

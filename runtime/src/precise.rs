@@ -25,13 +25,21 @@
 //!   `MODE_FAST` is clear), or probes a slot.
 //!
 //! So coverage always comes from the fast copies, and a precise run is what it was before
-//! split builds: every check on every operation. A run that re-ran precisely says so in the
-//! region's run flags (`RUN_PRECISE`, counted as `precise_runs` in `fuzzer_stats`).
+//! split builds: every check on every operation.
 //!
-//! A fast run that raises a flag is always re-run, even when its edge path and flags are those
-//! of an earlier precise run: two operations on one path that raise the same flag for
-//! different inputs (`a*b + c*d`, either product overflowing) look alike to the edges and the
-//! flags, and skipping the second would lose its site (`fuzzer/tests/precise_runs.rs`).
+//! A precise re-run that can teach nothing is skipped: when the fast run's edge path (AFL's
+//! hit-count buckets), the flags it raised, the checked operations whose results were special
+//! (zero, subnormal, infinite, NaN: `fast_specials`) and whether a declared result went Inf or
+//! NaN are those of an earlier precise run in this process, and the fuzzer did not ask for
+//! distances. Every exception leaves a special result at its site, so a site that raises is
+//! in the key: two operations of one path raising the same flag for different inputs
+//! (`a*b + c*d`) differ there (`fuzzer/tests/precise_runs.rs`). What the key cannot tell is a
+//! site whose special result was quiet in the remembered run (an exact zero, an Inf or NaN
+//! passed on from an operand) and raises in the new one while another site raises that flag in
+//! both; the campaign's precise turns, which always re-run, find those.
+//! Forkserver children that run one input each start with no paths seen and so never skip; under
+//! AFL++ (afl-fuzz, afl-showmap), where every input's exceptions are printed or abort it, nothing
+//! is skipped.
 //!
 //! Without a fuzzer (replays by triage or by hand) every run is precise and runs once: a
 //! harness's own output appears once per input, and nothing depends on the flags.
@@ -50,7 +58,7 @@
 //! share of their inputs precisely (the engine's `run_mode`).
 
 use numfuzz_abi::env;
-use numfuzz_abi::shm::RUN_PRECISE;
+use numfuzz_abi::shm::{RUN_PRECISE, RUN_PRECISE_SKIPPED, RUN_RESULT_NONFINITE};
 use std::ffi::c_int;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
@@ -63,6 +71,7 @@ unsafe extern "C" {
     fn numfuzz_split_build() -> c_int;
     fn numfuzz_clear_watched_flags();
     fn numfuzz_watched_flags_raised() -> c_int;
+    fn numfuzz_watched_flags() -> std::ffi::c_uint;
 }
 
 /// Whether the current run may be fast (set at the start of every run from the region).
@@ -79,6 +88,8 @@ enum Choice {
     Always,
     /// `0`: replays fast first too.
     FastReplays,
+    /// `campaign`: replays as a campaign's runs go, skipping too (for benchmarks).
+    CampaignReplays,
 }
 
 fn choice() -> Choice {
@@ -86,6 +97,7 @@ fn choice() -> Choice {
     *CHOICE.get_or_init(|| match std::env::var(env::PRECISE).as_deref().map(str::trim) {
         Ok("1") => Choice::Always,
         Ok("0") => Choice::FastReplays,
+        Ok("campaign") => Choice::CampaignReplays,
         _ => Choice::Default,
     })
 }
@@ -132,7 +144,7 @@ enum Plan {
 fn plan(split: bool, fuzzed: bool, fast_asked: bool, choice: Choice) -> Plan {
     match (split, fuzzed, choice) {
         (false, _, _) => Plan::Precise,
-        (true, false, Choice::FastReplays) => Plan::FastWatched,
+        (true, false, Choice::FastReplays | Choice::CampaignReplays) => Plan::FastWatched,
         (true, false, _) => Plan::Precise,
         (true, true, Choice::Always) => Plan::FastThenPrecise,
         (true, true, _) if fast_asked => Plan::FastWatched,
@@ -142,12 +154,9 @@ fn plan(split: bool, fuzzed: bool, fast_asked: bool, choice: Choice) -> Plan {
 
 /// Runs one input through `input` as its [`Plan`] says.
 pub fn run(input: impl Fn()) {
-    let plan = plan(
-        split_build(),
-        FUZZED.load(Ordering::Relaxed),
-        FAST_ASKED.load(Ordering::Relaxed),
-        choice(),
-    );
+    let choice = choice();
+    let fuzzed = FUZZED.load(Ordering::Relaxed);
+    let plan = plan(split_build(), fuzzed, FAST_ASKED.load(Ordering::Relaxed), choice);
     if plan == Plan::Precise {
         input();
         return;
@@ -159,19 +168,93 @@ pub fn run(input: impl Fn()) {
     // SAFETY: as above.
     let raised = unsafe { numfuzz_watched_flags_raised() } != 0;
     set_precise(true);
-    let rerun = raised || plan == Plan::FastThenPrecise;
+    // Taken after every fast run: it also clears them for the next.
+    let specials = crate::fast_specials::take();
+
+    let region = crate::region::Region::current();
+    // SAFETY: as above.
+    let path = raised.then(|| PathKey::of_fast_run(unsafe { numfuzz_watched_flags() }, specials, region));
+    // Under AFL++ each input's exceptions are printed or abort it (its crashes): never skipped.
+    let skips =
+        plan == Plan::FastWatched && ((fuzzed && crate::report::record_only()) || choice == Choice::CampaignReplays);
+    let skip = skips && path.is_some_and(|p| SEEN.with_borrow(|seen| seen.contains(p)));
+    let rerun = (raised && !skip) || plan == Plan::FastThenPrecise;
     crate::results::settle_fast_run(rerun);
+    if let Some(region) = region {
+        region.set_run_flag(match (rerun, skip) {
+            (true, _) => RUN_PRECISE,
+            (false, true) => RUN_PRECISE_SKIPPED,
+            (false, false) => 0,
+        });
+    }
     if !rerun {
         return;
-    }
-    if let Some(region) = crate::region::Region::current() {
-        region.set_run_flag(RUN_PRECISE);
     }
     crate::edges::discarding(|| {
         // SAFETY: as above; the re-run starts from the flags the fast run started from.
         unsafe { numfuzz_clear_watched_flags() };
         input();
     });
+    if let Some(p) = path {
+        SEEN.with_borrow_mut(|seen| seen.insert(p));
+    }
+}
+
+/// What a fast run that raised a flag looked like: its edge path, the flags, the checked
+/// operations whose results were special (`fast_specials`), whether a primary result went Inf
+/// or NaN.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct PathKey(u64);
+
+impl PathKey {
+    fn of_fast_run(flags: std::ffi::c_uint, specials: u64, region: Option<&crate::region::Region>) -> PathKey {
+        let non_finite = region.is_some_and(|r| r.run_flag(RUN_RESULT_NONFINITE));
+        let h = crate::edges::path_hash()
+            ^ specials.rotate_left(23)
+            ^ (u64::from(flags) << 1 | u64::from(non_finite)).wrapping_mul(0xA24B_AED4_963E_E407);
+        // 0 marks an empty cell of the table.
+        PathKey(h.max(1))
+    }
+}
+
+/// The keys of fast runs re-run precisely in this process: an open-addressing table of a fixed
+/// size, forgotten whole when half full (the paths then run precisely once more).
+struct SeenPaths {
+    cells: Vec<u64>,
+    used: usize,
+}
+
+impl SeenPaths {
+    const CELLS: usize = 1 << 16;
+
+    fn slot(&self, key: PathKey) -> usize {
+        let mask = self.cells.len() - 1;
+        let mut i = (key.0 >> 20) as usize & mask;
+        while self.cells[i] != 0 && self.cells[i] != key.0 {
+            i = (i + 1) & mask;
+        }
+        i
+    }
+
+    fn contains(&self, key: PathKey) -> bool {
+        !self.cells.is_empty() && self.cells[self.slot(key)] == key.0
+    }
+
+    fn insert(&mut self, key: PathKey) {
+        if self.cells.is_empty() || self.used * 2 >= self.cells.len() {
+            self.cells = vec![0; Self::CELLS];
+            self.used = 0;
+        }
+        let i = self.slot(key);
+        if self.cells[i] == 0 {
+            self.cells[i] = key.0;
+            self.used += 1;
+        }
+    }
+}
+
+thread_local! {
+    static SEEN: std::cell::RefCell<SeenPaths> = const { std::cell::RefCell::new(SeenPaths { cells: Vec::new(), used: 0 }) };
 }
 
 #[cfg(test)]
@@ -195,9 +278,37 @@ mod tests {
     }
 
     #[test]
+    fn campaign_replays_are_fast_first() {
+        assert_eq!(plan(true, false, false, Choice::CampaignReplays), Plan::FastWatched);
+    }
+
+    #[test]
+    fn a_path_is_seen_once_inserted_and_forgotten_when_the_table_fills() {
+        let mut seen = SeenPaths {
+            cells: Vec::new(),
+            used: 0,
+        };
+        assert!(!seen.contains(PathKey(7)));
+        seen.insert(PathKey(7));
+        seen.insert(PathKey(7));
+        assert!(seen.contains(PathKey(7)) && !seen.contains(PathKey(8)));
+        assert_eq!(seen.used, 1);
+        for k in 0..SeenPaths::CELLS as u64 / 2 {
+            seen.insert(PathKey(100 + (k << 20)));
+        }
+        assert!(!seen.contains(PathKey(7)), "forgotten at half full");
+        assert!(seen.used <= SeenPaths::CELLS / 2);
+    }
+
+    #[test]
     fn programs_without_fast_copies_always_run_once() {
         for (fuzzed, fast_asked) in [(false, false), (true, true), (true, false)] {
-            for choice in [Choice::Default, Choice::Always, Choice::FastReplays] {
+            for choice in [
+                Choice::Default,
+                Choice::Always,
+                Choice::FastReplays,
+                Choice::CampaignReplays,
+            ] {
                 assert_eq!(plan(false, fuzzed, fast_asked, choice), Plan::Precise);
             }
         }

@@ -429,6 +429,11 @@ impl Region {
         self.run_flags().fetch_or(flag, Ordering::Relaxed);
     }
 
+    /// Whether the current run carries `flag`.
+    pub fn run_flag(&self, flag: u32) -> bool {
+        self.run_flags().load(Ordering::Relaxed) & flag != 0
+    }
+
     pub fn set_handled(&self) {
         self.run_flags().fetch_or(RUN_HANDLED, Ordering::Relaxed);
     }

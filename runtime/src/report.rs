@@ -34,6 +34,12 @@ pub fn set_record_only() {
     ABORT.store(false, Ordering::Relaxed);
 }
 
+/// Whether exceptions are only recorded in the maps (numfuzz's own campaigns), so that a run
+/// that would record nothing new need not run.
+pub fn record_only() -> bool {
+    !PRINT.load(Ordering::Relaxed) && !ABORT.load(Ordering::Relaxed)
+}
+
 /// The harness called `exit()` in the middle of an input (see `Harness::run`).
 pub fn note_exit_in_harness() {
     if printing() {

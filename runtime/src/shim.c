@@ -258,6 +258,12 @@ void numfuzz_clear_watched_flags(void) {
 #endif
 int numfuzz_watched_flags_raised(void) { return __numfuzz_fast_recheck || numfuzz_flags_up(); }
 
+/* Which of the four flags are up (fetestexcept's bits), and 0x10000 when the sentinel fired. */
+unsigned numfuzz_watched_flags(void) {
+  unsigned up = (unsigned)fetestexcept(FE_INVALID | FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW);
+  return up | (__numfuzz_fast_recheck ? 0x10000u : 0u);
+}
+
 /* Called by fast copies just before the program clears or replaces the flags itself: what it
  * is about to erase is kept in the sentinel byte. Reads the flags only. */
 void __numfuzz_fenv_barrier(void) { /* numfuzz-abi symbols::FENV_BARRIER */

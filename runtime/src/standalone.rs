@@ -59,6 +59,9 @@ pub fn run(args: &[String], harness: &Harness) -> i32 {
         };
         report::set_input(file.clone());
         region.reset();
+        // Each input's own edges, as a fuzzer's runs have (a replay that skips precise re-runs
+        // as a campaign does, `NUMFUZZ_PRECISE=campaign`, tells paths apart by them).
+        crate::edges::reset();
         crate::run::begin(region);
         results::reset();
         taint::reset();

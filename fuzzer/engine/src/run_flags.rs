@@ -1,5 +1,5 @@
 //! The target's per-run flags (numfuzz-abi `shm::RUN_*`: the library reported an error, a
-//! declared result went Inf or NaN, the input ran again precisely),
+//! declared result went Inf or NaN, the input ran precisely or its precise re-run was skipped),
 //! observed after every run.
 
 use crate::run_mode::RunModeRecord;
@@ -8,7 +8,9 @@ use libafl::observers::Observer;
 use libafl::Error;
 use libafl::HasMetadata;
 use libafl_bolts::Named;
-use numfuzz_abi::shm::{RUN_HANDLED, RUN_OUT_OF_MEMORY, RUN_PRECISE, RUN_RESULTS, RUN_RESULT_NONFINITE, RUN_TRUNCATED};
+use numfuzz_abi::shm::{
+    RUN_HANDLED, RUN_OUT_OF_MEMORY, RUN_PRECISE, RUN_PRECISE_SKIPPED, RUN_RESULTS, RUN_RESULT_NONFINITE, RUN_TRUNCATED,
+};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -89,8 +91,10 @@ impl<I, S: HasMetadata> Observer<I, S> for RunFlagsObserver {
         if let Some(FlagsWord(w)) = self.word {
             self.last = w.load(Ordering::Relaxed);
         }
-        if self.last & RUN_PRECISE != 0 {
-            state.metadata_or_insert_with(RunModeRecord::default).precise_runs += 1;
+        if self.last & (RUN_PRECISE | RUN_PRECISE_SKIPPED) != 0 {
+            let record = state.metadata_or_insert_with(RunModeRecord::default);
+            record.precise_runs += u64::from(self.last & RUN_PRECISE != 0);
+            record.skipped_reruns += u64::from(self.last & RUN_PRECISE_SKIPPED != 0);
         }
         Ok(())
     }
@@ -114,7 +118,7 @@ mod tests {
     }
 
     #[test]
-    fn precise_runs_are_counted() {
+    fn precise_and_skipped_runs_are_counted() {
         crate::registry::register();
         let word: &'static mut u32 = Box::leak(Box::new(0));
         let ptr: *mut u32 = word;
@@ -123,13 +127,13 @@ mod tests {
         // SAFETY: as above.
         let flags = unsafe { AtomicU32::from_ptr(ptr) };
         let mut state = Meta::default();
-        for bits in [RUN_PRECISE, 0, RUN_PRECISE | RUN_RESULTS, 0] {
+        for bits in [RUN_PRECISE, RUN_PRECISE_SKIPPED, RUN_PRECISE_SKIPPED, 0] {
             Observer::<(), Meta>::pre_exec(&mut obs, &mut state, &()).unwrap();
             flags.fetch_or(bits, Ordering::Relaxed);
             Observer::<(), Meta>::post_exec(&mut obs, &mut state, &(), &ExitKind::Ok).unwrap();
         }
         let record = state.metadata::<RunModeRecord>().unwrap();
-        assert_eq!(record.precise_runs, 2);
+        assert_eq!((record.precise_runs, record.skipped_reruns), (1, 2));
     }
 
     #[test]

@@ -75,8 +75,8 @@ impl RunModeWord {
     }
 }
 
-/// Mutational turns by mode, and executions that ran again precisely (the target's run flags),
-/// kept in the state (it survives client restarts) for
+/// Mutational turns by mode, and executions that ran precisely or skipped a precise re-run
+/// (the target's run flags), kept in the state (it survives client restarts) for
 /// `fuzzer_stats`.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct RunModeRecord {
@@ -84,6 +84,8 @@ pub struct RunModeRecord {
     pub precise_turns: u64,
     #[serde(default)]
     pub precise_runs: u64,
+    #[serde(default)]
+    pub skipped_reruns: u64,
 }
 libafl_bolts::impl_serdeany!(RunModeRecord);
 

@@ -216,6 +216,7 @@ impl StatsStage {
             fast_turns: modes.fast_turns,
             precise_turns: modes.precise_turns,
             precise_runs: modes.precise_runs,
+            skipped_reruns: modes.skipped_reruns,
             client_restarts: self.instance.client_restarts,
             afl_banner: self.banner.clone(),
             command_line: self.command_line.clone(),

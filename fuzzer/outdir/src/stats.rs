@@ -136,10 +136,12 @@ pub struct CampaignStats {
     pub search_descents: u64,
     pub search_reached: u64,
     /// Mutational turns whose runs were fast (watched by the FPU's flags) or precise (distances
-    /// measured), and executions that ran again precisely.
+    /// measured), executions that ran again precisely, and those whose re-run was skipped
+    /// (their edge path, flags and special-result sites had run precisely before).
     pub fast_turns: u64,
     pub precise_turns: u64,
     pub precise_runs: u64,
+    pub skipped_reruns: u64,
     /// Clients of this instance that died silently and were replaced (`clients.jsonl`).
     pub client_restarts: usize,
     pub afl_banner: String,
@@ -203,6 +205,7 @@ impl CampaignStats {
             .set("fast_turns", self.fast_turns)
             .set("precise_turns", self.precise_turns)
             .set("precise_runs", self.precise_runs)
+            .set("skipped_reruns", self.skipped_reruns)
             .set("client_restarts", self.client_restarts)
             .set("afl_banner", &self.afl_banner)
             .set("afl_version", format!("numfuzz-{}", env!("CARGO_PKG_VERSION")))

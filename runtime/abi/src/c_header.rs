@@ -64,6 +64,11 @@ pub mod symbols {
     /// `uint8_t`: a fast copy sets it to 1 when a sentinel fired (a conversion to an integer
     /// out of range): the run is re-run precisely.
     pub const FAST_RECHECK: &str = "__numfuzz_fast_recheck";
+    /// `void (uint64_t *words, uint64_t count, uint8_t *dirty)`: a module's constructor hands
+    /// the runtime its fast copies' special-result words (a bit per checked operation, set
+    /// when its result was zero, subnormal, infinite or NaN) and the byte each return sets when
+    /// it set one (see the runtime's `fast_specials.rs`).
+    pub const REGISTER_FAST_SPECIALS: &str = "__numfuzz_register_fast_specials";
     /// `void (void)`: a fast copy calls it just before the program clears or replaces the FP
     /// flags itself (`feclearexcept`, `fesetenv`, ...); the runtime keeps what they would erase.
     pub const FENV_BARRIER: &str = "__numfuzz_fenv_barrier";
@@ -335,6 +340,7 @@ fn entry_points(w: &mut String) {
         ("PRECISE", symbols::PRECISE),
         ("SPLIT_BUILD", symbols::SPLIT_BUILD),
         ("FAST_RECHECK", symbols::FAST_RECHECK),
+        ("REGISTER_FAST_SPECIALS", symbols::REGISTER_FAST_SPECIALS),
         ("FENV_BARRIER", symbols::FENV_BARRIER),
         ("CHECK_F32", symbols::CHECK_F32),
         ("CHECK_F64", symbols::CHECK_F64),

@@ -63,8 +63,10 @@ pub const MEM_LIMIT_MB: &str = "NUMFUZZ_MEM_LIMIT_MB";
 /// sentinel show an exception or the fuzzer wants distances; a replay runs once, precisely.
 /// `1`: every fuzzed input is re-run precisely (for targets that raise exceptions in threads
 /// of their own, whose flags a fast run does not see; `numfuzz run --precise` asks the same
-/// through the region header). `0`: replays run as a fuzzer's runs do (to check, input by
-/// input, what fast runs catch).
+/// through the region header). `0`: replays run fast first too, each input re-run precisely
+/// when it raises a flag (to check, input by input, what fast runs catch). `campaign`: replays
+/// run as a campaign's runs do, also skipping the re-run of an edge path and flags already re-run
+/// in the process (for benchmarks).
 pub const PRECISE: &str = "NUMFUZZ_PRECISE";
 
 /// AFL++'s coverage map id (SysV shared memory).

@@ -68,6 +68,9 @@ pub const RUN_OUT_OF_MEMORY: u32 = 16;
 /// The input ran again on the precise copies of a split build (a fast run saw a flag, or the
 /// fuzzer asked for distances).
 pub const RUN_PRECISE: u32 = 32;
+/// A fast run saw a flag, but on an edge path where the same flags had already run precisely
+/// in this process: the precise re-run was skipped (the runtime's `precise.rs`).
+pub const RUN_PRECISE_SKIPPED: u32 = 64;
 
 /// Bit of the header's `cmp_mode` word: run the fast copies of split functions (no checks,
 /// no ErrBits) and re-run the input precisely only when the FPU's sticky flags show an
