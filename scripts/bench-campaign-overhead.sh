@@ -16,15 +16,18 @@
 #                orders of magnitude (legendre_Pl's recurrence runs l steps), so the edges each
 #                found are printed beside, the share of the checked campaign's mutational
 #                turns that ran precisely (`precise_turns`) and of its executions that ran
-#                precisely (`precise_runs`: a precise turn, or a flag on an edge path and flags
-#                not re-run before).
-#   same inputs  the checked campaign's queue replayed (in one process per build, repeated to
-#                last about a second) on the edges-only build, on the checked build as a
-#                campaign's fast runs go (NUMFUZZ_PRECISE=campaign: fast, precise again only
-#                when an exception shows on an edge path and flags the process has not re-run
-#                yet, so the repetitions after the first mostly run fast) and precisely (every
-#                check): time per input. The `rerun` column is the fast one without skips
-#                (NUMFUZZ_PRECISE=0: every fast run that raised a flag runs again precisely).
+#                precisely (`precise_runs`: a precise turn, or a flag in a fast run whose edge
+#                path, flags and special-result sites had not run precisely before).
+#   same inputs  the checked campaign's queue replayed in one process per build, the list
+#                repeated REPS times (as many as make the edges-only replay last about a
+#                second, at most 20,000 runs; the same REPS for every build): each input comes
+#                back as a campaign's mutants come back to the paths they know, and the first
+#                pass's precise re-runs are shared among its returns. Time per input on the
+#                edges-only build; on the checked build as a campaign's fast runs go
+#                (`fast`, NUMFUZZ_PRECISE=campaign: precise again only when an exception shows
+#                and its key, as above, has not re-run in the process); without the skip
+#                (`rerun`, NUMFUZZ_PRECISE=0: every fast run that raised a flag runs again
+#                precisely); and precisely (`precise`, every check).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -58,27 +61,39 @@ campaign() {
     END { printf "%.0f %d", (t > 0) ? e / t : 0, g }' "$out/default/fuzzer_stats"
 }
 
-# Nanoseconds per input of replaying the files listed in $2 with $1, in one process, under the
-# environment given after them; the list is repeated so the replay lasts about a second.
+# How many times to replay the files listed in $2 with $1 so that the replay lasts about a
+# second (at most 20,000 runs): sized on the edges-only build, and used for every build, so the
+# three replays run the same inputs the same number of times.
+replay_reps() {
+  local exe=$1 list=$2 files
+  mapfile -t files <"$list"
+  local n=${#files[@]} t0 t1
+  ((n > 0)) || {
+    echo 1
+    return
+  }
+  t0=$(date +%s%N)
+  NUMFUZZ_ABORT=0 NUMFUZZ_REPORT=json "$exe" "${files[@]}" >/dev/null 2>&1 || true
+  t1=$(date +%s%N)
+  local per=$(((t1 - t0) / n + 1)) reps
+  reps=$((1000000000 / (per * n) + 1))
+  ((reps * n > 20000)) && reps=$((20000 / n + 1))
+  echo "$reps"
+}
+
+# Nanoseconds per input of replaying the files listed in $2 with $1, $3 times over, in one
+# process, under the environment given after them.
 replay_ns() {
-  local exe=$1 list=$2
-  shift 2
+  local exe=$1 list=$2 reps=$3
+  shift 3
   local files
   mapfile -t files <"$list"
-  local n=${#files[@]} reps=1
+  local n=${#files[@]}
   ((n > 0)) || {
     echo 0
     return
   }
-  # A first pass, to size the repetition.
-  local t0 t1
-  t0=$(date +%s%N)
-  env "$@" NUMFUZZ_ABORT=0 NUMFUZZ_REPORT=json "$exe" "${files[@]}" >/dev/null 2>&1 || true
-  t1=$(date +%s%N)
-  local per=$(((t1 - t0) / n + 1))
-  reps=$((1000000000 / (per * n) + 1))
-  ((reps * n > 20000)) && reps=$((20000 / n + 1))
-  local args=()
+  local args=() t0 t1
   for ((k = 0; k < reps; k++)); do args+=("${files[@]}"); done
   t0=$(date +%s%N)
   env "$@" NUMFUZZ_ABORT=0 NUMFUZZ_REPORT=json "$exe" "${args[@]}" >/dev/null 2>&1 || true
@@ -107,10 +122,11 @@ for f in ${functions//,/ }; do
     $1 == "precise_runs" { r = $2 } $1 == "execs_done" { e = $2 }
     END { printf "%.0f%%/%.0f%%", (fa + p > 0) ? 100 * p / (fa + p) : 0, (e > 0) ? 100 * r / e : 0 }' "$stats")
   find "$work/out/default/queue" -type f -name 'id:*' | sort >"$work/inputs.txt"
-  edges_ns=$(replay_ns "$edges_dir/$f" "$work/inputs.txt")
-  fast_ns=$(replay_ns "$checked_dir/$f" "$work/inputs.txt" NUMFUZZ_PRECISE=campaign)
-  rerun_ns=$(replay_ns "$checked_dir/$f" "$work/inputs.txt" NUMFUZZ_PRECISE=0)
-  precise_ns=$(replay_ns "$checked_dir/$f" "$work/inputs.txt")
+  reps=$(replay_reps "$edges_dir/$f" "$work/inputs.txt")
+  edges_ns=$(replay_ns "$edges_dir/$f" "$work/inputs.txt" "$reps")
+  fast_ns=$(replay_ns "$checked_dir/$f" "$work/inputs.txt" "$reps" NUMFUZZ_PRECISE=campaign)
+  rerun_ns=$(replay_ns "$checked_dir/$f" "$work/inputs.txt" "$reps" NUMFUZZ_PRECISE=0)
+  precise_ns=$(replay_ns "$checked_dir/$f" "$work/inputs.txt" "$reps")
   ratio=$(awk -v c="$c" -v e="$e" 'BEGIN { printf "%.2f", (c > 0) ? e / c : 0 }')
   fast=$(awk -v a="$fast_ns" -v b="$edges_ns" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }')
   rerun=$(awk -v a="$rerun_ns" -v b="$edges_ns" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }')

@@ -8,7 +8,7 @@
 # beside the raw count and the NumFuzz paper's figures, then the known bugs of
 # targets/gsl/known-bugs.tsv.
 #
-#   scripts/bench-gsl.sh [SECONDS_PER_FUNCTION] [--afl] [--jobs N] [--functions f1,f2,...]
+#   scripts/bench-gsl.sh [SECONDS_PER_FUNCTION] [--afl] [--jobs N] [--functions f1,f2,... | --sample N[:SEED]]
 #                        [-- NUMFUZZ RUN ARGS...]
 #   scripts/bench-gsl.sh --report-only results/gsl-YYYYmmdd-HHMMSS   (re-triage, re-merge)
 #   scripts/bench-gsl.sh --continue results/gsl-YYYYmmdd-HHMMSS      (finish an interrupted run)
@@ -16,10 +16,20 @@
 #                         triaged, e.g. with and without `-- --no-local-search`; Markdown)
 #
 #   SECONDS_PER_FUNCTION  campaign length per function and tool (default 60)
-#   --afl                 also run Debian's afl-fuzz on the same binaries for the same time;
-#                         its crashes are triaged by numfuzz triage too (extra column)
+#   --afl                 also run AFL++ at its best for the same time per function: Debian's
+#                         afl-fuzz on the same harnesses built with afl-clang-fast (persistent
+#                         mode, targets/afl/driver.c) with a CmpLog build beside (-c, -l 2AT),
+#                         Overflow/DivByZero/Invalid trapped as crashes (the NumFuzz paper's
+#                         baseline), then a second run with Underflow trapped too; the crashes
+#                         of both are triaged by numfuzz triage on the numfuzz-cc build against
+#                         the same oracle (tools `afl` and `afl-underflow` in the report, with
+#                         exec/s, bugs and the bugs only one tool found)
 #   --jobs N              campaigns in parallel, each on one core (default 1)
 #   --functions LIST      only these functions (comma-separated gsl_sf_*_e names)
+#   --specfunc-only       build only what the special functions link outside the Mathieu family
+#                         (targets/gsl/build.sh --specfunc-only: minutes, not tens of minutes)
+#   --sample N[:SEED]     N public functions drawn with Python's random.Random(SEED) (default
+#                         seed 1) from the sorted public harnesses outside the Mathieu family
 #   -- ARGS...            extra `numfuzz run` arguments for every campaign, for ablations
 #                         (e.g. `-- --no-local-search`); kept in config.json for --continue
 #
@@ -29,8 +39,8 @@
 # benchmark's report.md and report.json, and the numfuzz and harnesses used (numfuzz, harness/:
 # the manifest and bin/, hard links into targets/gsl/build with each harness's .taint and
 # .shadow builds beside it).
-# 262 functions at 60 s take about 4.5 hours on one job (2.3 hours with --jobs 2; twice
-# that with --afl).
+# 262 functions at 60 s take about 4.5 hours on one job (2.3 hours with --jobs 2; three
+# times that with --afl).
 set -euo pipefail
 
 # The whole script is one function, parsed before it runs: editing this file while a
@@ -47,12 +57,15 @@ afl=0
 jobs=1
 jobs_given=0
 functions=""
+sample=""
+specfunc_only=0
 mode=run
 results=""
 run_args=()
 while (($#)); do
   case "$1" in
     --afl) afl=1 ;;
+    --specfunc-only) specfunc_only=1 ;;
     --)
       shift
       run_args=("$@")
@@ -72,6 +85,11 @@ while (($#)); do
       shift
       ;;
     --functions=*) functions="${1#*=}" ;;
+    --sample)
+      sample="${2:-}"
+      shift
+      ;;
+    --sample=*) sample="${1#*=}" ;;
     --report-only | --continue)
       mode="${1#--}"
       results="${2:-}"
@@ -83,7 +101,7 @@ while (($#)); do
       exec python3 "$root/targets/gsl/bench_compare.py" "$2" "$3"
       ;;
     -h | --help)
-      sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'
+      sed -n '2,/^set -euo/{/^set/!p}' "$0" | sed 's/^# \{0,1\}//'
       return 0
       ;;
     -*)
@@ -117,8 +135,16 @@ die() {
 
 if [ "$mode" = run ]; then
   [ -x "$bin_dir/numfuzz" ] || die "$bin_dir/numfuzz is missing; run scripts/build.sh first"
+  if [ -n "$sample" ]; then
+    [ -z "$functions" ] || die "--sample and --functions exclude each other"
+    [ -e "$gsl_build/harness/manifest.json" ] || targets/gsl/build.sh --no-coverage --functions gsl_sf_exp_e
+    functions=$(python3 "$root/targets/gsl/bench_config.py" sample "$gsl_build/harness/manifest.json" \
+      "$root/targets/gsl/internal-functions.tsv" "$sample") || exit 2
+  fi
   say "building GSL and the harnesses (targets/gsl/build.sh; cached after the first run)"
   build_args=(--no-coverage)
+  ((afl)) && build_args+=(--afl)
+  ((specfunc_only)) && build_args+=(--specfunc-only)
   [ -n "$functions" ] && build_args+=(--functions "$functions")
   targets/gsl/build.sh "${build_args[@]}"
   results="$root/results/gsl-$(date +%Y%m%d-%H%M%S)"
@@ -129,9 +155,14 @@ if [ "$mode" = run ]; then
   cp "$bin_dir/numfuzz" "$results/numfuzz"
   mkdir -p "$results/harness"
   cp "$gsl_build/harness/manifest.json" "$results/harness/"
-  cp -al "$gsl_build/bin/fuzz" "$results/harness/bin"
+  bin_kind=fuzz
+  ((specfunc_only)) && bin_kind=specfunc
+  cp -al "$gsl_build/bin/$bin_kind" "$results/harness/bin"
+  ((afl)) && cp -al "$gsl_build/bin/afl" "$results/harness/afl"
   python3 "$root/targets/gsl/bench_config.py" new "$gsl_build/harness/manifest.json" "$results/config.json" \
     "$seconds" "$jobs" "$afl" "$functions" "$results/harness/bin" "${run_args[@]}" || exit 1
+  [ -n "$sample" ] && python3 "$root/targets/gsl/bench_config.py" set "$results/config.json" sample "$sample"
+  ((afl)) && python3 "$root/targets/gsl/bench_config.py" set "$results/config.json" afl_build persistent-cmplog
   say "results in $results"
 else
   case "$results" in /*) ;; *) results="$root/$results" ;; esac
@@ -150,9 +181,17 @@ read -ra run_args <<<"$(cfg run_args)"
 numfuzz="$results/numfuzz"
 [ -x "$numfuzz" ] || numfuzz="$bin_dir/numfuzz"
 tools=(numfuzz)
-((afl)) && tools+=(afl)
+# afl-fuzz's runs: on numfuzz-cc binaries (runs before afl_build was recorded), or on the
+# afl-clang-fast builds with Overflow/DivByZero/Invalid trapped, then with Underflow too.
+afl_build=$(cfg afl_build)
+afl_tools=()
+if ((afl)); then
+  afl_tools=(afl)
+  [ "$afl_build" = persistent-cmplog ] && afl_tools+=(afl-underflow)
+fi
+tools+=("${afl_tools[@]}")
 mkdir -p "$results/logs" "$results/triage" "$results/campaigns"
-((afl)) && mkdir -p "$results/triage/afl" "$results/campaigns/afl" "$results/seeds"
+for t in "${afl_tools[@]}"; do mkdir -p "$results/triage/$t" "$results/campaigns/$t" "$results/seeds"; done
 # Runs before run-all kept numfuzz's campaigns and reports in campaigns/numfuzz and
 # triage/numfuzz themselves; later ones see run-all's there.
 run_all_dir="$results/run-all"
@@ -195,36 +234,47 @@ afl_seeds() {
   python3 "$root/targets/gsl/bench_config.py" seeds "$results/config.json" "$fn" "$dir"
 }
 
+# afl_triage TOOL FUNCTION: the tool's crashes (and queue) replayed on the numfuzz-cc build.
 afl_triage() {
-  local fn=$1 campaign="$results/campaigns/afl/$1" out="$results/triage/afl/$1"
+  local tool=$1 fn=$2
+  local campaign="$results/campaigns/$tool/$fn" out="$results/triage/$tool/$fn"
   [ -d "$campaign" ] || return 0
   mkdir -p "$out"
   # The taint and shadow builds beside the harness ($bins/$fn.taint, .shadow) are found there.
   "$(triage_tool)" triage "$campaign" --target "$bins/$fn" --format json --jobs 1 \
     --oracle "$root/targets/gsl/oracle.py" --minimize=bugs \
-    --output "$out/triage.json" >>"$results/logs/afl-$fn.triage.log" 2>&1 ||
-    echo "bench-gsl: triage of afl/$fn failed (see logs/afl-$fn.triage.log)"
+    --output "$out/triage.json" >>"$results/logs/$tool-$fn.triage.log" 2>&1 ||
+    echo "bench-gsl: triage of $tool/$fn failed (see logs/$tool-$fn.triage.log)"
 }
 
+# afl_fuzz TOOL FUNCTION CORE
 afl_fuzz() {
-  local fn=$1 core=$2 campaign="$results/campaigns/afl/$1" log="$results/logs/afl-$1.log"
+  local tool=$1 fn=$2 core=$3
+  local campaign="$results/campaigns/$tool/$fn" log="$results/logs/$tool-$fn.log"
   if [ ! -e "$campaign/.done" ]; then
     rm -rf "$campaign"
     afl_seeds "$fn"
-    AFL_NO_UI=1 AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_AFFINITY=1 \
+    local target=("$bins/$fn") envs=()
+    if [ "$afl_build" = persistent-cmplog ]; then
+      target=(-c "$results/harness/afl/$fn.cmplog" -l 2AT -- "$results/harness/afl/$fn")
+      [ "$tool" = afl-underflow ] && envs=(NUMFUZZ_AFL_UNDERFLOW=1)
+    else
+      target=(-- "${target[@]}")
+    fi
+    env "${envs[@]}" AFL_NO_UI=1 AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_AFFINITY=1 \
       AFL_SKIP_CRASHES=1 \
-      taskset -c "$core" afl-fuzz -i "$results/seeds/$fn" -o "$campaign" -V "$seconds" -t 1000 -- "$bins/$fn" \
-      </dev/null >"$log" 2>&1 || echo "bench-gsl: afl-fuzz on $fn failed (see $log)"
+      taskset -c "$core" afl-fuzz -i "$results/seeds/$fn" -o "$campaign" -V "$seconds" -t 1000 "${target[@]}" \
+      </dev/null >"$log" 2>&1 || echo "bench-gsl: afl-fuzz ($tool) on $fn failed (see $log)"
     [ -d "$campaign" ] && touch "$campaign/.done"
   fi
-  afl_triage "$fn"
+  afl_triage "$tool" "$fn"
   return 0
 }
 
-# KIND (fuzz or triage) over FUNCTIONS: N slots, slot k on core k mod nproc.
+# KIND (fuzz or triage) of TOOL over FUNCTIONS: N slots, slot k on core k mod nproc.
 afl_queue() {
-  local kind=$1
-  shift
+  local kind=$1 tool=$2
+  shift 2
   local cores
   cores=$(nproc)
   local -A slot_of=()
@@ -240,10 +290,10 @@ afl_queue() {
     free=("${free[@]:1}")
     started=$((started + 1))
     if [ "$kind" = fuzz ]; then
-      echo "bench-gsl: afl [$started/$total] $(date +%H:%M:%S) $fn (core $((k % cores)))"
-      afl_fuzz "$fn" $((k % cores)) &
+      echo "bench-gsl: $tool [$started/$total] $(date +%H:%M:%S) $fn (core $((k % cores)))"
+      afl_fuzz "$tool" "$fn" $((k % cores)) &
     else
-      afl_triage "$fn" &
+      afl_triage "$tool" "$fn" &
     fi
     slot_of[$!]=$k
   done
@@ -258,7 +308,7 @@ if [ "$mode" != report-only ]; then
   say "${#fns[@]} functions x ${#tools[@]} tool(s) x ${seconds} s on $jobs job(s): about $(((${#fns[@]} * ${#tools[@]} * seconds + jobs - 1) / jobs / 60)) min"
   ((uses_run_all)) || die "$results predates numfuzz run-all; --report-only re-merges it"
   if [ -e "$run_all_dir/run-all.json" ]; then numfuzz_run_all --continue; else numfuzz_run_all ""; fi
-  ((afl)) && afl_queue fuzz "${fns[@]}"
+  for t in "${afl_tools[@]}"; do afl_queue fuzz "$t" "${fns[@]}"; done
   say "campaigns done in $((($(date +%s) - start) / 60)) min"
 else
   if ((uses_run_all)); then
@@ -267,7 +317,7 @@ else
   else
     say "$results predates numfuzz run-all: its numfuzz reports are merged as they are"
   fi
-  ((afl)) && afl_queue triage "${fns[@]}"
+  for t in "${afl_tools[@]}"; do afl_queue triage "$t" "${fns[@]}"; done
 fi
 python3 targets/gsl/bench_report.py "$results"
 }

@@ -10,9 +10,15 @@
         write afl-fuzz's two neutral seeds for FUNCTION to DIR: every field 0 (`zeros`) and
         every field 1 (`ones`), encoded as its signature says (numfuzz-abi's field encoding:
         little-endian, packed; f80 is the x87 80-bit format)
+    bench_config.py set CONFIG KEY VALUE
+        record one more string value
+    bench_config.py sample MANIFEST INTERNAL_TSV N[:SEED]
+        print N public harnesses (not internal, not Mathieu) drawn with random.Random(SEED)
+        (default seed 1) from their sorted list, comma-separated in sorted order
 """
 
 import json
+import random
 import struct
 import sys
 import time
@@ -68,8 +74,31 @@ def seeds(config, function, out):
             fh.write(b"".join(field_bytes(t, value) for t in fields))
 
 
+def set_value(config, key, value):
+    with open(config) as fh:
+        cfg = json.load(fh)
+    cfg[key] = value
+    with open(config, "w") as fh:
+        json.dump(cfg, fh, indent=1)
+
+
+def sample(manifest, internal_tsv, spec):
+    count, _, seed = spec.partition(":")
+    if not count.isdigit() or int(count) == 0 or (seed and not seed.isdigit()):
+        sys.exit(f"bench-gsl.sh: --sample wants N or N:SEED (positive integers), got `{spec}`")
+    with open(internal_tsv) as fh:
+        internal = {line.split("\t")[0] for line in fh if line.strip() and not line.startswith("#")}
+    with open(manifest) as fh:
+        public = sorted(h["function"] for h in json.load(fh)["harnesses"]
+                        if h["function"] not in internal and not h["function"].startswith("gsl_sf_mathieu_"))
+    if int(count) > len(public):
+        sys.exit(f"bench-gsl.sh: --sample {count}: only {len(public)} public harnesses")
+    print(",".join(sorted(random.Random(int(seed or 1)).sample(public, int(count)))))
+
+
 def main():
-    commands = {"new": (new, 7), "get": (get, 2), "seeds": (seeds, 3)}
+    commands = {"new": (new, 7), "get": (get, 2), "seeds": (seeds, 3), "set": (set_value, 3),
+                "sample": (sample, 3)}
     if len(sys.argv) < 2 or sys.argv[1] not in commands or len(sys.argv) - 2 < commands[sys.argv[1]][1]:
         sys.exit(__doc__)
     fn, _ = commands[sys.argv[1]]

@@ -38,7 +38,7 @@ CONSEQUENCES = ["escapes", "handled", "coincident", "absorbed"]
 PAPER = {"Overflow": 77, "Underflow": 182, "DivByZero": 4, "Invalid": 1, "total": 264, "union": 331,
          "functions": 154}
 
-TOOL_NAMES = {"numfuzz": "numfuzz", "afl": "afl-fuzz"}
+TOOL_NAMES = {"numfuzz": "numfuzz", "afl": "afl-fuzz", "afl-underflow": "afl-fuzz (Underflow trapped too)"}
 
 # Source paths are absolute paths into the unpacked Debian source tree; the report shows them
 # relative to GSL's top directory (specfunc/exp.c).
@@ -311,6 +311,51 @@ def bug_table(merged, unexplained):
     return bugs, "\n".join(lines)
 
 
+def campaign_speed(results, tool, functions):
+    """(executions, seconds) summed over the tool's campaigns of `functions` (every instance's
+    fuzzer_stats: numfuzz's and afl-fuzz's share the execs_done and run_time keys)."""
+    execs = secs = 0
+    for fn in functions:
+        top = os.path.join(results, "campaigns", tool, fn)
+        for dirpath, _, files in os.walk(top, followlinks=True):
+            if "fuzzer_stats" not in files:
+                continue
+            stats = {}
+            with open(os.path.join(dirpath, "fuzzer_stats")) as fh:
+                for line in fh:
+                    key, _, value = line.partition(":")
+                    stats[key.strip()] = value.strip()
+            try:
+                execs += int(stats.get("execs_done", 0))
+                secs += int(stats.get("run_time", 0))
+            except ValueError:
+                continue
+    return execs, secs
+
+
+def tools_table(results, tools, data, functions):
+    """Each tool's speed and bugs beside numfuzz's, and the bugs (root sites) only one found."""
+    bug_keys = {t: {k for k, m in data[t]["merged"].items() if m["bug"] is not None} for t in tools}
+    nf_execs, nf_secs = campaign_speed(results, "numfuzz", functions)
+    nf_rate = nf_execs / nf_secs if nf_secs else 0
+    lines = ["| tool | functions | executions | exec/s (one core) | numfuzz's exec/s ÷ this | findings | bugs | "
+             "bugs no other tool found |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for t in tools:
+        execs, secs = campaign_speed(results, t, functions)
+        rate = execs / secs if secs else 0
+        others = set().union(*(bug_keys[o] for o in tools if o != t))
+        lines.append("| " + " | ".join(str(x) for x in [
+            TOOL_NAMES[t], data[t]["functions_done"], execs, f"{rate:.0f}",
+            f"{nf_rate / rate:.2f}×" if rate else "-", data[t]["tally"]["total"]["findings"],
+            data[t]["tally"]["total"]["bugs"], len(bug_keys[t] - others)]) + " |")
+    lines += ["", "Bugs only one tool found:", ""]
+    for t in tools:
+        others = set().union(*(bug_keys[o] for o in tools if o != t))
+        only = sorted(bug_keys[t] - others)
+        lines.append(f"- {TOOL_NAMES[t]} ({len(only)}): " + (", ".join(f"`{k}`" for k in only) or "none"))
+    return "\n".join(lines)
+
+
 def known_table(rows):
     lines = ["| id | source | kind | site | found | in bug list | time to find | functions | note |",
              "|---|---|---|---|---|---|---|---|---|"]
@@ -339,6 +384,10 @@ def main():
     internal = [fn for fn in cfg["functions"] if fn in INTERNAL]
     functions = [fn for fn in cfg["functions"] if fn not in INTERNAL]
     tools = ["numfuzz"] + (["afl"] if cfg.get("afl") else [])
+    # afl-fuzz on its own persistent and CmpLog builds runs twice: exceptions but Underflow
+    # trapped, then Underflow too (scripts/bench-gsl.sh --afl).
+    if cfg.get("afl") and cfg.get("afl_build") == "persistent-cmplog":
+        tools.append("afl-underflow")
     data = {}
     for tool in tools:
         merged, per_function, problems, hangs, schema, unexplained = load_tool(results, tool, functions)
@@ -393,6 +442,12 @@ def main():
           "or wrong value without reporting it, with its minimal input, what GSL returned, mpmath's value, and the "
           "findings downstream of it.", "", bugs_md, "", "## Counts", "", summary, "",
           f"## Known bugs ({len(found)} of {len(known)} found)", "", known_table(known), ""]
+    if len(tools) > 1:
+        md += ["## Tools", "", "The same functions for the same time each, every tool's findings triaged by numfuzz "
+               "triage on the numfuzz-cc build against the same oracle" +
+               (" (afl-fuzz: persistent mode and CmpLog on afl-clang-fast builds, exceptions trapped as crashes)"
+                if cfg.get("afl_build") == "persistent-cmplog" else " (afl-fuzz: forkserver on the numfuzz-cc builds)")
+               + ".", "", tools_table(results, tools, data, functions), ""]
     md += shadow_agreement.section(results)
     md += ["## Per function", "", "| function | bugs | " + " | ".join(
         f"{TOOL_NAMES[t]} O/U/D/I" for t in tools) + " |", "|---|---|" + "---|" * len(tools)]

@@ -3,7 +3,7 @@
 # gsl_sf_*_e function with numeric arguments (written by `numfuzz harness` from the installed
 # headers and conventions.toml).
 #
-#   targets/gsl/build.sh [--specfunc-only] [--no-coverage] [--no-taint] [--no-shadow] [--functions f1,f2,...] [--jobs N]
+#   targets/gsl/build.sh [--specfunc-only] [--no-coverage] [--no-taint] [--no-shadow] [--afl] [--functions f1,f2,...] [--jobs N]
 #
 # Default: the whole library instrumented (so an exception inside a helper such as
 # sys/ or complex/ is located in its own source file), a coverage build of the whole library
@@ -15,6 +15,12 @@
 #   build/bin/fuzz/<function>.taint   its taint build (numfuzz triage finds it beside the target)
 #   build/bin/fuzz/<function>.shadow  its shadow build (likewise)
 #   build/bin/cov/<function>         llvm-cov build of the same harness (replays files)
+# --afl also builds the baseline AFL++ at its best needs (scripts/bench-gsl.sh --afl): what the
+# special functions link, compiled with afl-clang-fast (build/afl) and again with CmpLog
+# (build/afl-cmplog, AFL_LLVM_CMPLOG=1), and each harness linked with targets/afl/driver.c
+# (persistent mode, exceptions trapped as crashes):
+#   build/bin/afl/<function>          afl-fuzz's target
+#   build/bin/afl/<function>.cmplog   its CmpLog build (afl-fuzz -c)
 # --specfunc-only builds only the sub-libraries the special functions need outside the
 # Mathieu functions (gsl utils sys err complex specfunc, all instrumented) into
 # build/specfunc (and build/specfunc-taint, build/specfunc-shadow) and its harnesses into build/bin/specfunc/. The
@@ -40,6 +46,7 @@ specfunc_only=0
 coverage=1
 taint=1
 shadow=1
+afl=0
 functions=""
 jobs=$(nproc)
 while (($#)); do
@@ -48,6 +55,7 @@ while (($#)); do
     --no-coverage) coverage=0 ;;
     --no-taint) taint=0 ;;
     --no-shadow) shadow=0 ;;
+    --afl) afl=1 ;;
     --functions)
       functions="${2:?--functions needs a comma-separated list}"
       shift
@@ -58,7 +66,7 @@ while (($#)); do
       shift
       ;;
     -h | --help)
-      sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'
+      sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
     *)
@@ -87,6 +95,7 @@ runtime=$("$cc" -print-numfuzz-runtime)
 [ -e "$runtime" ] || die "$runtime is missing; build numfuzz first (scripts/build.sh)"
 command -v python3 >/dev/null || die "python3 is missing (scripts/setup.sh installs it)"
 command -v clang-19 >/dev/null || die "clang-19 is missing (scripts/setup.sh installs it)"
+if ((afl)); then command -v afl-clang-fast >/dev/null || die "afl-clang-fast is missing (scripts/setup.sh installs afl++)"; fi
 
 # --- 1. sources ------------------------------------------------------------------------------
 
@@ -164,6 +173,16 @@ variant_env() {
     cov) echo NUMFUZZ_CC_COVERAGE=1 ;;
     taint | specfunc-taint) echo NUMFUZZ_CC_TAINT=1 ;;
     shadow | specfunc-shadow) echo NUMFUZZ_CC_SHADOW=1 ;;
+    afl) echo AFL_QUIET=1 ;;
+    afl-cmplog) echo AFL_QUIET=1 AFL_LLVM_CMPLOG=1 ;;
+  esac
+}
+
+# The compiler of a variant: afl-clang-fast for the AFL++ baseline, numfuzz-cc otherwise.
+variant_cc() {
+  case $1 in
+    afl*) command -v afl-clang-fast ;;
+    *) echo "$cc" ;;
   esac
 }
 
@@ -187,10 +206,10 @@ build_library() {
   : >"$log"
   t0=$(now)
   if [ ! -e "$obj/config.status" ] || [ "$(cat "$dir/configured-with" 2>/dev/null)" != "$key" ]; then
-    say "$variant library: configure (CC=numfuzz-cc${envs:+, ${envs[*]}}; log: $log)"
+    say "$variant library: configure (CC=$(basename "$(variant_cc "$variant")")${envs:+, ${envs[*]}}; log: $log)"
     rm -rf "$obj"
     mkdir -p "$obj"
-    (cd "$obj" && env "${envs[@]}" "$src/configure" CC="$cc" CFLAGS="-O2 -g" --disable-shared \
+    (cd "$obj" && env "${envs[@]}" "$src/configure" CC="$(variant_cc "$variant")" CFLAGS="-O2 -g" --disable-shared \
       --prefix="$prefix" >>"$log" 2>&1) || die "configure failed; see $log"
     stub_doc_makefile "$obj"
     echo "$key" >"$dir/configured-with"
@@ -217,8 +236,11 @@ build_library() {
 # (default: the variant's name) as <function>SUFFIX, with the variant's environment.
 build_harnesses() {
   local variant=$1 libs=$2 include=$3 bin=${4:-$1} suffix=${5:-}
-  local out="$build/bin/$bin" list=() envs=()
+  local out="$build/bin/$bin" list=() envs=() make_vars=()
   read -ra envs <<<"$(variant_env "$variant")"
+  # The baseline's harnesses get the AFL++ driver (and numfuzz.h's include directory); its
+  # clang links with its own linker.
+  [[ $variant == afl* ]] && make_vars=(EXTRA="-I$numfuzz_include $here/../afl/driver.c" LDFLAGS_FAST=)
   mkdir -p "$out"
   if [ -n "$functions" ]; then
     IFS=, read -ra list <<<"$functions"
@@ -228,7 +250,7 @@ build_harnesses() {
   local targets=() f
   for f in "${list[@]}"; do
     [ -e "$build/harness/src/$f.c" ] || die "no harness for \`$f\` (see $build/harness/manifest.json and $here/README.md for the list)"
-    if [[ $variant == specfunc* ]] && [[ $f == gsl_sf_mathieu_* ]]; then
+    if [[ $variant == specfunc* || ($variant == afl* && $specfunc_only == 1) ]] && [[ $f == gsl_sf_mathieu_* ]]; then
       say "skipping $f in the specfunc-only build (it needs GSL's linear algebra)"
       continue
     fi
@@ -236,8 +258,9 @@ build_harnesses() {
   done
   local t0 t1
   t0=$(now)
-  env "${envs[@]}" make -s -f "$here/harness.mk" -j"$jobs" CC="$cc" SRC="$build/harness/src" OUT="$out" \
-    SUFFIX="$suffix" LIBS="$libs" INCLUDE="$include" PRIVATE="$src/specfunc" KEY="$build/$variant/toolchain.key" "${targets[@]}" ||
+  env "${envs[@]}" make -s -f "$here/harness.mk" -j"$jobs" CC="$(variant_cc "$variant")" SRC="$build/harness/src" OUT="$out" \
+    SUFFIX="$suffix" LIBS="$libs" INCLUDE="$include" PRIVATE="$src/specfunc" KEY="$build/$variant/toolchain.key" \
+    "${make_vars[@]}" "${targets[@]}" ||
     die "building the $variant harnesses failed"
   t1=$(now)
   say "$variant harnesses: ${#targets[@]} in $out ($((t1 - t0)) s)"
@@ -293,6 +316,7 @@ say "source: $src"
 read -ra tc_files <<<"$(toolchain_files)"
 lib_key=$(key_of "${tc_files[@]}")
 bin_key=$(key_of "${tc_files[@]}" "$runtime")
+numfuzz_include=$(dirname "${tc_files[3]}")
 
 # The per-directory archives of a partial build, as one link group.
 archives() {
@@ -302,6 +326,22 @@ archives() {
     if [ "$d" = cblas ]; then libs+=" $obj/cblas/.libs/libgslcblas.a"; else libs+=" $obj/$d/.libs/libgsl$d.a"; fi
   done
   echo "$libs -Wl,--end-group"
+}
+
+# afl_build DIRS...: the AFL++ baseline (see --afl): DIRS compiled with afl-clang-fast, with and
+# without CmpLog, and the harnesses linked against each into build/bin/afl. Keyed on
+# afl-clang-fast, the driver, numfuzz.h (the harnesses include it) and DIRS.
+afl_build() {
+  local key variant
+  key=$( (cat "$(command -v afl-clang-fast)" "$here/../afl/driver.c" "${tc_files[3]}" "${tc_files[4]}" && echo "$*") |
+    sha256sum | cut -d' ' -f1)
+  for variant in afl afl-cmplog; do
+    build_library "$variant" "$key" "$@"
+    update_key "$build/$variant/toolchain.key" "$key"
+    local suffix=""
+    [ "$variant" = afl-cmplog ] && suffix=.cmplog
+    build_harnesses "$variant" "$(archives "$build/$variant/obj" "${@:3}")" "$build/$variant/obj" afl "$suffix"
+  done
 }
 
 # replay_build VARIANT BIN SUFFIX DIRS...: a replay-only build (taint or shadow) of DIRS, its
@@ -325,6 +365,9 @@ if ((specfunc_only)); then
   build_harnesses specfunc "$(archives "$obj" sys err complex specfunc)" "$obj"
   if ((taint)); then replay_build specfunc-taint specfunc .taint "${dirs[@]}"; fi
   if ((shadow)); then replay_build specfunc-shadow specfunc .shadow "${dirs[@]}"; fi
+  # clang-14's CmpLog build calls gsl_poly_eval (an inline function of gsl_poly.h) where
+  # numfuzz-cc's inlines it: its definition is in poly/.
+  if ((afl)); then afl_build "${dirs[@]}" poly; fi
   exit 0
 fi
 
@@ -338,6 +381,7 @@ build_harnesses fuzz "$prefix/lib/libgsl.a $prefix/lib/libgslcblas.a" "$prefix/i
 dirs=(gsl utils sys err complex block vector matrix permutation cblas blas linalg eigen specfunc)
 if ((taint)); then replay_build taint fuzz .taint "${dirs[@]}"; fi
 if ((shadow)); then replay_build shadow fuzz .shadow "${dirs[@]}"; fi
+if ((afl)); then afl_build "${dirs[@]}"; fi
 if ((coverage)); then
   build_library cov "$lib_key"
   update_key "$build/cov/toolchain.key" "$bin_key"
