@@ -281,11 +281,16 @@ afl_queue() {
   local free=() k pid total=$# started=0
   for ((k = 0; k < jobs; k++)); do free+=("$k"); done
   for fn in "$@"; do
-    if ((${#free[@]} == 0)); then
+    # wait -n also reaps the shell's other jobs (run-all's log follower): only a slot's own
+    # job frees it.
+    while ((${#free[@]} == 0)); do
+      pid=""
       wait -n -p pid || true
-      free+=("${slot_of[$pid]}")
-      unset "slot_of[$pid]"
-    fi
+      if [ -n "$pid" ] && [ -n "${slot_of[$pid]+set}" ]; then
+        free+=("${slot_of[$pid]}")
+        unset "slot_of[$pid]"
+      fi
+    done
     k=${free[0]}
     free=("${free[@]:1}")
     started=$((started + 1))

@@ -11,14 +11,12 @@ use libafl_bolts::target_args::StdTargetArgs;
 use numfuzz_abi::cmp::CMP_LOG_CAPACITY;
 use numfuzz_abi::env as abi_env;
 use numfuzz_abi::kind::KINDS_PER_SITE;
+use numfuzz_abi::region_view::RegionView;
 use numfuzz_abi::shm::ShmHeader;
 use numfuzz_abi::site::SiteTable;
 use numfuzz_engine::campaign::launch;
 use numfuzz_engine::client::{run_client, TargetInfo, TargetMaps};
 use numfuzz_engine::config::CampaignConfig;
-use numfuzz_engine::i2s::CmpTrace;
-use numfuzz_engine::local_search::ProbeWords;
-use numfuzz_engine::run_mode::RunModeWord;
 use std::time::Duration;
 
 /// AFL++'s default coverage map size.
@@ -57,56 +55,25 @@ pub fn run_campaign(cfg: &CampaignConfig, target: &Target) -> anyhow::Result<()>
             let log = if cmp_slots > 0 { CMP_LOG_CAPACITY } else { 0 };
             let header = ShmHeader::layout(slots as u32, cmp_slots as u32, log);
             let mut shm = provider.new_shmem(header.region_size())?;
-            // SAFETY: the region is at least a header long; the header is plain data.
-            unsafe { shm.as_mut_ptr().cast::<ShmHeader>().write_unaligned(header) };
+            // SAFETY: the region is at least a header long and page-aligned; the header is
+            // plain data.
+            unsafe { shm.as_mut_ptr().cast::<ShmHeader>().write(header) };
             // SAFETY: as above.
             unsafe { shm.write_to_env(abi_env::SHM_ID)? };
-            Some((shm, header))
+            Some(shm)
         } else {
             None
         };
-        let maps = TargetMaps {
-            edges: edges.as_mut_ptr(),
-            edges_len: map_size,
-            errbits: region.as_mut().map_or(std::ptr::null_mut(), |(r, h)| {
-                // SAFETY: offsets from the header that describes this region.
-                unsafe { r.as_mut_ptr().add(h.errbits_offset as usize) }
-            }),
-            exceptions: region.as_mut().map_or(std::ptr::null_mut(), |(r, h)| {
-                // SAFETY: as above.
-                unsafe { r.as_mut_ptr().add(h.exceptions_offset as usize) }
-            }),
-            slots,
-            cmp_distances: region
-                .as_mut()
-                .filter(|_| cmp_slots > 0)
-                .map_or(std::ptr::null_mut(), |(r, h)| {
-                    // SAFETY: as above.
-                    unsafe { r.as_mut_ptr().add(h.cmp_offset as usize) }
-                }),
-            cmp_slots,
-            cmp_trace: region.as_mut().filter(|_| cmp_slots > 0).map(|(r, h)| {
-                let base = r.as_mut_ptr();
-                // SAFETY: offsets from the header that describes this region, which lives as
-                // long as the campaign; the header is 8-aligned at the start of the region.
-                unsafe {
-                    CmpTrace::new(
-                        base.add(h.cmp_log_offset as usize),
-                        h.cmp_log_capacity as usize,
-                        base.add(std::mem::offset_of!(ShmHeader, cmp_mode)).cast(),
-                    )
-                }
-            }),
-            run_flags: region.as_mut().map_or(std::ptr::null_mut(), |(r, _)| {
-                // SAFETY: the header is at the start of the region; the word is 4-aligned.
-                unsafe { r.as_mut_ptr().add(std::mem::offset_of!(ShmHeader, run_flags)).cast() }
-            }),
-            // SAFETY: the header is at the start of the region, which lives as long as the
-            // campaign.
-            probe: region.as_mut().map(|(r, _)| unsafe { ProbeWords::new(r.as_mut_ptr()) }),
-            // SAFETY: as above.
-            run_mode: region.as_mut().map(|(r, _)| unsafe { RunModeWord::new(r.as_mut_ptr()) }),
+        let view = match region.as_mut() {
+            // SAFETY: the segment lives as long as the campaign (dropped after the client).
+            Some(shm) => Some(
+                unsafe { RegionView::new(shm.as_mut_ptr(), shm.len()) }
+                    .map_err(|e| Error::illegal_state(format!("numfuzz's own region: {e}")))?,
+            ),
+            None => None,
         };
+        // SAFETY: the edge segment lives as long as the campaign, like the region.
+        let maps = unsafe { TargetMaps::new(edges.as_mut_ptr(), map_size, view, slots, cmp_slots) };
         let info = TargetInfo {
             sites: sites.clone(),
             signature: signature.clone(),

@@ -4,7 +4,6 @@ use crate::region::Region;
 use crate::{edges, report, signature, sites, Harness};
 use numfuzz_abi::kind::KINDS_PER_SITE;
 use numfuzz_engine::client::TargetMaps;
-use numfuzz_engine::i2s::CmpTrace;
 use numfuzz_engine::inprocess::{run, InProcessTarget};
 use std::path::Path;
 
@@ -18,23 +17,17 @@ pub fn run_campaign(config: &Path, harness: &Harness) -> i32 {
         return 1;
     };
     let (edges_ptr, edges_cap) = edges::map();
-    let slots = (sites::count() as usize * KINDS_PER_SITE as usize).min(region.slots());
-    let (cmp_distances, cmp_capacity, cmp_log, cmp_log_capacity, cmp_mode) = region.cmp_areas();
-    let maps = TargetMaps {
-        edges: edges_ptr,
-        edges_len: edges::len().min(edges_cap),
-        errbits: region.errbits_ptr(),
-        exceptions: region.exceptions_ptr(),
-        slots,
-        cmp_distances,
-        cmp_slots: (sites::CMPS.count() as usize * 2).min(cmp_capacity),
-        // SAFETY: the region is leaked (static) and its areas are laid out by its header.
-        cmp_trace: (!cmp_log.is_null()).then(|| unsafe { CmpTrace::new(cmp_log, cmp_log_capacity, cmp_mode) }),
-        run_flags: region.run_flags_ptr(),
-        // SAFETY: the region (and so its header) is leaked (static).
-        probe: Some(unsafe { numfuzz_engine::local_search::ProbeWords::new(region.header_ptr()) }),
-        // SAFETY: as above.
-        run_mode: Some(unsafe { numfuzz_engine::run_mode::RunModeWord::new(region.header_ptr()) }),
+    let slots = sites::count() as usize * KINDS_PER_SITE as usize;
+    let cmp_slots = sites::CMPS.count() as usize * 2;
+    // SAFETY: the edge map and the region are leaked (static).
+    let maps = unsafe {
+        TargetMaps::new(
+            edges_ptr,
+            edges::len().min(edges_cap),
+            Some(region.view()),
+            slots,
+            cmp_slots,
+        )
     };
     let spec = signature::specs().into_iter().next();
     let table = sites::table(spec, edges::len() as u32);

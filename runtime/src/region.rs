@@ -10,9 +10,8 @@ use numfuzz_abi::env;
 use numfuzz_abi::errbits::NOT_MEASURED;
 use numfuzz_abi::kind::{ExceptionKind, EXC_ORIGIN, EXC_RAISED, KINDS_PER_SITE};
 use numfuzz_abi::probe::{self, Probe};
-use numfuzz_abi::shm::{
-    ShmHeader, HEADER_SIZE, MODE_FAST, RUN_HANDLED, RUN_RESULTS, RUN_RESULT_NONFINITE, RUN_TRUNCATED,
-};
+use numfuzz_abi::region_view::{Area, HeaderWord, RegionView};
+use numfuzz_abi::shm::{ShmHeader, MODE_FAST, RUN_HANDLED, RUN_RESULTS, RUN_RESULT_NONFINITE, RUN_TRUNCATED};
 use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU8, Ordering};
 
 /// What one check added to the exception map (bit per kind).
@@ -37,9 +36,9 @@ impl Fresh {
 /// not read-modify-write instructions, so two threads racing on one slot may lose a minimum
 /// (never memory safety) and the hot path stays plain moves.
 pub struct Region {
-    /// The region header (start of the region, 8-aligned). `site_count` and `cmp_count` are
-    /// written once while the region is set up; `run_flags` and `cmp_mode` only atomically.
-    header: *mut ShmHeader,
+    /// The whole region, validated once (numfuzz-abi's one reading of the layout): its header
+    /// words and areas come from it.
+    view: RegionView,
     /// ErrBits minimum per (site, kind) slot.
     errbits: &'static [AtomicU8],
     /// Raised/origin bits per (site, kind) slot.
@@ -59,11 +58,12 @@ pub struct Region {
 unsafe impl Send for Region {}
 unsafe impl Sync for Region {}
 
-/// `len` bytes at `ptr` as atomics; empty for a null pointer.
+/// An area of the region as atomics; empty for an empty area.
 ///
 /// # Safety
-/// A non-null `ptr` must point to `len` bytes valid for the rest of the process.
-unsafe fn atomic_bytes(ptr: *mut u8, len: usize) -> &'static [AtomicU8] {
+/// A non-empty area must stay valid for the rest of the process.
+unsafe fn atomic_bytes(area: Area) -> &'static [AtomicU8] {
+    let (ptr, len) = (area.ptr, area.len);
     if ptr.is_null() || len == 0 {
         return &[];
     }
@@ -117,22 +117,12 @@ impl Region {
         // Without a fuzzer nobody reads distances: runs are fast (replays, afl-fuzz).
         header.cmp_mode = MODE_FAST;
         let mem: &'static mut [u64] = Box::leak(vec![0u64; header.region_size().div_ceil(8)].into_boxed_slice());
-        // SAFETY: the allocation holds the whole region and is 8-aligned.
-        unsafe { Region::at(mem.as_mut_ptr().cast(), header, sites, cmps) }
-    }
-
-    /// Adopts a region whose header is already filled in (shared memory from the fuzzer).
-    ///
-    /// # Safety
-    /// `base` must point to `header.region_size()` writable bytes.
-    pub unsafe fn adopt(base: *mut u8, sites: u32, cmps: u32) -> Option<&'static Region> {
-        // SAFETY: caller guarantees the header is readable.
-        let header = unsafe { base.cast::<ShmHeader>().read_unaligned() };
-        if !header.is_valid() {
-            return None;
-        }
-        // SAFETY: same memory, header validated.
-        Some(unsafe { Region::at_existing(base, header, sites, cmps) })
+        // SAFETY: the allocation is 8-aligned and holds at least a header.
+        unsafe { mem.as_mut_ptr().cast::<ShmHeader>().write(header) };
+        // SAFETY: leaked, so valid for the process; the header just written describes it.
+        let view = unsafe { RegionView::new(mem.as_mut_ptr().cast(), mem.len() * 8) }
+            .expect("a region laid out by ShmHeader::layout fits its own size");
+        Region::on(view, sites, cmps)
     }
 
     /// The fuzzer's region named by `NUMFUZZ_SHM_ID` (None if unset), with room for `sites`
@@ -142,75 +132,36 @@ impl Region {
             return Ok(None);
         }
         let seg = sysv_shm::attach(env::SHM_ID, false)?;
-        let mismatch = || {
+        // SAFETY: the attached segment is `seg.len` bytes, page-aligned, for the process.
+        let view = unsafe { RegionView::new(seg.ptr, seg.len) }.map_err(|e| {
             format!(
-                "{} does not name a numfuzz region of this version (ABI {}); run the target with the numfuzz that built it",
+                "{}: {e}; run the target with the numfuzz that built it (ABI {})",
                 env::SHM_ID,
                 numfuzz_abi::ABI_VERSION
             )
-        };
-        if seg.len < HEADER_SIZE {
-            return Err(mismatch());
-        }
-        // SAFETY: the segment holds at least a header.
-        let header = unsafe { seg.ptr.cast::<ShmHeader>().read_unaligned() };
-        if !header.is_valid() {
-            return Err(mismatch());
-        }
-        if header.region_size() > seg.len {
-            return Err(format!(
-                "{}: the region header describes {} bytes but the segment has {}",
-                env::SHM_ID,
-                header.region_size(),
-                seg.len
-            ));
-        }
-        // SAFETY: the segment holds the whole region its valid header describes.
-        unsafe { Region::adopt(seg.ptr, sites, cmps) }
-            .map(Some)
-            .ok_or_else(mismatch)
+        })?;
+        Ok(Some(Region::on(view, sites, cmps)))
     }
 
-    unsafe fn at(base: *mut u8, header: ShmHeader, sites: u32, cmps: u32) -> &'static Region {
-        // SAFETY: base holds the region (caller).
-        unsafe { base.cast::<ShmHeader>().write_unaligned(header) };
-        // SAFETY: as above.
-        unsafe { Region::at_existing(base, header, sites, cmps) }
-    }
-
-    unsafe fn at_existing(base: *mut u8, header: ShmHeader, sites: u32, cmps: u32) -> &'static Region {
-        let slots = header.slot_capacity as usize;
-        let offset = |off: u32| {
-            // SAFETY: offsets come from a valid header describing this memory.
-            unsafe { base.add(off as usize) }
+    /// The region over `view`, which must stay valid for the rest of the process (leaked, or
+    /// the fuzzer's segment); writes the target's counts into its header.
+    fn on(view: RegionView, sites: u32, cmps: u32) -> &'static Region {
+        let (cmp_log, cmp_log_capacity) = match view.cmp_log() {
+            Some((log, capacity)) => (log.ptr.cast(), capacity),
+            None => (std::ptr::null_mut(), 0),
         };
-        let has_log = header.cmp_log_offset != 0 && header.cmp_log_capacity != 0;
-        let cmp_slots = if header.cmp_offset == 0 {
-            0
-        } else {
-            header.cmp_slots as usize
-        };
-        // SAFETY (the three maps): the valid header describes this memory, which lives as long
-        // as the process (leaked, or the fuzzer's segment).
+        // SAFETY (the three maps): areas of the view, valid for the process (see above).
         let region = Box::leak(Box::new(Region {
-            header: base.cast(),
-            errbits: unsafe { atomic_bytes(offset(header.errbits_offset), slots) },
-            exceptions: unsafe { atomic_bytes(offset(header.exceptions_offset), slots) },
-            cmp_distances: unsafe { atomic_bytes(offset(header.cmp_offset), cmp_slots) },
-            cmp_log: if has_log {
-                offset(header.cmp_log_offset).cast()
-            } else {
-                std::ptr::null_mut()
-            },
-            cmp_log_capacity: if has_log { header.cmp_log_capacity as usize } else { 0 },
+            view,
+            errbits: unsafe { atomic_bytes(view.errbits()) },
+            exceptions: unsafe { atomic_bytes(view.exceptions()) },
+            cmp_distances: unsafe { atomic_bytes(view.cmp_distances()) },
+            cmp_log,
+            cmp_log_capacity,
             cmp_logged: (0..cmps).map(|_| AtomicU8::new(0)).collect(),
         }));
-        // SAFETY: header is at base.
-        unsafe {
-            (*region.header).site_count = sites;
-            (*region.header).cmp_count = cmps;
-        }
-        if sites as usize * KINDS_PER_SITE as usize > slots {
+        view.set_counts(sites, cmps);
+        if sites as usize * KINDS_PER_SITE as usize > region.slots() {
             region.run_flags().fetch_or(RUN_TRUNCATED, Ordering::Relaxed);
         }
         region
@@ -218,54 +169,26 @@ impl Region {
 
     /// The header's per-run flags word.
     fn run_flags(&self) -> &AtomicU32 {
-        // SAFETY: the header is valid for the process and 8-aligned (see the type's docs).
-        unsafe { AtomicU32::from_ptr(&raw mut (*self.header).run_flags) }
+        self.view.word(HeaderWord::RunFlags)
     }
 
     /// The header's comparison mode word (set by the fuzzer between runs).
     fn cmp_mode(&self) -> &AtomicU32 {
-        // SAFETY: as for `run_flags`.
-        unsafe { AtomicU32::from_ptr(&raw mut (*self.header).cmp_mode) }
-    }
-
-    /// The header's probe word (set by the fuzzer between runs).
-    fn probe(&self) -> &AtomicU32 {
-        // SAFETY: as for `run_flags`.
-        unsafe { AtomicU32::from_ptr(&raw mut (*self.header).probe) }
-    }
-
-    /// The header's two probe gap words (low, high).
-    fn probe_gap(&self) -> [&AtomicU32; 2] {
-        // SAFETY: as for `run_flags`.
-        unsafe {
-            [
-                AtomicU32::from_ptr(&raw mut (*self.header).probe_gap[0]),
-                AtomicU32::from_ptr(&raw mut (*self.header).probe_gap[1]),
-            ]
-        }
-    }
-
-    fn store_probe_gap(&self, word: u64) {
-        let [lo, hi] = self.probe_gap();
-        lo.store(word as u32, Ordering::Relaxed);
-        hi.store((word >> 32) as u32, Ordering::Relaxed);
+        self.view.word(HeaderWord::CmpMode)
     }
 
     /// Lowers the probed slot's gap of this run to `gap` if that is smaller. (Two words, so
     /// threads racing here may lose a minimum, as with the maps.)
     pub fn lower_probe_gap(&self, gap: u128) {
-        let [lo, hi] = self.probe_gap();
-        let old = lo.load(Ordering::Relaxed) as u64 | (hi.load(Ordering::Relaxed) as u64) << 32;
         let new = probe::encode_gap(gap);
-        if new < old {
-            self.store_probe_gap(new);
+        if new < self.view.probe_gap() {
+            self.view.set_probe_gap(new);
         }
     }
 
     /// The operand log's entry counter, if the region has a log.
     fn cmp_log_count(&self) -> Option<&AtomicU32> {
-        // SAFETY: a non-null log header lies inside the region, 4-aligned.
-        (!self.cmp_log.is_null()).then(|| unsafe { AtomicU32::from_ptr(&raw mut (*self.cmp_log).count) })
+        self.view.cmp_log_count()
     }
 
     /// Start of one run on the region's side (the probe's gap, the operand log when it is to be
@@ -273,9 +196,9 @@ impl Region {
     pub fn begin_run(&self) -> RunSettings {
         let word = self.cmp_mode().load(Ordering::Acquire);
         let cmp_mode = word as u8;
-        let probe = Probe::decode(self.probe().load(Ordering::Acquire));
+        let probe = Probe::decode(self.view.word(HeaderWord::Probe).load(Ordering::Acquire));
         if probe.is_some() {
-            self.store_probe_gap(probe::GAP_NOT_MEASURED);
+            self.view.set_probe_gap(probe::GAP_NOT_MEASURED);
         }
         // An ErrBits probe needs every check in the runtime, so the inlined ErrBits update of
         // normal arithmetic is switched off for the run: it falls back to the runtime when
@@ -329,18 +252,6 @@ impl Region {
                 entries.add(index).write_unaligned(*entry);
             }
         }
-    }
-
-    /// The comparison areas, for the in-process engine: distances (pointer, bytes), the log
-    /// (pointer to its header, entries), and the header's mode word.
-    pub fn cmp_areas(&self) -> (*mut u8, usize, *mut u8, usize, *mut u32) {
-        (
-            self.cmp_distances.as_ptr().cast_mut().cast(),
-            self.cmp_distances.len(),
-            self.cmp_log.cast(),
-            self.cmp_log_capacity,
-            self.cmp_mode().as_ptr(),
-        )
     }
 
     /// Makes this the region checks record into.
@@ -442,19 +353,9 @@ impl Region {
         self.run_flags().load(Ordering::Relaxed) & RUN_HANDLED != 0
     }
 
-    /// The header's per-run flags word (for the in-process engine's observer).
-    pub fn run_flags_ptr(&self) -> *mut u32 {
-        self.run_flags().as_ptr()
-    }
-
-    /// The region's header (for the in-process engine's probe words).
-    pub fn header_ptr(&self) -> *mut u8 {
-        self.header.cast()
-    }
-
-    /// The exception map (for the in-process engine's observer).
-    pub fn exceptions_ptr(&self) -> *mut u8 {
-        self.exceptions.as_ptr().cast_mut().cast()
+    /// The region as numfuzz-abi sees it (for the in-process engine's maps and words).
+    pub fn view(&self) -> RegionView {
+        self.view
     }
 
     pub fn errbits_ptr(&self) -> *mut u8 {

@@ -41,6 +41,23 @@ def field_bytes(ty, value):
     sys.exit(f"bench_config.py: unknown field type `{ty}`")
 
 
+def field_types(signature):
+    """The field types of a signature, its domains dropped: `f64[0,1], i32` gives f64, i32 (the
+    commas inside a domain's brackets separate bounds, not fields)."""
+    types, depth, field = [], 0, ""
+    for ch in signature + ",":
+        if ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
+        if ch == "," and depth == 0:
+            types.append(field.split("[")[0].split("(")[0].strip())
+            field = ""
+        else:
+            field += ch
+    return types
+
+
 def new(manifest, config, seconds, jobs, afl, functions, binaries, *run_args):
     with open(manifest) as fh:
         sigs = {h["function"]: h["signature"] for h in json.load(fh)["harnesses"]}
@@ -68,7 +85,7 @@ def get(config, key):
 def seeds(config, function, out):
     with open(config) as fh:
         signature = json.load(fh)["signatures"][function]
-    fields = [t for t in signature.split(",") if t]
+    fields = [t for t in field_types(signature) if t]
     for name, value in (("zeros", 0), ("ones", 1)):
         with open(f"{out}/{name}", "wb") as fh:
             fh.write(b"".join(field_bytes(t, value) for t in fields))

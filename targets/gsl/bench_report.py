@@ -26,6 +26,7 @@ through them.
 import json
 import math
 import os
+import re
 import sys
 
 import shadow_agreement
@@ -333,26 +334,44 @@ def campaign_speed(results, tool, functions):
     return execs, secs
 
 
+def short_key(key):
+    """A finding key with its source path cut to the file's directory and name."""
+    return re.sub(r"\S*/([^/\s]+/[^/\s]+:\d+:\d+)", r"\1", key)
+
+
+def geometric_mean(values):
+    values = [v for v in values if v > 0]
+    return math.exp(sum(map(math.log, values)) / len(values)) if values else 0
+
+
 def tools_table(results, tools, data, functions):
-    """Each tool's speed and bugs beside numfuzz's, and the bugs (root sites) only one found."""
+    """Each tool's speed and bugs beside numfuzz's, and the bugs (root sites) only one found.
+    Speed twice: all executions over all campaign seconds (the fast functions weigh most), and
+    the geometric mean over the functions of numfuzz's exec/s over the tool's."""
     bug_keys = {t: {k for k, m in data[t]["merged"].items() if m["bug"] is not None} for t in tools}
-    nf_execs, nf_secs = campaign_speed(results, "numfuzz", functions)
-    nf_rate = nf_execs / nf_secs if nf_secs else 0
-    lines = ["| tool | functions | executions | exec/s (one core) | numfuzz's exec/s ÷ this | findings | bugs | "
-             "bugs no other tool found |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    speed = {t: {fn: campaign_speed(results, t, [fn]) for fn in functions} for t in tools}
+    rate = {t: {fn: (e / s if s else 0) for fn, (e, s) in speed[t].items()} for t in tools}
+    total = {t: tuple(map(sum, zip(*speed[t].values()))) if functions else (0, 0) for t in tools}
+    nf_rate = total["numfuzz"][0] / total["numfuzz"][1] if total["numfuzz"][1] else 0
+    lines = ["| tool | functions | executions | exec/s (one core) | numfuzz's exec/s ÷ this: all | per function "
+             "(geometric mean) | findings | bugs | bugs no other tool found |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for t in tools:
-        execs, secs = campaign_speed(results, t, functions)
-        rate = execs / secs if secs else 0
+        execs, secs = total[t]
+        r = execs / secs if secs else 0
+        per_fn = geometric_mean([rate["numfuzz"][fn] / rate[t][fn] for fn in functions
+                                 if rate[t][fn] and rate["numfuzz"][fn]])
         others = set().union(*(bug_keys[o] for o in tools if o != t))
         lines.append("| " + " | ".join(str(x) for x in [
-            TOOL_NAMES[t], data[t]["functions_done"], execs, f"{rate:.0f}",
-            f"{nf_rate / rate:.2f}×" if rate else "-", data[t]["tally"]["total"]["findings"],
-            data[t]["tally"]["total"]["bugs"], len(bug_keys[t] - others)]) + " |")
+            TOOL_NAMES[t], data[t]["functions_done"], execs, f"{r:.0f}",
+            f"{nf_rate / r:.2f}×" if r else "-", f"{per_fn:.2f}×" if per_fn else "-",
+            data[t]["tally"]["total"]["findings"], data[t]["tally"]["total"]["bugs"],
+            len(bug_keys[t] - others)]) + " |")
     lines += ["", "Bugs only one tool found:", ""]
     for t in tools:
         others = set().union(*(bug_keys[o] for o in tools if o != t))
         only = sorted(bug_keys[t] - others)
-        lines.append(f"- {TOOL_NAMES[t]} ({len(only)}): " + (", ".join(f"`{k}`" for k in only) or "none"))
+        lines.append(f"- {TOOL_NAMES[t]} ({len(only)}): " + (", ".join(f"`{short_key(k)}`" for k in only) or "none"))
     return "\n".join(lines)
 
 

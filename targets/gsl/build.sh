@@ -316,7 +316,7 @@ say "source: $src"
 read -ra tc_files <<<"$(toolchain_files)"
 lib_key=$(key_of "${tc_files[@]}")
 bin_key=$(key_of "${tc_files[@]}" "$runtime")
-numfuzz_include=$(dirname "${tc_files[3]}")
+numfuzz_include=$(dirname "${tc_files[3]:-.}")
 
 # The per-directory archives of a partial build, as one link group.
 archives() {
@@ -333,7 +333,7 @@ archives() {
 # afl-clang-fast, the driver, numfuzz.h (the harnesses include it) and DIRS.
 afl_build() {
   local key variant
-  key=$( (cat "$(command -v afl-clang-fast)" "$here/../afl/driver.c" "${tc_files[3]}" "${tc_files[4]}" && echo "$*") |
+  key=$( (cat "$(command -v afl-clang-fast)" "$here/../afl/driver.c" "$numfuzz_include/numfuzz.h" "$numfuzz_include/numfuzz_abi.h" && echo "$*") |
     sha256sum | cut -d' ' -f1)
   for variant in afl afl-cmplog; do
     build_library "$variant" "$key" "$@"

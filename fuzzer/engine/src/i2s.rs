@@ -9,6 +9,7 @@
 
 use numfuzz_abi::cmp::{CmpLogEntry, CmpOperand, Predicate, Relation};
 use numfuzz_abi::op::FloatType;
+use numfuzz_abi::region_view::{Area, HeaderWord, RegionView};
 use numfuzz_abi::signature::Signature;
 use numfuzz_abi::value::Float;
 use std::collections::HashSet;
@@ -479,42 +480,43 @@ mod tests {
     }
 }
 
-/// Where a target's comparison log and mode word are (shared memory or the runtime's own).
-///
-/// Invariant (established by the `unsafe` [`CmpTrace::new`]): `log` points to a
-/// [`numfuzz_abi::cmp::CmpLogHeader`] followed by room for `capacity` entries, `mode` to a
-/// 4-aligned `u32`, both valid for the rest of the process. The target writes the log only
-/// during a run and the fuzzer reads it only between runs (the executor waits for the run).
+/// The comparison log and mode word of numfuzz's region (shared memory or the runtime's own).
+/// The target writes the log only during a run and the fuzzer reads it only between runs (the
+/// executor waits for the run).
 #[derive(Clone, Copy, Debug)]
 pub struct CmpTrace {
-    log: *mut u8,
+    region: RegionView,
+    log: Area,
     capacity: usize,
-    mode: *mut u32,
 }
 
 impl CmpTrace {
-    /// # Safety
-    /// See the type's invariant.
-    pub unsafe fn new(log: *mut u8, capacity: usize, mode: *mut u32) -> CmpTrace {
-        CmpTrace { log, capacity, mode }
+    /// The region's operand log, if it has one.
+    pub fn new(region: RegionView) -> Option<CmpTrace> {
+        let (log, capacity) = region.cmp_log()?;
+        Some(CmpTrace { region, log, capacity })
     }
 
     /// Sets what the next runs record.
     pub fn set_mode(&self, mode: u8) {
-        // SAFETY: by the invariant, an aligned u32 valid for the process; the target reads it
-        // at the start of each run, so the store is atomic.
-        unsafe { std::sync::atomic::AtomicU32::from_ptr(self.mode) }
+        // The target reads it at the start of each run.
+        self.region
+            .word(HeaderWord::CmpMode)
             .store(mode as u32, std::sync::atomic::Ordering::Release);
     }
 
     /// The comparisons the last tracing run logged.
     pub fn read(&self) -> Vec<Comparison> {
         use numfuzz_abi::cmp::CmpLogHeader;
-        // SAFETY: by the invariant, the log holds a header and `capacity` entries, and no run
-        // writes it while the fuzzer reads; unaligned reads because the region is bytes.
+        // SAFETY: the view's log area holds a header and `capacity` entries, and no run writes
+        // it while the fuzzer reads; unaligned reads because the region is bytes.
         unsafe {
-            let header = self.log.cast::<CmpLogHeader>().read_unaligned();
-            let entries = self.log.add(std::mem::size_of::<CmpLogHeader>()).cast::<CmpLogEntry>();
+            let header = self.log.ptr.cast::<CmpLogHeader>().read_unaligned();
+            let entries = self
+                .log
+                .ptr
+                .add(std::mem::size_of::<CmpLogHeader>())
+                .cast::<CmpLogEntry>();
             (0..(header.count as usize).min(self.capacity))
                 .filter_map(|k| Comparison::from_entry(&entries.add(k).read_unaligned()))
                 .collect()

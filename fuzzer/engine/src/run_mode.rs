@@ -31,7 +31,8 @@ use libafl::stages::{Restartable, Stage};
 use libafl::state::{HasCurrentTestcase, HasRand};
 use libafl::{Error, HasMetadata};
 use libafl_bolts::rands::Rand;
-use numfuzz_abi::shm::{ShmHeader, MODE_FAST};
+use numfuzz_abi::region_view::{HeaderWord, RegionView};
+use numfuzz_abi::shm::MODE_FAST;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -40,25 +41,19 @@ use std::sync::atomic::{AtomicU32, Ordering};
 pub const DISTANCE_SHARE: f64 = 0.125;
 
 /// The region header's mode word, of which this owns the [`MODE_FAST`] bit.
-///
-/// Invariant (established by the `unsafe` [`RunModeWord::new`]): `header` points to the
-/// region's [`ShmHeader`], aligned and valid for the rest of the process.
 #[derive(Clone, Copy, Debug)]
 pub struct RunModeWord {
-    header: *mut ShmHeader,
+    region: RegionView,
 }
 
 impl RunModeWord {
-    /// # Safety
-    /// See the type's invariant.
-    pub unsafe fn new(header: *mut u8) -> RunModeWord {
-        RunModeWord { header: header.cast() }
+    pub fn new(region: RegionView) -> RunModeWord {
+        RunModeWord { region }
     }
 
     fn word(&self) -> &AtomicU32 {
-        // SAFETY: by the invariant, an aligned u32 of the header, valid for the process; the
-        // target reads it at the start of each run.
-        unsafe { AtomicU32::from_ptr(&raw mut (*self.header).cmp_mode) }
+        // The target reads it at the start of each run.
+        self.region.word(HeaderWord::CmpMode)
     }
 
     /// Makes the next runs fast or precise.

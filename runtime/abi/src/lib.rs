@@ -16,6 +16,7 @@ pub mod errbits;
 pub mod kind;
 pub mod op;
 pub mod probe;
+pub mod region_view;
 pub mod report;
 pub mod shadow;
 pub mod shm;

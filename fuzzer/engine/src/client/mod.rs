@@ -204,12 +204,12 @@ where
     let mut executor = make_executor(observers, &mut fuzzer, &mut state, mgr)?;
     // Comparison distances are recorded in every run from here on (unless --no-cmp); the
     // input-to-state stage adds operand logging to its tracing runs.
-    let cmp_trace = target.maps.cmp_trace.filter(|_| cfg.cmp);
-    if let Some(trace) = target.maps.cmp_trace {
+    let cmp_trace = target.maps.cmp_trace().filter(|_| cfg.cmp);
+    if let Some(trace) = target.maps.cmp_trace() {
         trace.set_mode(if cfg.cmp { numfuzz_abi::cmp::CMP_DISTANCES } else { 0 });
     }
     // Seeds run precisely, so their distances are known; the run-mode stage decides later turns.
-    if let Some(word) = target.maps.run_mode {
+    if let Some(word) = target.maps.run_mode() {
         word.set_fast(false);
     }
     if !state.has_metadata::<Tokens>() && !cfg.dictionaries.is_empty() {
@@ -237,7 +237,7 @@ where
         instance.clone(),
         deadline,
         timeout_ms,
-        target.maps.edges_len,
+        target.maps.edges_len(),
         cfg.command_line.clone(),
         banner,
     )
@@ -251,8 +251,8 @@ where
     };
     let words = stages::RegionWords {
         cmp_trace,
-        probe: target.maps.probe,
-        run_mode: target.maps.run_mode,
+        probe: target.maps.probe(),
+        run_mode: target.maps.run_mode(),
     };
     stages::fuzz(cfg, signature, words, exact, stats, parts)
 }

@@ -7,6 +7,7 @@ use crate::run_flags::RunFlagsObserver;
 use crate::run_mode::RunModeWord;
 use libafl::observers::{CanTrack, ExplicitTracking, HitcountsMapObserver, StdMapObserver, TimeObserver};
 use libafl_bolts::tuples::{tuple_list, tuple_list_type, Handle, Handled};
+use numfuzz_abi::region_view::{Area, HeaderWord, RegionView};
 
 pub type Hitcounts = HitcountsMapObserver<ByteMapObserver>;
 pub type EdgesObserver = ExplicitTracking<Hitcounts, true, false>;
@@ -36,27 +37,63 @@ pub struct ObserverHandles {
     pub run_flags: Handle<RunFlagsObserver>,
 }
 
-/// The target's maps as raw memory: edges (sancov or AFL++ shared memory) and numfuzz's
-/// ErrBits and exception maps (absent for targets not built with numfuzz-cc).
+/// The target's maps: edges (sancov or AFL++ shared memory) and numfuzz's region (absent for
+/// targets not built with numfuzz-cc), from which the ErrBits, exception and comparison maps,
+/// the operand log and the header's words are taken (numfuzz-abi's `RegionView`).
 #[derive(Clone, Copy, Debug)]
 pub struct TargetMaps {
-    pub edges: *mut u8,
-    pub edges_len: usize,
-    pub errbits: *mut u8,
-    pub exceptions: *mut u8,
-    /// Slots in each numfuzz map (0: none).
-    pub slots: usize,
-    /// Comparison distance map (two bytes per comparison; 0 bytes: none).
-    pub cmp_distances: *mut u8,
-    pub cmp_slots: usize,
-    /// Comparison operand log and the mode word (absent for targets without comparisons).
-    pub cmp_trace: Option<CmpTrace>,
-    /// The region header's per-run flags (null: no numfuzz region).
-    pub run_flags: *mut u32,
-    /// The region header's probe words (absent without a numfuzz region).
-    pub probe: Option<ProbeWords>,
-    /// The region header's fast-run bit (absent without a numfuzz region).
-    pub run_mode: Option<RunModeWord>,
+    edges: *mut u8,
+    edges_len: usize,
+    region: Option<RegionView>,
+    /// Slots of the region's (site, kind) maps in use, and bytes of its distance map in use.
+    slots: usize,
+    cmp_slots: usize,
+}
+
+impl TargetMaps {
+    /// The maps of one campaign. The region's maps are observed up to `slots` and `cmp_slots`
+    /// (what the target has; at most the region's capacities).
+    ///
+    /// # Safety
+    /// `edges` must point to `edges_len` bytes valid for the whole campaign.
+    pub unsafe fn new(
+        edges: *mut u8,
+        edges_len: usize,
+        region: Option<RegionView>,
+        slots: usize,
+        cmp_slots: usize,
+    ) -> TargetMaps {
+        let (slots, cmp_slots) = match region {
+            Some(r) => (slots.min(r.errbits().len), cmp_slots.min(r.cmp_distances().len)),
+            None => (0, 0),
+        };
+        TargetMaps {
+            edges,
+            edges_len,
+            region,
+            slots,
+            cmp_slots,
+        }
+    }
+
+    pub fn edges_len(&self) -> usize {
+        self.edges_len
+    }
+
+    /// The comparison log and mode word (absent for targets without comparisons).
+    pub fn cmp_trace(&self) -> Option<CmpTrace> {
+        self.region.filter(|_| self.cmp_slots > 0).and_then(CmpTrace::new)
+    }
+
+    /// The header's probe words (absent without a numfuzz region).
+    pub fn probe(&self) -> Option<ProbeWords> {
+        self.region.map(ProbeWords::new)
+    }
+
+    /// The header's fast-run bit (absent without a numfuzz region).
+    pub fn run_mode(&self) -> Option<RunModeWord> {
+        self.region.map(RunModeWord::new)
+    }
 }
 
 /// A map observer over `len` bytes at `ptr`, or an empty owned one when there is no map.
@@ -76,20 +113,26 @@ impl TargetMaps {
     /// The observers over these maps, and the handles to find each of them.
     ///
     /// # Safety
-    /// The pointers must stay valid for the whole campaign.
+    /// The maps must stay valid for the whole campaign.
     pub unsafe fn observers(&self) -> (Observers, ObserverHandles) {
-        // SAFETY (all four maps): the caller guarantees validity.
+        let area = |f: fn(&RegionView) -> Area| self.region.as_ref().map_or(std::ptr::null_mut(), |r| f(r).ptr);
+        // SAFETY (all four maps): the edges by `new`'s contract, the others areas of the
+        // region's view, at most as long as they are.
         let edges = unsafe { byte_map("edges", self.edges, self.edges_len) };
-        let mut errbits = unsafe { byte_map(ERRBITS_MAP, self.errbits, self.slots) };
-        let exceptions = unsafe { byte_map("exceptions", self.exceptions, self.slots) };
-        let mut cmp_distances = unsafe { byte_map(CMP_MAP, self.cmp_distances, self.cmp_slots) };
+        let mut errbits = unsafe { byte_map(ERRBITS_MAP, area(RegionView::errbits), self.slots) };
+        let exceptions = unsafe { byte_map("exceptions", area(RegionView::exceptions), self.slots) };
+        let mut cmp_distances = unsafe { byte_map(CMP_MAP, area(RegionView::cmp_distances), self.cmp_slots) };
         // Reset before every run to "not measured"; the run lowers what it measures.
         *errbits.initial_mut() = numfuzz_abi::errbits::NOT_MEASURED;
         *cmp_distances.initial_mut() = numfuzz_abi::errbits::NOT_MEASURED;
         let edges = HitcountsMapObserver::new(edges).track_indices();
         let time = TimeObserver::new("time");
-        // SAFETY: the caller guarantees validity; the target only writes it during a run.
-        let run_flags = unsafe { RunFlagsObserver::new(self.run_flags) };
+        let flags_word = self
+            .region
+            .map_or(std::ptr::null_mut(), |r| r.word(HeaderWord::RunFlags).as_ptr());
+        // SAFETY: a word of the region's header, valid for the campaign; the target only
+        // writes it during a run.
+        let run_flags = unsafe { RunFlagsObserver::new(flags_word) };
         let handles = ObserverHandles {
             edges: edges.handle(),
             errbits: errbits.handle(),
@@ -111,33 +154,35 @@ mod tests {
     use libafl::observers::MapObserver;
     use libafl_bolts::tuples::MatchNameRef;
 
+    /// A region laid out for `slots` slots and `cmp_slots` distance bytes, in a test's buffer.
+    fn region(slots: u32, cmp_slots: u32, mem: &mut Vec<u64>) -> RegionView {
+        let header = numfuzz_abi::shm::ShmHeader::layout(slots, cmp_slots, 0);
+        *mem = vec![0u64; header.region_size().div_ceil(8)];
+        // SAFETY: the buffer holds the region, 8-aligned.
+        unsafe { mem.as_mut_ptr().cast::<numfuzz_abi::shm::ShmHeader>().write(header) };
+        // SAFETY: the buffer outlives the view (the test's).
+        unsafe { RegionView::new(mem.as_mut_ptr().cast(), mem.len() * 8) }.unwrap()
+    }
+
     #[test]
     fn every_handle_finds_its_own_map() {
         let mut edges = vec![0u8; 8];
-        let mut errbits = vec![0u8; 3];
-        let mut exceptions = vec![0u8; 3];
-        let mut cmp = vec![0u8; 4];
-        let mut flags = 0u32;
-        let maps = TargetMaps {
-            edges: edges.as_mut_ptr(),
-            edges_len: edges.len(),
-            errbits: errbits.as_mut_ptr(),
-            exceptions: exceptions.as_mut_ptr(),
-            slots: 3,
-            cmp_distances: cmp.as_mut_ptr(),
-            cmp_slots: cmp.len(),
-            cmp_trace: None,
-            run_flags: &mut flags,
-            probe: None,
-            run_mode: None,
-        };
-        // SAFETY: the vectors outlive the observers.
+        let mut mem = Vec::new();
+        let view = region(3, 4, &mut mem);
+        // SAFETY: the vectors outlive the maps and observers.
+        let maps = unsafe { TargetMaps::new(edges.as_mut_ptr(), edges.len(), Some(view), 3, 100) };
+        // SAFETY: as above.
         let (observers, h) = unsafe { maps.observers() };
         assert_eq!(observers.get(&h.edges).unwrap().as_ref().len(), 8);
         assert_eq!(observers.get(&h.errbits).unwrap().len(), 3);
-        assert_eq!(observers.get(&h.cmp_distances).unwrap().len(), 4);
+        assert_eq!(
+            observers.get(&h.cmp_distances).unwrap().len(),
+            4,
+            "at most the region's"
+        );
         // Same type, different maps: the handle, not the type, tells them apart.
-        exceptions[1] = 1;
+        // SAFETY: slot 1 of the region's exception map.
+        unsafe { view.exceptions().ptr.add(1).write(1) };
         assert_eq!(observers.get(&h.exceptions).unwrap().get(1), 1);
         assert_eq!(observers.get(&h.errbits).unwrap().get(1), 0);
         // Distance maps start every run at "not measured".
@@ -146,27 +191,18 @@ mod tests {
             numfuzz_abi::errbits::NOT_MEASURED
         );
         assert!(observers.get(&h.time).is_some() && observers.get(&h.run_flags).is_some());
+        assert!(maps.probe().is_some() && maps.run_mode().is_some() && maps.cmp_trace().is_none());
     }
 
     #[test]
     fn a_target_without_numfuzz_maps_gets_empty_ones() {
         let mut edges = vec![0u8; 8];
-        let maps = TargetMaps {
-            edges: edges.as_mut_ptr(),
-            edges_len: edges.len(),
-            errbits: std::ptr::null_mut(),
-            exceptions: std::ptr::null_mut(),
-            slots: 0,
-            cmp_distances: std::ptr::null_mut(),
-            cmp_slots: 0,
-            cmp_trace: None,
-            run_flags: std::ptr::null_mut(),
-            probe: None,
-            run_mode: None,
-        };
-        // SAFETY: the edge vector outlives the observers; the others are not dereferenced.
+        // SAFETY: the edge vector outlives the maps and observers.
+        let maps = unsafe { TargetMaps::new(edges.as_mut_ptr(), edges.len(), None, 10, 10) };
+        // SAFETY: as above.
         let (observers, h) = unsafe { maps.observers() };
         assert_eq!(observers.get(&h.errbits).unwrap().len(), 0);
         assert_eq!(observers.get(&h.cmp_distances).unwrap().len(), 0);
+        assert!(maps.probe().is_none() && maps.run_mode().is_none());
     }
 }

@@ -25,13 +25,13 @@ use numfuzz_abi::cmp::Relation;
 use numfuzz_abi::errbits::NOT_MEASURED;
 use numfuzz_abi::kind::site_and_kind;
 use numfuzz_abi::probe::{self, Probe, PROBE_NONE};
-use numfuzz_abi::shm::ShmHeader;
+use numfuzz_abi::region_view::{HeaderWord, RegionView};
 use numfuzz_abi::signature::Signature;
 use numfuzz_abi::site::SiteTable;
 use numfuzz_abi::ExceptionKind;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 /// Executions one descent (with its restarts) may spend at most.
@@ -63,47 +63,28 @@ const CLOSEST_TARGETS: usize = 8;
 pub const SEARCH_EXECS_STAT: &str = "search_execs";
 pub const SEARCH_REACHED_STAT: &str = "search_reached";
 
-/// Where a target's probe words are: the header of numfuzz's region.
-///
-/// Invariant (established by the `unsafe` [`ProbeWords::new`]): `header` points to a
-/// [`ShmHeader`], 4-aligned and valid for the rest of the process. The target writes the gap
-/// only during a run and the fuzzer reads it only between runs.
+/// The probe words of numfuzz's region: the slot the next runs measure exactly, and its gap.
+/// The target writes the gap only during a run and the fuzzer reads it only between runs.
 #[derive(Clone, Copy, Debug)]
 pub struct ProbeWords {
-    header: *mut ShmHeader,
+    region: RegionView,
 }
 
 impl ProbeWords {
-    /// # Safety
-    /// See the type's invariant.
-    pub unsafe fn new(header: *mut u8) -> ProbeWords {
-        ProbeWords { header: header.cast() }
-    }
-
-    fn word(&self, ptr: *mut u32) -> &AtomicU32 {
-        // SAFETY: by the invariant, an aligned u32 of the header, valid for the process.
-        unsafe { AtomicU32::from_ptr(ptr) }
+    pub fn new(region: RegionView) -> ProbeWords {
+        ProbeWords { region }
     }
 
     /// What the next runs measure exactly (`None`: nothing, the normal fast checks).
     pub fn set(&self, target: Option<Probe>) {
-        // SAFETY: a field of the header (see the invariant).
-        let ptr = unsafe { &raw mut (*self.header).probe };
-        self.word(ptr)
+        self.region
+            .word(HeaderWord::Probe)
             .store(target.map_or(PROBE_NONE, Probe::encode), Ordering::Release);
     }
 
     /// The probed slot's gap in the last run (`INFINITY`: not measured).
     pub fn gap(&self) -> Gap {
-        // SAFETY: fields of the header (see the invariant).
-        let (lo, hi) = unsafe {
-            (
-                &raw mut (*self.header).probe_gap[0],
-                &raw mut (*self.header).probe_gap[1],
-            )
-        };
-        let word = self.word(lo).load(Ordering::Acquire) as u64 | (self.word(hi).load(Ordering::Acquire) as u64) << 32;
-        probe::decode_gap(word).unwrap_or(f64::INFINITY)
+        probe::decode_gap(self.region.probe_gap()).unwrap_or(f64::INFINITY)
     }
 }
 
