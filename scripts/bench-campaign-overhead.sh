@@ -61,6 +61,18 @@ campaign() {
     END { printf "%.0f %d", (t > 0) ? e / t : 0, g }' "$out/default/fuzzer_stats"
 }
 
+# Runs $1 on the input files named after it (in $work/inputs), reporting and going on past
+# every exception; a run that could not start stops the benchmark rather than timing nothing.
+run_inputs() {
+  local exe=$1 status=0
+  shift
+  (cd "$work/inputs" && NUMFUZZ_ABORT=0 NUMFUZZ_REPORT=json "$exe" "$@" >/dev/null 2>&1) || status=$?
+  if ((status >= 126)); then
+    echo "bench-campaign-overhead.sh: $exe did not run on $# inputs (status $status)" >&2
+    exit 1
+  fi
+}
+
 # How many times to replay the files listed in $2 with $1 so that the replay lasts about a
 # second (at most 20,000 runs): sized on the edges-only build, and used for every build, so the
 # three replays run the same inputs the same number of times.
@@ -73,7 +85,7 @@ replay_reps() {
     return
   }
   t0=$(date +%s%N)
-  NUMFUZZ_ABORT=0 NUMFUZZ_REPORT=json "$exe" "${files[@]}" >/dev/null 2>&1 || true
+  run_inputs "$exe" "${files[@]}"
   t1=$(date +%s%N)
   local per=$(((t1 - t0) / n + 1)) reps
   reps=$((1000000000 / (per * n) + 1))
@@ -96,7 +108,10 @@ replay_ns() {
   local args=() t0 t1
   for ((k = 0; k < reps; k++)); do args+=("${files[@]}"); done
   t0=$(date +%s%N)
-  env "$@" NUMFUZZ_ABORT=0 NUMFUZZ_REPORT=json "$exe" "${args[@]}" >/dev/null 2>&1 || true
+  (
+    [ $# -eq 0 ] || export "$@"
+    run_inputs "$exe" "${args[@]}"
+  )
   t1=$(date +%s%N)
   echo $(((t1 - t0) / (reps * n)))
 }
@@ -121,7 +136,16 @@ for f in ${functions//,/ }; do
   share=$(awk -F' *: *' '$1 == "fast_turns" { fa = $2 } $1 == "precise_turns" { p = $2 }
     $1 == "precise_runs" { r = $2 } $1 == "execs_done" { e = $2 }
     END { printf "%.0f%%/%.0f%%", (fa + p > 0) ? 100 * p / (fa + p) : 0, (e > 0) ? 100 * r / e : 0 }' "$stats")
-  find "$work/out/default/queue" -type f -name 'id:*' | sort >"$work/inputs.txt"
+  # Short names, so that 20,000 of them fit on one command line (the queue's own names are
+  # about 40 bytes each, and a longer list than the kernel takes would not run at all).
+  rm -rf "$work/inputs"
+  mkdir -p "$work/inputs"
+  k=0
+  while read -r q; do
+    cp "$q" "$work/inputs/$k"
+    k=$((k + 1))
+  done < <(find "$work/out/default/queue" -type f -name 'id:*' | sort)
+  (cd "$work/inputs" && ls | sort -n) >"$work/inputs.txt"
   reps=$(replay_reps "$edges_dir/$f" "$work/inputs.txt")
   edges_ns=$(replay_ns "$edges_dir/$f" "$work/inputs.txt" "$reps")
   fast_ns=$(replay_ns "$checked_dir/$f" "$work/inputs.txt" "$reps" NUMFUZZ_PRECISE=campaign)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The project's test command (what CI runs): install, build, unit + integration tests,
-# clippy and rustfmt. Integration tests compile real C with the release numfuzz-cc.
+# clippy, rustfmt and the module-cycle check (scripts/lib/module_cycles.py). Integration
+# tests compile real C with the release numfuzz-cc.
 #
 #   scripts/test.sh          everything (CI): also the GSL and fdlibm suites, which build
 #                            GSL and newlib's libm from Debian's sources on first use
@@ -78,6 +79,7 @@ if ((fast)); then
   cargo test --release -p numfuzz "${quick[@]}"
   cargo clippy --release --workspace --all-targets -- -D warnings
   cargo fmt --all -- --check
+  python3 scripts/lib/module_cycles.py
   passed="test.sh --fast: all checks passed in $((SECONDS - start)) s (scripts/test.sh runs the rest)"
   exit 0
 fi
@@ -89,4 +91,5 @@ trap check_leftovers EXIT
 cargo test --release --workspace
 cargo clippy --release --workspace --all-targets -- -D warnings
 cargo fmt --all -- --check
+python3 scripts/lib/module_cycles.py
 passed="test.sh: all checks passed"

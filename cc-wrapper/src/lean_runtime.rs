@@ -17,6 +17,11 @@ use std::process::{Command, Stdio};
 /// The runtime archive's file name.
 pub const ARCHIVE: &str = "libnumfuzz_runtime.a";
 
+/// The runtime without the in-process engine (numfuzz-runtime's `inprocess` feature off), which
+/// `scripts/build.sh` puts beside [`ARCHIVE`]: replay-only builds (taint, shadow, llvm-cov)
+/// are never fuzzed in-process, and LibAFL was most of what they linked.
+pub const CORE_ARCHIVE: &str = "libnumfuzz_runtime_core.a";
+
 /// Cargo's profile for the runtime as harnesses link it (the workspace's Cargo.toml): the
 /// release build with whole-program LTO in one codegen unit, which halves the code it brings
 /// into every program (LibAFL's generic code, instantiated once per crate otherwise).
@@ -34,6 +39,17 @@ pub fn newest_archive(exe_dir: &Path) -> PathBuf {
     match (modified(&lean), modified(&release)) {
         (Some(built), release_built) if Some(built) >= release_built => lean,
         _ => release,
+    }
+}
+
+/// What a replay-only build links in place of `archive`: the core archive beside it when it
+/// was made from the same build (it is not older), else `archive` itself (a runtime rebuilt by
+/// `cargo build` alone has no current core archive; the program is the same, only larger).
+pub fn replay_only_archive(archive: &Path) -> PathBuf {
+    let core = archive.with_file_name(CORE_ARCHIVE);
+    match (modified(&core), modified(archive)) {
+        (Some(core_built), Some(built)) if core_built >= built => core,
+        _ => archive.to_path_buf(),
     }
 }
 
@@ -128,6 +144,21 @@ mod tests {
         age(&lean_archive);
         std::fs::write(&release_archive, b"!<arch>\n").unwrap();
         assert_eq!(newest_archive(&release), release_archive, "rebuilt in release only");
+    }
+
+    #[test]
+    fn replay_only_builds_link_the_core_archive_only_when_it_is_current() {
+        let dir = tempfile::tempdir().unwrap();
+        let archive = dir.path().join(ARCHIVE);
+        std::fs::write(&archive, b"!<arch>\n").unwrap();
+        assert_eq!(replay_only_archive(&archive), archive, "no core archive");
+        let core = dir.path().join(CORE_ARCHIVE);
+        std::fs::write(&core, b"!<arch>\n").unwrap();
+        age(&archive);
+        assert_eq!(replay_only_archive(&archive), core);
+        age(&core);
+        std::fs::write(&archive, b"!<arch>\n").unwrap();
+        assert_eq!(replay_only_archive(&archive), archive, "runtime rebuilt since");
     }
 
     #[test]

@@ -14,7 +14,8 @@
 //! something (`--version`, `-print-*`, `-dumpmachine`), preprocess (`-E`, `-M`) or compile
 //! several files without `-o` are passed to clang directly, because `ClangWrapper` would
 //! invent an output file for them. One question is the wrapper's own:
-//! `numfuzz-cc -print-numfuzz-runtime` prints the runtime archive a link would use (build
+//! `numfuzz-cc -print-numfuzz-runtime` prints the runtime archive a link would use in the
+//! current mode (build
 //! scripts key their binaries on it).
 
 pub mod lean_runtime;
@@ -44,6 +45,11 @@ pub enum Mode {
 }
 
 impl Mode {
+    /// Builds that triage or `numfuzz cov` only replay: they need no in-process engine.
+    pub fn replay_only(self) -> bool {
+        matches!(self, Mode::Taint | Mode::Shadow | Mode::Coverage)
+    }
+
     pub fn from_env() -> Mode {
         let on = |name: &str| std::env::var(name).is_ok_and(|v| !v.is_empty() && v != "0");
         if on(abi_env::CC_COVERAGE) {
@@ -161,14 +167,15 @@ pub struct Toolchain {
     pub include: PathBuf,
     /// numfuzz's DataFlowSanitizer ABI list (the runtime's entry points), for taint builds.
     pub abilist: PathBuf,
-    /// The runtime archive a link gets before stripping ([`lean_runtime::newest_archive`]).
+    /// The runtime archive a link gets before stripping ([`lean_runtime::newest_archive`]; for
+    /// replay-only builds, [`lean_runtime::replay_only_archive`]).
     pub runtime: PathBuf,
     /// Strips the runtime's debug sections ([`lean_runtime`]).
     pub objcopy: PathBuf,
 }
 
 impl Toolchain {
-    pub fn locate() -> Toolchain {
+    pub fn locate(mode: Mode) -> Toolchain {
         let exe_dir = std::env::current_exe()
             .ok()
             .and_then(|p| p.canonicalize().ok())
@@ -177,6 +184,11 @@ impl Toolchain {
         let runtime = match std::env::var_os(abi_env::CC_RUNTIME_DIR) {
             Some(dir) => Path::new(&dir).join(lean_runtime::ARCHIVE),
             None => lean_runtime::newest_archive(&exe_dir),
+        };
+        let runtime = if mode.replay_only() {
+            lean_runtime::replay_only_archive(&runtime)
+        } else {
+            runtime
         };
         Toolchain {
             clang: PathBuf::from(env!("NUMFUZZ_CLANG")),
@@ -309,12 +321,12 @@ pub const PRINT_RUNTIME: &str = "-print-numfuzz-runtime";
 
 /// Runs the wrapper on `args` (without argv\[0\]); returns clang's exit code.
 pub fn run(args: &[String], cpp: bool) -> Result<i32, WrapperError> {
-    let tc = Toolchain::locate();
+    let mode = Mode::from_env();
+    let tc = Toolchain::locate(mode);
     if args.len() == 1 && args[0] == PRINT_RUNTIME {
         println!("{}", tc.runtime.display());
         return Ok(0);
     }
-    let mode = Mode::from_env();
     let compiler = if cpp { &tc.clangxx } else { &tc.clang };
     let inv = Invocation::parse(args);
 

@@ -4,7 +4,7 @@ use numfuzz_abi::op::{FloatType, Op};
 use numfuzz_abi::value::Float;
 use std::ffi::{c_int, c_uint, c_void};
 
-use crate::check::Operands;
+use crate::operands::Operands;
 
 unsafe extern "C" {
     fn numfuzz_reexec_f32(op: c_int, a: *const f32, b: *const f32, c: *const f32) -> c_uint;

@@ -7,13 +7,16 @@
 
 mod check;
 mod cmp;
+mod copies;
 mod crash;
 mod edges;
+#[cfg(feature = "inprocess")]
 mod engine;
 mod fast_specials;
 mod forkserver;
 mod fpu;
 mod memlimit;
+mod operands;
 mod precise;
 mod preserving;
 mod probe;
@@ -27,7 +30,6 @@ mod standalone;
 mod sysv_shm;
 mod taint;
 
-use check::Operands;
 use fpu::F80Slot;
 use numfuzz_abi::cmp::CmpRecord;
 use numfuzz_abi::env;
@@ -35,6 +37,7 @@ use numfuzz_abi::kind::ExceptionKind;
 use numfuzz_abi::op::{FloatType, Op, OpShape};
 use numfuzz_abi::site::{SiteRecord, SITE_UNASSIGNED};
 use numfuzz_abi::value::Float;
+use operands::Operands;
 use region::Region;
 use std::ffi::{c_char, c_int};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -479,6 +482,21 @@ fn write_sites(path: &str) -> i32 {
     }
 }
 
+#[cfg(feature = "inprocess")]
+fn in_process_campaign(config: &std::path::Path, harness: &Harness) -> i32 {
+    engine::run_campaign(config, harness)
+}
+
+/// Replay-only builds (taint, shadow, llvm-cov) link the runtime without the engine.
+#[cfg(not(feature = "inprocess"))]
+fn in_process_campaign(_: &std::path::Path, _: &Harness) -> i32 {
+    eprintln!(
+        "numfuzz target: this is a replay-only build (NUMFUZZ_CC_TAINT, NUMFUZZ_CC_SHADOW or NUMFUZZ_CC_COVERAGE), \
+         without the in-process engine; fuzz the program built by numfuzz-cc without those switches"
+    );
+    1
+}
+
 /// The program's `main` when it has none of its own (libFuzzer-style harness).
 ///
 /// # Safety
@@ -502,7 +520,7 @@ pub unsafe extern "C" fn numfuzz_rt_main(
             // SAFETY: libFuzzer's contract for LLVMFuzzerInitialize.
             unsafe { init(&mut argc, &mut argv) };
         }
-        return engine::run_campaign(std::path::Path::new(&config), &Harness { test_one });
+        return in_process_campaign(std::path::Path::new(&config), &Harness { test_one });
     }
     if let Some(init) = initialize {
         // SAFETY: libFuzzer's contract for LLVMFuzzerInitialize.

@@ -57,15 +57,12 @@
 //! result was unused, and flags a program cleared with inline assembly. Campaigns still run a
 //! share of their inputs precisely (the engine's `run_mode`).
 
+use crate::copies::set_precise;
 use numfuzz_abi::env;
 use numfuzz_abi::shm::{RUN_PRECISE, RUN_PRECISE_SKIPPED, RUN_RESULT_NONFINITE};
 use std::ffi::c_int;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
-
-/// Read by split functions at their entry (numfuzz-abi `c_header::symbols::PRECISE`).
-#[unsafe(no_mangle)]
-pub static mut __numfuzz_precise: u8 = 1;
 
 unsafe extern "C" {
     fn numfuzz_split_build() -> c_int;
@@ -102,11 +99,6 @@ fn choice() -> Choice {
     })
 }
 
-fn set_precise(precise: bool) {
-    // SAFETY: written between runs of the harness thread, which is the one that reads it.
-    unsafe { __numfuzz_precise = u8::from(precise) };
-}
-
 /// The program has fast copies.
 fn split_build() -> bool {
     static SPLIT: OnceLock<bool> = OnceLock::new();
@@ -117,12 +109,6 @@ fn split_build() -> bool {
 /// A fuzzer drives the runs from now on (the in-process engine, a forkserver child).
 pub fn driven_by_a_fuzzer() {
     FUZZED.store(true, Ordering::Relaxed);
-}
-
-/// A fast run is under way (what it reports may be superseded by a re-run).
-pub fn in_fast_run() -> bool {
-    // SAFETY: see `set_precise`.
-    unsafe { __numfuzz_precise == 0 }
 }
 
 /// Whether the next run may be fast: the region's `MODE_FAST`, and no ErrBits probe.

@@ -50,7 +50,7 @@ pub unsafe fn declare(name: *const c_char, v: Float, labels: Option<u8>, shadow:
         labels: labels.map(label_list),
         shadow,
     });
-    if crate::precise::in_fast_run() {
+    if crate::copies::in_fast_run() {
         deferred().push(event);
     } else {
         report::event(&event);

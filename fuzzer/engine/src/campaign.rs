@@ -25,7 +25,7 @@ use libafl_bolts::shmem::{ShMemProvider, StdShMemProvider};
 use libafl_bolts::tuples::tuple_list;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::process::{Child, ExitStatus};
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// LibAFL's event configuration: clients of the same configuration reuse each other's
@@ -66,18 +66,9 @@ fn exited(pid: i32) -> bool {
 /// forkserver executor's poll), which ends the client with an error on any SIGCONT. The
 /// restarter holds nothing to save and gets SIGKILL (see [`join`] and [`launch`]).
 fn become_client(restarter: u32) {
-    crate::stats::install_stop_handler();
-    RESTARTER.store(restarter, Ordering::Relaxed);
+    crate::stop::install_stop_handler();
+    crate::stop::watch_restarter(restarter);
     end_with_parent(libc::SIGCONT, restarter);
-}
-
-/// The restarter of this client process (0 in any other process).
-static RESTARTER: AtomicU32 = AtomicU32::new(0);
-
-/// Whether this is a client process whose restarter is gone.
-pub(crate) fn restarter_gone() -> bool {
-    let restarter = RESTARTER.load(Ordering::Relaxed);
-    restarter != 0 && std::os::unix::process::parent_id() != restarter
 }
 
 /// Asks the kernel to send `signal` to this process when its parent dies, and sends it at

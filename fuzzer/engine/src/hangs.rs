@@ -17,10 +17,9 @@
 //! objective, saves the state and exits); the state, with the inputs set aside, is restored in
 //! its successor, whose stage confirms them.
 
-use crate::client::{Fuzzer, Mgr, Observers, State};
-use crate::stats::campaign_over;
+use crate::stop::campaign_over;
 use crate::timeout::AdjustTimeout;
-use libafl::executors::{Executor, ExitKind, HasObservers};
+use libafl::executors::{ExitKind, HasObservers};
 use libafl::feedbacks::{Feedback, StateInitializer};
 use libafl::fuzzer::{ExecutesInput, ExecutionProcessor};
 use libafl::inputs::{BytesInput, HasTargetBytes};
@@ -129,17 +128,13 @@ impl HangConfirmStage {
     }
 }
 
-impl<E> Stage<E, Mgr, State, Fuzzer> for HangConfirmStage
+impl<E, EM, S, Z> Stage<E, EM, S, Z> for HangConfirmStage
 where
-    E: Executor<Mgr, BytesInput, State, Fuzzer> + HasObservers<Observers = Observers> + AdjustTimeout,
+    E: HasObservers + AdjustTimeout,
+    S: HasMetadata,
+    Z: ExecutesInput<E, EM, BytesInput, S> + ExecutionProcessor<EM, BytesInput, E::Observers, S>,
 {
-    fn perform(
-        &mut self,
-        fuzzer: &mut Fuzzer,
-        executor: &mut E,
-        state: &mut State,
-        mgr: &mut Mgr,
-    ) -> Result<(), Error> {
+    fn perform(&mut self, fuzzer: &mut Z, executor: &mut E, state: &mut S, mgr: &mut EM) -> Result<(), Error> {
         let Ok(check) = state.metadata_mut::<HangCheck>() else {
             return Ok(());
         };
@@ -185,7 +180,7 @@ impl<S> Restartable<S> for HangConfirmStage {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::client::empty_state;
+    use crate::client::{empty_state, State};
     use libafl::events::NopEventManager;
 
     fn state(limit_ms: u64, ceiling_ms: u64) -> State {

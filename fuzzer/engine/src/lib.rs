@@ -21,6 +21,7 @@ pub mod run_mode;
 pub mod saved_inputs;
 pub mod scheduler;
 pub mod stats;
+pub mod stop;
 pub mod summary;
 pub mod supervisor;
 pub mod timeout;

@@ -1,5 +1,5 @@
 //! `fuzzer_stats` and `plot_data` in AFL++ 4.x layout (so `afl-whatsup` and `afl-plot` read
-//! them), and the end of a campaign: the `-V` budget and Ctrl-C / SIGTERM.
+//! them); the stage that writes them also ends the client when the campaign is over (`stop`).
 //!
 //! Written by numfuzz rather than LibAFL's `AflStatsStage`, whose 0.16.1 version reports total
 //! executions as executions per second and never counts saved crashes.
@@ -10,6 +10,7 @@ use crate::local_search::LocalSearchRecord;
 use crate::maps::{CMP_MAP, ERRBITS_MAP};
 use crate::meta::{AflCounters, DistanceHistory, ExceptionsSeen};
 use crate::run_mode::RunModeRecord;
+use crate::stop::campaign_over;
 use libafl::corpus::Corpus;
 use libafl::events::{std_report_progress, EventFirer};
 use libafl::feedbacks::MapFeedbackMetadata;
@@ -19,36 +20,33 @@ use libafl::stages::{Restartable, Stage};
 use libafl::state::{HasCorpus, HasExecutions, HasImported, HasLastReportTime, MaybeHasClientPerfMonitor, Stoppable};
 use libafl::{Error, HasMetadata, HasNamedMetadata};
 use numfuzz_outdir::stats::{CampaignStats, PlotRow};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-/// Set by the SIGINT/SIGTERM handler of a fuzzing client; the stats stage turns it into a
-/// clean stop.
-static STOP_REQUESTED: AtomicBool = AtomicBool::new(false);
-
-/// Whether this client was asked to stop: by SIGINT/SIGTERM, or by the death of its
-/// restarter (see `campaign::become_client`).
-pub fn stop_requested() -> bool {
-    STOP_REQUESTED.load(Ordering::Relaxed) || crate::campaign::restarter_gone()
+/// The corpus entries AFL++ counts: favoured, and not yet fuzzed (of them, favoured).
+struct QueueCounts {
+    favored: usize,
+    pending: usize,
+    pending_favored: usize,
 }
 
-/// Whether the campaign is over: a stop was requested or its `-V` deadline has passed.
-pub fn campaign_over(deadline: Option<SystemTime>) -> bool {
-    stop_requested() || deadline.is_some_and(|d| SystemTime::now() >= d)
-}
-
-extern "C" fn on_stop_signal(_: libc::c_int) {
-    STOP_REQUESTED.store(true, Ordering::SeqCst);
-}
-
-/// Replaces the client's SIGINT/SIGTERM handling with a request to stop after the current
-/// input, so that the output directory is complete and the stats are final.
-pub fn install_stop_handler() {
-    // SAFETY: the handler only stores to an atomic.
-    unsafe {
-        libc::signal(libc::SIGINT, on_stop_signal as *const () as libc::sighandler_t);
-        libc::signal(libc::SIGTERM, on_stop_signal as *const () as libc::sighandler_t);
+impl QueueCounts {
+    fn of<S: HasCorpus<I>, I>(state: &S) -> Result<QueueCounts, Error> {
+        let mut counts = QueueCounts {
+            favored: 0,
+            pending: 0,
+            pending_favored: 0,
+        };
+        for id in state.corpus().ids() {
+            let tc = state.corpus().get(id)?.borrow();
+            let favored = usize::from(tc.has_metadata::<IsFavoredMetadata>());
+            counts.favored += favored;
+            if tc.scheduled_count() == 0 {
+                counts.pending += 1;
+                counts.pending_favored += favored;
+            }
+        }
+        Ok(counts)
     }
 }
 
@@ -130,30 +128,9 @@ impl StatsStage {
     where
         S: HasCorpus<I> + HasExecutions + HasMetadata + HasNamedMetadata + HasImported,
     {
-        let now = Instant::now();
         let execs = *state.executions();
-        let since_last = self.last_write.map_or(Duration::ZERO, |t| now.duration_since(t));
-        // Executions per second over the campaign: the state (and its execution count) survives
-        // the client restarts that crashes and hangs of an in-process target cause.
-        let execs_per_sec = execs as f64 / (self.instance.elapsed_ms() as f64 / 1000.0).max(1e-3);
-        let recent = if since_last.as_secs_f64() > 0.0 {
-            (execs.saturating_sub(self.last_execs)) as f64 / since_last.as_secs_f64()
-        } else {
-            execs_per_sec
-        };
-        self.last_execs = execs;
-        self.last_write = Some(now);
-
-        let (mut pending_total, mut pending_favs, mut favored) = (0, 0, 0);
-        for id in state.corpus().ids() {
-            let tc = state.corpus().get(id)?.borrow();
-            let fav = tc.has_metadata::<IsFavoredMetadata>();
-            favored += usize::from(fav);
-            if tc.scheduled_count() == 0 {
-                pending_total += 1;
-                pending_favs += usize::from(fav);
-            }
-        }
+        let (execs_per_sec, recent) = self.exec_rates(execs);
+        let queue = QueueCounts::of(state)?;
         let edges_found = state
             .named_metadata_map()
             .get::<MapFeedbackMetadata<u8>>("edges")
@@ -172,6 +149,7 @@ impl StatsStage {
         let unix = |t: SystemTime| t.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs();
         let start_unix = unix(self.instance.start);
         let to_unix = |ms: Option<u64>| ms.map_or(0, |m| start_unix + m / 1000);
+        // One field per line of `fuzzer_stats`: the literal is as long as the file.
         Ok(CampaignStats {
             start_time: start_unix,
             last_update: unix(SystemTime::now()),
@@ -181,12 +159,12 @@ impl StatsStage {
             execs_per_sec,
             execs_ps_last_min: recent,
             corpus_count: state.corpus().count(),
-            corpus_favored: favored,
+            corpus_favored: queue.favored,
             corpus_found: counters.queue,
             corpus_imported: *state.imported(),
             cur_item: state.corpus().current().map_or(0, |id| id.0),
-            pending_favs,
-            pending_total,
+            pending_favs: queue.pending_favored,
+            pending_total: queue.pending,
             bitmap_cvg: if self.total_edges > 0 {
                 edges_found as f64 * 100.0 / self.total_edges as f64
             } else {
@@ -221,6 +199,23 @@ impl StatsStage {
             afl_banner: self.banner.clone(),
             command_line: self.command_line.clone(),
         })
+    }
+
+    /// Executions per second over the campaign and since the last write. The state (and its
+    /// execution count) survives the client restarts that crashes and hangs of an in-process
+    /// target cause, so the first is over the whole campaign.
+    fn exec_rates(&mut self, execs: u64) -> (f64, f64) {
+        let now = Instant::now();
+        let since_last = self.last_write.map_or(Duration::ZERO, |t| now.duration_since(t));
+        let overall = execs as f64 / (self.instance.elapsed_ms() as f64 / 1000.0).max(1e-3);
+        let recent = if since_last.as_secs_f64() > 0.0 {
+            (execs.saturating_sub(self.last_execs)) as f64 / since_last.as_secs_f64()
+        } else {
+            overall
+        };
+        self.last_execs = execs;
+        self.last_write = Some(now);
+        (overall, recent)
     }
 
     /// The campaign is over: its `-V` budget is spent or a stop was requested.

@@ -6,8 +6,7 @@
 //! A domain is never empty. Values outside it are still legal inputs: the mutators keep most
 //! values inside and triage never calls a finding a bug when only such inputs raise it.
 
-use crate::signature::FieldType;
-use crate::value::{Float, Value};
+use crate::value::{FieldType, Float, Value};
 use std::cmp::Ordering;
 use std::fmt;
 

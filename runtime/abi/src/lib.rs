@@ -9,7 +9,6 @@
 
 pub mod c_header;
 pub mod cmp;
-pub mod decimal;
 pub mod domain;
 pub mod env;
 pub mod errbits;
@@ -24,6 +23,8 @@ pub mod signature;
 pub mod site;
 pub mod taint;
 pub mod value;
+
+pub use value::decimal;
 
 pub use kind::ExceptionKind;
 pub use op::{FloatType, Op};

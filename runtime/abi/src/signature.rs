@@ -11,148 +11,7 @@ use std::fmt;
 use std::ops::Range;
 use std::str::FromStr;
 
-/// Type of one input field.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum FieldType {
-    Float(FloatType),
-    I8,
-    I16,
-    I32,
-    I64,
-    U8,
-    U16,
-    U32,
-    U64,
-}
-
-impl FieldType {
-    pub const ALL: [FieldType; 11] = [
-        FieldType::Float(FloatType::F32),
-        FieldType::Float(FloatType::F64),
-        FieldType::Float(FloatType::F80),
-        FieldType::I8,
-        FieldType::I16,
-        FieldType::I32,
-        FieldType::I64,
-        FieldType::U8,
-        FieldType::U16,
-        FieldType::U32,
-        FieldType::U64,
-    ];
-
-    /// Code used by `numfuzz.h`'s typed readers to say which type they expect.
-    pub fn code(self) -> u32 {
-        FieldType::ALL.iter().position(|&t| t == self).expect("listed") as u32
-    }
-
-    pub fn from_code(code: u32) -> Option<FieldType> {
-        FieldType::ALL.get(code as usize).copied()
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            FieldType::Float(t) => t.name(),
-            FieldType::I8 => "i8",
-            FieldType::I16 => "i16",
-            FieldType::I32 => "i32",
-            FieldType::I64 => "i64",
-            FieldType::U8 => "u8",
-            FieldType::U16 => "u16",
-            FieldType::U32 => "u32",
-            FieldType::U64 => "u64",
-        }
-    }
-
-    /// Encoded size in bytes.
-    pub fn size(self) -> usize {
-        match self {
-            FieldType::Float(FloatType::F32) => 4,
-            FieldType::Float(FloatType::F64) => 8,
-            FieldType::Float(FloatType::F80) => 10,
-            FieldType::I8 | FieldType::U8 => 1,
-            FieldType::I16 | FieldType::U16 => 2,
-            FieldType::I32 | FieldType::U32 => 4,
-            FieldType::I64 | FieldType::U64 => 8,
-        }
-    }
-
-    pub fn is_signed(self) -> bool {
-        matches!(self, FieldType::I8 | FieldType::I16 | FieldType::I32 | FieldType::I64)
-    }
-
-    pub fn float_type(self) -> Option<FloatType> {
-        match self {
-            FieldType::Float(t) => Some(t),
-            _ => None,
-        }
-    }
-
-    /// Smallest and largest value of an integer field.
-    pub fn int_range(self) -> Option<(i128, i128)> {
-        if self.float_type().is_some() {
-            return None;
-        }
-        let bits = self.size() as u32 * 8;
-        Some(if self.is_signed() {
-            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
-        } else {
-            (0, (1i128 << bits) - 1)
-        })
-    }
-
-    /// Decodes one field from exactly `self.size()` bytes.
-    pub fn decode(self, bytes: &[u8]) -> Value {
-        assert_eq!(bytes.len(), self.size());
-        match self {
-            FieldType::Float(FloatType::F32) => {
-                Value::Float(Float::from_f32(f32::from_le_bytes(bytes.try_into().expect("4 bytes"))))
-            }
-            FieldType::Float(FloatType::F64) => {
-                Value::Float(Float::from_f64(f64::from_le_bytes(bytes.try_into().expect("8 bytes"))))
-            }
-            FieldType::Float(FloatType::F80) => {
-                Value::Float(Float::from_f80_bytes(bytes.try_into().expect("10 bytes")))
-            }
-            int => {
-                let mut w = [0u8; 16];
-                w[..bytes.len()].copy_from_slice(bytes);
-                let raw = u128::from_le_bytes(w);
-                let bits = int.size() as u32 * 8;
-                let value = if int.is_signed() && (raw >> (bits - 1)) & 1 == 1 {
-                    (raw | (u128::MAX << bits)) as i128
-                } else {
-                    raw as i128
-                };
-                Value::Int { ty: int, value }
-            }
-        }
-    }
-
-    /// Parses a value of this type from text (decimal/hex float literals, integers).
-    pub fn parse_value(self, text: &str) -> Result<Value, SignatureError> {
-        match self {
-            FieldType::Float(t) => Float::parse(t, text)
-                .map(Value::Float)
-                .map_err(|e| SignatureError::BadValue(e.to_string())),
-            int => {
-                let t = text.trim();
-                let parsed = if let Some(h) = t.strip_prefix("0x") {
-                    i128::from_str_radix(h, 16).ok()
-                } else {
-                    t.parse::<i128>().ok()
-                };
-                let (lo, hi) = int.int_range().expect("integer type");
-                match parsed {
-                    Some(v) if (lo..=hi).contains(&v) => Ok(Value::Int { ty: int, value: v }),
-                    _ => Err(SignatureError::BadValue(format!(
-                        "`{t}` is not a {} (range {lo}..={hi})",
-                        int.name()
-                    ))),
-                }
-            }
-        }
-    }
-}
+pub use crate::value::FieldType;
 
 impl fmt::Display for FieldType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -383,7 +242,7 @@ impl Signature {
             .fields
             .iter()
             .zip(values)
-            .map(|(f, v)| f.parse_value(v))
+            .map(|(f, v)| parse_value(*f, v))
             .collect::<Result<Vec<_>, _>>()?;
         self.encode(&parsed)
     }
@@ -408,6 +267,31 @@ impl FromStr for Signature {
     type Err = SignatureError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Signature::parse(s)
+    }
+}
+
+/// Parses a value of type `ty` from text (decimal/hex float literals, integers).
+fn parse_value(ty: FieldType, text: &str) -> Result<Value, SignatureError> {
+    match ty {
+        FieldType::Float(t) => Float::parse(t, text)
+            .map(Value::Float)
+            .map_err(|e| SignatureError::BadValue(e.to_string())),
+        int => {
+            let t = text.trim();
+            let parsed = if let Some(h) = t.strip_prefix("0x") {
+                i128::from_str_radix(h, 16).ok()
+            } else {
+                t.parse::<i128>().ok()
+            };
+            let (lo, hi) = int.int_range().expect("integer type");
+            match parsed {
+                Some(v) if (lo..=hi).contains(&v) => Ok(Value::Int { ty: int, value: v }),
+                _ => Err(SignatureError::BadValue(format!(
+                    "`{t}` is not a {} (range {lo}..={hi})",
+                    int.name()
+                ))),
+            }
+        }
     }
 }
 

@@ -4,7 +4,7 @@
 use super::{Fuzzer, LoopParts, Mgr, Observers, State};
 use crate::config::CampaignConfig;
 use crate::context::Instance;
-use crate::stats::stop_requested;
+use crate::stop::stop_requested;
 use libafl::corpus::Corpus;
 use libafl::executors::{Executor, HasObservers};
 use libafl::fuzzer::Evaluator;

@@ -373,22 +373,17 @@ fn shown(signature: &Signature, input: &[u8]) -> String {
 
 mod stage {
     use super::*;
-    use crate::client::{Fuzzer, Mgr, Observers, State};
-    use libafl::executors::{Executor, HasObservers};
+    use libafl::events::EventFirer;
     use libafl::fuzzer::Evaluator;
     use libafl::stages::{Restartable, Stage};
 
-    impl<E> Stage<E, Mgr, State, Fuzzer> for LocalSearchStage
+    impl<E, EM, S, Z> Stage<E, EM, S, Z> for LocalSearchStage
     where
-        E: Executor<Mgr, BytesInput, State, Fuzzer> + HasObservers<Observers = Observers>,
+        EM: EventFirer<BytesInput, S>,
+        S: HasCorpus<BytesInput> + HasExecutions + HasMetadata + HasNamedMetadata + HasRand,
+        Z: Evaluator<E, EM, BytesInput, S>,
     {
-        fn perform(
-            &mut self,
-            fuzzer: &mut Fuzzer,
-            executor: &mut E,
-            state: &mut State,
-            mgr: &mut Mgr,
-        ) -> Result<(), Error> {
+        fn perform(&mut self, fuzzer: &mut Z, executor: &mut E, state: &mut S, mgr: &mut EM) -> Result<(), Error> {
             let (Some(probe), Some(signature), true) = (self.probe, self.signature.clone(), self.enabled) else {
                 return Ok(());
             };
@@ -427,63 +422,88 @@ mod stage {
                     .collect::<Vec<_>>(),
                 target.probe
             );
-            // The holder first, then random other entries for the restarts.
-            let mut starts = vec![input_of(state, target.holder)?];
-            let count = state.corpus().count();
-            for _ in 0..BASIN_HOPS {
-                if count < 2 {
-                    break;
-                }
-                let nth = state
-                    .rand_mut()
-                    .below(core::num::NonZero::new(count).expect("count >= 2"));
-                let id = state.corpus().nth_from_all(nth);
-                if id != target.holder {
-                    starts.push(input_of(state, id)?);
-                }
-            }
+            let starts = starts_for(state, target.holder)?;
             let mut rand = StdRand::with_seed(state.rand_mut().next());
             let mut eval = |input: &BytesInput| Ok(fuzzer.evaluate_input(state, executor, mgr, input)?.1);
             let (reached, spent, found) = descend(probe, &signature, target, &starts, budget, &mut rand, &mut eval)?;
-
-            let record = state.metadata_mut::<LocalSearchRecord>()?;
-            record.execs += spent;
-            record.descents += 1;
-            let entry = record.attempts.entry(target.probe.encode()).or_insert((0, target.best));
-            if reached {
-                record.reached += 1;
-                entry.0 = 0;
-            } else {
-                *entry = (entry.0 + 1, target.best);
-            }
-            record.share = if reached || found > 0 {
-                (record.share * 1.5).min(SHARE_MAX)
-            } else {
-                (record.share * 0.85).max(SHARE_MIN)
-            };
-            let (execs, reached_total) = (record.execs, record.reached);
-            log::debug!(
-                "local search on {:?} (best {}): {} after {spent} execs, {found} kept",
-                target.probe,
-                target.best,
-                if reached { "reached" } else { "not reached" }
-            );
-            fire_count(mgr, state, SEARCH_EXECS_STAT, execs)?;
-            fire_count(mgr, state, SEARCH_REACHED_STAT, reached_total)
+            record_descent(state, mgr, target, reached, spent, found)
         }
     }
 
-    fn input_of(state: &State, id: CorpusId) -> Result<Vec<u8>, Error> {
+    /// Where a descent starts: the target's holder first, then random other entries of the
+    /// corpus for the restarts.
+    fn starts_for<S>(state: &mut S, holder: CorpusId) -> Result<Vec<Vec<u8>>, Error>
+    where
+        S: HasCorpus<BytesInput> + HasRand,
+    {
+        let mut starts = vec![input_of(state, holder)?];
+        let count = state.corpus().count();
+        for _ in 0..BASIN_HOPS {
+            if count < 2 {
+                break;
+            }
+            let nth = state
+                .rand_mut()
+                .below(core::num::NonZero::new(count).expect("count >= 2"));
+            let id = state.corpus().nth_from_all(nth);
+            if id != holder {
+                starts.push(input_of(state, id)?);
+            }
+        }
+        Ok(starts)
+    }
+
+    /// A descent's outcome into the record (its target's attempts, the stage's share of the
+    /// executions) and the monitor.
+    fn record_descent<EM, S>(
+        state: &mut S,
+        mgr: &mut EM,
+        target: SearchTarget,
+        reached: bool,
+        spent: u64,
+        found: u64,
+    ) -> Result<(), Error>
+    where
+        EM: EventFirer<BytesInput, S>,
+        S: HasExecutions + HasMetadata,
+    {
+        let record = state.metadata_mut::<LocalSearchRecord>()?;
+        record.execs += spent;
+        record.descents += 1;
+        let entry = record.attempts.entry(target.probe.encode()).or_insert((0, target.best));
+        if reached {
+            record.reached += 1;
+            entry.0 = 0;
+        } else {
+            *entry = (entry.0 + 1, target.best);
+        }
+        record.share = if reached || found > 0 {
+            (record.share * 1.5).min(SHARE_MAX)
+        } else {
+            (record.share * 0.85).max(SHARE_MIN)
+        };
+        let (execs, reached_total) = (record.execs, record.reached);
+        log::debug!(
+            "local search on {:?} (best {}): {} after {spent} execs, {found} kept",
+            target.probe,
+            target.best,
+            if reached { "reached" } else { "not reached" }
+        );
+        fire_count(mgr, state, SEARCH_EXECS_STAT, execs)?;
+        fire_count(mgr, state, SEARCH_REACHED_STAT, reached_total)
+    }
+
+    fn input_of<S: HasCorpus<BytesInput>>(state: &S, id: CorpusId) -> Result<Vec<u8>, Error> {
         let input = state.corpus().cloned_input_for_id(id)?;
         Ok(input.target_bytes().to_vec())
     }
 
-    impl Restartable<State> for LocalSearchStage {
-        fn should_restart(&mut self, _state: &mut State) -> Result<bool, Error> {
+    impl<S> Restartable<S> for LocalSearchStage {
+        fn should_restart(&mut self, _state: &mut S) -> Result<bool, Error> {
             Ok(true)
         }
 
-        fn clear_progress(&mut self, _state: &mut State) -> Result<(), Error> {
+        fn clear_progress(&mut self, _state: &mut S) -> Result<(), Error> {
             Ok(())
         }
     }

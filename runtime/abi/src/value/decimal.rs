@@ -4,8 +4,8 @@
 //! f80 (which Rust has no type for) goes through exact big-integer arithmetic here. The
 //! generic code is tested against Rust's for f32/f64.
 
+use super::{Float, FloatClass, FloatFormat};
 use crate::op::FloatType;
-use crate::value::{Float, FloatClass, FloatFormat};
 use num_bigint::BigUint;
 use num_traits::{One, Zero};
 use std::cmp::Ordering;

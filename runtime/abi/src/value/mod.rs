@@ -3,9 +3,9 @@
 //! Everything here works on integer bit patterns only: the runtime uses it inside checkers,
 //! where any floating-point instruction could raise a flag the program did not raise.
 
-use crate::decimal;
+pub mod decimal;
+
 use crate::op::FloatType;
-use crate::signature::FieldType;
 use std::cmp::Ordering;
 use std::fmt;
 
@@ -461,6 +461,124 @@ impl fmt::Display for Float {
 impl fmt::Debug for Float {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}", self.ty, self)
+    }
+}
+
+/// Type of one input field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FieldType {
+    Float(FloatType),
+    I8,
+    I16,
+    I32,
+    I64,
+    U8,
+    U16,
+    U32,
+    U64,
+}
+
+impl FieldType {
+    pub const ALL: [FieldType; 11] = [
+        FieldType::Float(FloatType::F32),
+        FieldType::Float(FloatType::F64),
+        FieldType::Float(FloatType::F80),
+        FieldType::I8,
+        FieldType::I16,
+        FieldType::I32,
+        FieldType::I64,
+        FieldType::U8,
+        FieldType::U16,
+        FieldType::U32,
+        FieldType::U64,
+    ];
+
+    /// Code used by `numfuzz.h`'s typed readers to say which type they expect.
+    pub fn code(self) -> u32 {
+        FieldType::ALL.iter().position(|&t| t == self).expect("listed") as u32
+    }
+
+    pub fn from_code(code: u32) -> Option<FieldType> {
+        FieldType::ALL.get(code as usize).copied()
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            FieldType::Float(t) => t.name(),
+            FieldType::I8 => "i8",
+            FieldType::I16 => "i16",
+            FieldType::I32 => "i32",
+            FieldType::I64 => "i64",
+            FieldType::U8 => "u8",
+            FieldType::U16 => "u16",
+            FieldType::U32 => "u32",
+            FieldType::U64 => "u64",
+        }
+    }
+
+    /// Encoded size in bytes.
+    pub fn size(self) -> usize {
+        match self {
+            FieldType::Float(FloatType::F32) => 4,
+            FieldType::Float(FloatType::F64) => 8,
+            FieldType::Float(FloatType::F80) => 10,
+            FieldType::I8 | FieldType::U8 => 1,
+            FieldType::I16 | FieldType::U16 => 2,
+            FieldType::I32 | FieldType::U32 => 4,
+            FieldType::I64 | FieldType::U64 => 8,
+        }
+    }
+
+    pub fn is_signed(self) -> bool {
+        matches!(self, FieldType::I8 | FieldType::I16 | FieldType::I32 | FieldType::I64)
+    }
+
+    pub fn float_type(self) -> Option<FloatType> {
+        match self {
+            FieldType::Float(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// Smallest and largest value of an integer field.
+    pub fn int_range(self) -> Option<(i128, i128)> {
+        if self.float_type().is_some() {
+            return None;
+        }
+        let bits = self.size() as u32 * 8;
+        Some(if self.is_signed() {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        } else {
+            (0, (1i128 << bits) - 1)
+        })
+    }
+
+    /// Decodes one field from exactly `self.size()` bytes.
+    pub fn decode(self, bytes: &[u8]) -> Value {
+        assert_eq!(bytes.len(), self.size());
+        match self {
+            FieldType::Float(FloatType::F32) => {
+                Value::Float(Float::from_f32(f32::from_le_bytes(bytes.try_into().expect("4 bytes"))))
+            }
+            FieldType::Float(FloatType::F64) => {
+                Value::Float(Float::from_f64(f64::from_le_bytes(bytes.try_into().expect("8 bytes"))))
+            }
+            FieldType::Float(FloatType::F80) => {
+                Value::Float(Float::from_f80_bytes(bytes.try_into().expect("10 bytes")))
+            }
+            int => {
+                let mut w = [0u8; 16];
+                w[..bytes.len()].copy_from_slice(bytes);
+                let raw = u128::from_le_bytes(w);
+                let bits = int.size() as u32 * 8;
+                let value = if int.is_signed() && (raw >> (bits - 1)) & 1 == 1 {
+                    (raw | (u128::MAX << bits)) as i128
+                } else {
+                    raw as i128
+                };
+                Value::Int { ty: int, value }
+            }
+        }
     }
 }
 
