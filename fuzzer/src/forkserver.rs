@@ -22,6 +22,8 @@ use std::time::Duration;
 /// AFL++'s default coverage map size.
 const AFL_DEFAULT_MAP: usize = 65536;
 
+type Segment = <StdShMemProvider as ShMemProvider>::ShMem;
+
 pub fn run_campaign(cfg: &CampaignConfig, target: &Target) -> anyhow::Result<()> {
     let sites = if target.is_numfuzz() {
         target.site_table()?
@@ -30,15 +32,7 @@ pub fn run_campaign(cfg: &CampaignConfig, target: &Target) -> anyhow::Result<()>
     };
     let slots = sites.sites.len() * KINDS_PER_SITE as usize;
     let cmp_slots = sites.cmps.len() * 2;
-    // numfuzz targets know their edge count; for others honour AFL_MAP_SIZE like afl-fuzz.
-    let map_size = if target.is_numfuzz() {
-        (sites.edges as usize + 1).next_multiple_of(64).max(64)
-    } else {
-        std::env::var(abi_env::AFL_MAP_SIZE)
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(AFL_DEFAULT_MAP)
-    };
+    let map_size = edge_map_size(target, &sites);
     let signature = numfuzz_abi::signature::Signature::chosen(cfg.signature.as_deref(), target.signature.as_ref())?;
     launch(cfg, |state, mgr, description| {
         let mut provider = StdShMemProvider::new()?;
@@ -51,19 +45,7 @@ pub fn run_campaign(cfg: &CampaignConfig, target: &Target) -> anyhow::Result<()>
                 std::env::set_var(abi_env::MEM_LIMIT_MB, mb.to_string());
             }
         }
-        let mut region = if slots > 0 || cmp_slots > 0 {
-            let log = if cmp_slots > 0 { CMP_LOG_CAPACITY } else { 0 };
-            let header = ShmHeader::layout(slots as u32, cmp_slots as u32, log);
-            let mut shm = provider.new_shmem(header.region_size())?;
-            // SAFETY: the region is at least a header long and page-aligned; the header is
-            // plain data.
-            unsafe { shm.as_mut_ptr().cast::<ShmHeader>().write(header) };
-            // SAFETY: as above.
-            unsafe { shm.write_to_env(abi_env::SHM_ID)? };
-            Some(shm)
-        } else {
-            None
-        };
+        let mut region = numfuzz_region(&mut provider, slots, cmp_slots)?;
         let view = match region.as_mut() {
             // SAFETY: the segment lives as long as the campaign (dropped after the client).
             Some(shm) => Some(
@@ -95,15 +77,7 @@ pub fn run_campaign(cfg: &CampaignConfig, target: &Target) -> anyhow::Result<()>
                     .is_persistent(true)
                     .timeout(Duration::from_millis(cfg.timeout_ms))
                     .build_dynamic_map(edges_observer, others)
-                    .map_err(|e| match e {
-                        // No handshake on the status pipe: the program ran without a
-                        // forkserver (not instrumented) or died before answering.
-                        Error::IllegalState(msg, _) if msg.contains("forkserver") => Error::illegal_argument(format!(
-                            "`{}` did not answer the forkserver handshake: it was not built with numfuzz-cc (or afl-cc), or it exits before main reaches the fuzzed code; run it by hand to check",
-                            cfg.target.display()
-                        )),
-                        other => other,
-                    })
+                    .map_err(|e| no_handshake_explained(cfg, e))
             },
         )?;
         drop(region);
@@ -111,4 +85,45 @@ pub fn run_campaign(cfg: &CampaignConfig, target: &Target) -> anyhow::Result<()>
         std::process::exit(0)
     })
     .map_err(|e: Error| anyhow::anyhow!("forkserver campaign failed: {e}"))
+}
+
+/// The edge map's size: numfuzz targets know their edge count; for others `AFL_MAP_SIZE` is
+/// honoured, as afl-fuzz does.
+fn edge_map_size(target: &Target, sites: &SiteTable) -> usize {
+    if target.is_numfuzz() {
+        (sites.edges as usize + 1).next_multiple_of(64).max(64)
+    } else {
+        std::env::var(abi_env::AFL_MAP_SIZE)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(AFL_DEFAULT_MAP)
+    }
+}
+
+/// numfuzz's own region (ErrBits, exceptions, comparison distances and log) for a target with
+/// sites or comparisons, its header written and its id in the environment the target inherits.
+fn numfuzz_region(provider: &mut StdShMemProvider, slots: usize, cmp_slots: usize) -> Result<Option<Segment>, Error> {
+    if slots == 0 && cmp_slots == 0 {
+        return Ok(None);
+    }
+    let log = if cmp_slots > 0 { CMP_LOG_CAPACITY } else { 0 };
+    let header = ShmHeader::layout(slots as u32, cmp_slots as u32, log);
+    let mut shm = provider.new_shmem(header.region_size())?;
+    // SAFETY: the region is at least a header long and page-aligned; the header is plain data.
+    unsafe { shm.as_mut_ptr().cast::<ShmHeader>().write(header) };
+    // SAFETY: single-threaded client set-up, before the target is spawned.
+    unsafe { shm.write_to_env(abi_env::SHM_ID)? };
+    Ok(Some(shm))
+}
+
+/// No handshake on the status pipe: the program ran without a forkserver (not instrumented)
+/// or died before answering; other errors pass unchanged.
+fn no_handshake_explained(cfg: &CampaignConfig, e: Error) -> Error {
+    match e {
+        Error::IllegalState(msg, _) if msg.contains("forkserver") => Error::illegal_argument(format!(
+            "`{}` did not answer the forkserver handshake: it was not built with numfuzz-cc (or afl-cc), or it exits before main reaches the fuzzed code; run it by hand to check",
+            cfg.target.display()
+        )),
+        other => other,
+    }
 }

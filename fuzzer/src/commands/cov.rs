@@ -1,10 +1,9 @@
 //! `numfuzz cov OUT --target COVERAGE_BUILD`: branch coverage of a campaign's inputs.
 
-use crate::cli::{CovArgs, CovFormat};
+use crate::options::{CovArgs, CovFormat};
 use numfuzz::cov::{measure, CovOptions, CovReport, ScopeRequest};
 use std::fmt::Write;
 use std::path::Path;
-use std::time::Duration;
 
 pub fn run(args: CovArgs) -> anyhow::Result<()> {
     let scope = match (args.function, args.file) {
@@ -16,7 +15,7 @@ pub fn run(args: CovArgs) -> anyhow::Result<()> {
         out: args.out,
         target: args.target,
         scope,
-        timeout: Duration::from_millis(args.timeout_ms),
+        timeout: args.timeout.duration(),
         llvm_bindir: args.llvm_bindir,
         time_to_final: args.time_to_final,
         profdata: args.profdata,

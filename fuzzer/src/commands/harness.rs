@@ -1,6 +1,6 @@
 //! `numfuzz harness HEADER... -o DIR`: harnesses from a library's headers (`numfuzz::harness`).
 
-use crate::cli::HarnessArgs;
+use crate::options::HarnessArgs;
 use numfuzz::harness::build::{self, BuildOptions};
 use numfuzz::harness::{generate, Options};
 

@@ -8,7 +8,7 @@ mod run_all;
 mod sites;
 mod triage;
 
-use crate::cli::{Cli, Command};
+use crate::options::{Cli, Command};
 
 pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
     match cli.command {

@@ -1,6 +1,6 @@
 //! `numfuzz run`: a fuzzing campaign.
 
-use crate::cli::{ExecutorChoice, RunArgs, ScheduleChoice};
+use crate::options::{ExecutorChoice, RunArgs, ScheduleChoice};
 use anyhow::{bail, Context};
 use numfuzz::target::Target;
 use numfuzz_abi::signature::Signature;

@@ -1,6 +1,6 @@
 //! `numfuzz run-all DIR -o OUT -V SECONDS`: a campaign per harness, one merged report.
 
-use crate::cli::{MergedFormat, MinimizeWhich, RunAllArgs};
+use crate::options::{MergedFormat, MinimizeWhich, RunAllArgs};
 use numfuzz::run_all::{self, render, Options};
 
 pub fn run(args: RunAllArgs) -> anyhow::Result<()> {

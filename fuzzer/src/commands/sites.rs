@@ -1,6 +1,6 @@
 //! `numfuzz sites TARGET`: the checked operations of a target.
 
-use crate::cli::SitesArgs;
+use crate::options::SitesArgs;
 use numfuzz::target::Target;
 
 pub fn run(args: SitesArgs) -> anyhow::Result<()> {

@@ -1,7 +1,7 @@
 //! `numfuzz triage OUT`: the campaign's distinct findings, located, decoded and optionally
 //! minimised, as a table, Markdown, JSON, SARIF or an HTML page.
 
-use crate::cli::{MinimizeWhich, TriageArgs};
+use crate::options::{MinimizeWhich, TriageArgs};
 use anyhow::{bail, Context};
 use numfuzz::triage::format::{headline, render};
 use numfuzz::triage::{triage, Options};
@@ -27,7 +27,7 @@ pub fn run(args: TriageArgs) -> anyhow::Result<()> {
         out: args.out.clone(),
         target: args.target.clone(),
         jobs,
-        timeout: Duration::from_millis(args.timeout_ms),
+        timeout: args.timeout.duration(),
         memory_limit_mb: args.memory_limit_mb.map(|m| m.0),
         minimize_into,
         minimize_bugs_only: args.minimize == Some(MinimizeWhich::Bugs),

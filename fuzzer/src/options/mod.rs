@@ -1,0 +1,168 @@
+//! The command line (clap derive): one module per subcommand with its options, and here what
+//! several share (`-j`, the replay time limit, `-m`, `--signature`) and their value parsers.
+
+mod cov;
+mod harness;
+mod replay;
+mod run;
+mod run_all;
+mod sites;
+mod triage;
+
+pub use cov::{CovArgs, CovFormat};
+pub use harness::HarnessArgs;
+pub use replay::ReplayArgs;
+pub use run::{ExecutorChoice, RunArgs, ScheduleChoice};
+pub use run_all::{MergedFormat, RunAllArgs};
+pub use sites::SitesArgs;
+pub use triage::{MinimizeWhich, TriageArgs};
+
+use clap::{Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "numfuzz",
+    version,
+    about = "Greybox fuzzing for IEEE-754 floating-point exceptions (Overflow, Underflow, Invalid, DivByZero)"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Fuzz a target: a multi-core LibAFL campaign with IEEE-754 mutators and ErrBits feedback.
+    Run(RunArgs),
+    /// List the checked floating-point operations (sites) of a numfuzz-cc target.
+    Sites(SitesArgs),
+    /// Run inputs on a target and show their decoded values and every exception they raise.
+    Replay(ReplayArgs),
+    /// Replay a campaign's findings: distinct exceptions by (site, kind), located, decoded, minimised.
+    Triage(TriageArgs),
+    /// Branch coverage of a campaign's inputs, measured with llvm-cov on a coverage build.
+    Cov(CovArgs),
+    /// One campaign per harness of a harness directory, each triaged, then one merged report.
+    #[command(
+        name = "run-all",
+        after_help = "Example: numfuzz run-all harnesses -o out -V 60 --jobs 2\n         numfuzz run-all harnesses -o out -V 60 --continue   (after a kill: keeps what finished)"
+    )]
+    RunAll(RunAllArgs),
+    /// Write one harness per function of a library's headers whose inputs are numbers (and
+    /// build them with --build).
+    Harness(HarnessArgs),
+}
+
+/// `-j`: how many run at once.
+#[derive(Debug, clap::Args)]
+pub struct Jobs {
+    /// How many run at a time: campaigns (run-all, each on its own core) or replays (triage)
+    /// (default: the machine's cores).
+    #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    jobs: Option<u16>,
+}
+
+impl Jobs {
+    pub fn get(&self) -> usize {
+        self.jobs.map_or_else(
+            || std::thread::available_parallelism().map_or(1, usize::from),
+            usize::from,
+        )
+    }
+}
+
+/// `-t` of the commands that replay inputs (replay, triage, cov): `DEFAULT_MS` unless given.
+#[derive(Debug, clap::Args)]
+pub struct ReplayTimeout<const DEFAULT_MS: u64> {
+    /// Time limit per input in milliseconds; an input that runs longer is a hang.
+    #[arg(short = 't', long = "timeout", value_name = "MS", default_value_t = DEFAULT_MS, value_parser = milliseconds)]
+    pub ms: u64,
+}
+
+impl<const DEFAULT_MS: u64> ReplayTimeout<DEFAULT_MS> {
+    pub fn duration(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.ms)
+    }
+}
+
+/// `--signature`: checked when the command line is read; kept as written (campaign configs
+/// store it so, and `Signature::chosen` parses it where inputs are decoded).
+pub(crate) fn signature(s: &str) -> Result<String, String> {
+    numfuzz_abi::signature::Signature::parse(s)
+        .map(|_| s.to_string())
+        .map_err(|e| format!("{e} (e.g. `f64,i32` or `f64[0,1],i32`)"))
+}
+
+/// `-t`: a time limit of at least 1 ms (0 would make every execution a hang).
+pub(crate) fn milliseconds(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(ms) if ms > 0 => Ok(ms),
+        _ => Err(format!(
+            "`{s}` is not a time limit: give milliseconds, at least 1 (e.g. `-t 1000`)"
+        )),
+    }
+}
+
+/// `-m`: a memory limit, as afl-fuzz takes it (MiB, or `none`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoryLimit(pub Option<u64>);
+
+pub(crate) fn memory_limit(s: &str) -> Result<MemoryLimit, String> {
+    match s.parse::<u64>() {
+        _ if s == "none" => Ok(MemoryLimit(None)),
+        Ok(mb) if mb > 0 => Ok(MemoryLimit(Some(mb))),
+        _ => Err(format!(
+            "`{s}` is not a memory limit: give MiB, at least 1 (e.g. `-m 512`), or `none`"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_time_limit_is_at_least_one_millisecond() {
+        assert_eq!(milliseconds("1"), Ok(1));
+        assert_eq!(milliseconds("1000"), Ok(1000));
+        for bad in ["0", "-5", "1.5", "fast"] {
+            let err = milliseconds(bad).unwrap_err();
+            assert!(err.contains("at least 1 (e.g. `-t 1000`)"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn jobs_and_time_limits_are_refused_below_one_by_clap() {
+        for cmd in [
+            &["numfuzz", "triage", "out", "-j", "0"][..],
+            &["numfuzz", "triage", "out", "-t", "0"],
+        ] {
+            let err = Cli::try_parse_from(cmd).unwrap_err();
+            assert_eq!(err.kind(), clap::error::ErrorKind::ValueValidation, "{cmd:?}: {err}");
+        }
+        let Command::Triage(t) = Cli::try_parse_from(["numfuzz", "triage", "out", "-j", "3"])
+            .unwrap()
+            .command
+        else {
+            panic!("not triage");
+        };
+        assert_eq!(t.jobs.get(), 3);
+        let Command::RunAll(r) = Cli::try_parse_from(["numfuzz", "run-all", "h", "-o", "o", "-V", "1"])
+            .unwrap()
+            .command
+        else {
+            panic!("not run-all");
+        };
+        assert!(r.jobs.get() >= 1);
+    }
+
+    #[test]
+    fn a_memory_limit_is_mib_or_none() {
+        assert_eq!(memory_limit("512"), Ok(MemoryLimit(Some(512))));
+        assert_eq!(memory_limit("none"), Ok(MemoryLimit(None)));
+        for bad in ["0", "-1", "1.5", "lots"] {
+            let err = memory_limit(bad).unwrap_err();
+            assert!(err.contains("e.g. `-m 512`"), "{bad}: {err}");
+        }
+    }
+}
