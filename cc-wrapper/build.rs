@@ -7,6 +7,23 @@
 use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The checker pass's sources, linked into one plugin (numfuzz-pass.h, which they share, says
+/// what each piece does).
+const CHECKER_PASS: &[&str] = &[
+    "pass/numfuzz-pass.cc",
+    "pass/numfuzz-pass-plan.cc",
+    "pass/numfuzz-pass-records.cc",
+    "pass/numfuzz-pass-checks.cc",
+    "pass/numfuzz-pass-taint.cc",
+    "pass/numfuzz-pass-cmp.cc",
+    "pass/numfuzz-pass-split.cc",
+    "pass/numfuzz-pass-fast.cc",
+];
+
+/// The shadow builds' pass.
+const SHADOW_PASS: &[&str] = &["pass/numfuzz-shadow.cc"];
 
 fn llvm_config() -> String {
     if let Ok(c) = env::var("LLVM_CONFIG") {
@@ -38,10 +55,76 @@ fn query(cfg: &str, arg: &str) -> String {
     String::from_utf8(out.stdout).expect("utf-8").trim().to_string()
 }
 
+/// The passes' compiler and LLVM's flags for code that links against it.
+struct PassBuild {
+    clangxx: PathBuf,
+    cxxflags: String,
+    ldflags: String,
+    include: PathBuf,
+    objects: PathBuf,
+}
+
+impl PassBuild {
+    /// Every source to an object, as many at a time as cargo runs jobs: each includes much of
+    /// LLVM's headers and takes seconds.
+    fn compile_all(&self, sources: &[&str]) {
+        std::fs::create_dir_all(&self.objects).expect("create the passes' object directory");
+        let jobs = env::var("NUM_JOBS").ok().and_then(|j| j.parse().ok()).unwrap_or(1usize);
+        let next = AtomicUsize::new(0);
+        std::thread::scope(|s| {
+            for _ in 0..jobs.min(sources.len()).max(1) {
+                s.spawn(|| {
+                    while let Some(source) = sources.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        self.compile(source);
+                    }
+                });
+            }
+        });
+    }
+
+    fn compile(&self, source: &str) {
+        let mut cmd = Command::new(&self.clangxx);
+        cmd.args(self.cxxflags.split_whitespace())
+            .args(["-c", "-fPIC", "-O2", "-Wall", "-Wno-unused-parameter"])
+            .arg(format!("-I{}", self.include.display()))
+            .arg(source)
+            .arg("-o")
+            .arg(self.object(source));
+        self.run(cmd, source);
+    }
+
+    fn link(&self, sources: &[&str], plugin: &Path) {
+        let mut cmd = Command::new(&self.clangxx);
+        cmd.arg("-shared")
+            .args(sources.iter().map(|s| self.object(s)))
+            .arg("-o")
+            .arg(plugin)
+            .args(self.ldflags.split_whitespace());
+        self.run(cmd, &plugin.display().to_string());
+    }
+
+    fn object(&self, source: &str) -> PathBuf {
+        let stem = Path::new(source).file_stem().expect("a source file name");
+        self.objects.join(stem).with_extension("o")
+    }
+
+    fn run(&self, mut cmd: Command, what: &str) {
+        let status = cmd
+            .status()
+            .unwrap_or_else(|e| panic!("cannot run {}: {e}", self.clangxx.display()));
+        assert!(status.success(), "building the numfuzz passes ({what}) failed: {cmd:?}");
+    }
+}
+
 fn main() {
     println!("cargo:rerun-if-env-changed=LLVM_CONFIG");
-    println!("cargo:rerun-if-changed=pass/numfuzz-pass.cc");
-    println!("cargo:rerun-if-changed=pass/numfuzz-shadow.cc");
+    for source in CHECKER_PASS {
+        println!("cargo:rerun-if-changed={source}");
+    }
+    println!("cargo:rerun-if-changed=pass/numfuzz-pass.h");
+    for source in SHADOW_PASS {
+        println!("cargo:rerun-if-changed={source}");
+    }
     println!("cargo:rerun-if-changed=include/numfuzz.h");
     println!("cargo:rerun-if-changed=../runtime/abi/src");
 
@@ -63,24 +146,18 @@ fn main() {
     );
     let clang = bindir.join("clang");
     let clangxx = bindir.join("clang++");
-    let build_plugin = |source: &str, plugin: &Path| {
-        let mut cmd = Command::new(&clangxx);
-        cmd.args(query(&cfg, "--cxxflags").split_whitespace())
-            .args(["-shared", "-fPIC", "-O2", "-Wall", "-Wno-unused-parameter"])
-            .arg(format!("-I{}", include.display()))
-            .arg(Path::new(source))
-            .arg("-o")
-            .arg(plugin)
-            .args(query(&cfg, "--ldflags").split_whitespace());
-        let status = cmd
-            .status()
-            .unwrap_or_else(|e| panic!("cannot run {}: {e}", clangxx.display()));
-        assert!(status.success(), "building the numfuzz pass {source} failed: {cmd:?}");
+    let build = PassBuild {
+        clangxx: clangxx.clone(),
+        cxxflags: query(&cfg, "--cxxflags"),
+        ldflags: query(&cfg, "--ldflags"),
+        include: include.clone(),
+        objects: out.join("pass"),
     };
+    build.compile_all(&[CHECKER_PASS, SHADOW_PASS].concat());
     let pass = out.join("numfuzz-pass.so");
-    build_plugin("pass/numfuzz-pass.cc", &pass);
+    build.link(CHECKER_PASS, &pass);
     let shadow_pass = out.join("numfuzz-shadow.so");
-    build_plugin("pass/numfuzz-shadow.cc", &shadow_pass);
+    build.link(SHADOW_PASS, &shadow_pass);
 
     println!("cargo:rustc-env=NUMFUZZ_PASS_PATH={}", pass.display());
     println!("cargo:rustc-env=NUMFUZZ_SHADOW_PASS_PATH={}", shadow_pass.display());

@@ -1,0 +1,194 @@
+// What split builds' fast runs need from the pass besides the fast copies themselves: the
+// barrier before the program's fenv calls, and the fast copies' sentinels and special-result
+// bits, which tell the runtime when a fast run must be re-run precisely.
+
+#include "numfuzz-pass.h"
+
+namespace numfuzz_pass {
+
+void guardFenvCalls(ModuleIR &IR, Function &F) {
+  static const char *const Lowering[] = {"feclearexcept", "fesetenv", "feholdexcept", "feupdateenv",
+                                         "fesetexceptflag"};
+  SmallVector<CallBase *, 4> Calls;
+  for (BasicBlock &BB : F)
+    for (Instruction &I : BB)
+      if (auto *CB = dyn_cast<CallBase>(&I))
+        if (Function *Callee = CB->getCalledFunction())
+          for (const char *Name : Lowering)
+            if (Callee->getName() == Name)
+              Calls.push_back(CB);
+  if (Calls.empty())
+    return;
+  FunctionCallee Barrier =
+      IR.M.getOrInsertFunction(NUMFUZZ_SYM_FENV_BARRIER, FunctionType::get(Type::getVoidTy(IR.Ctx), false));
+  for (CallBase *CB : Calls)
+    IRBuilder<>(CB).CreateCall(Barrier);
+}
+
+// The fast copy's sentinel (runtime/src/precise.rs): a conversion to an integer outside its
+// range, whose Invalid x86-64 does not always raise (it converts to a narrow or unsigned
+// integer through a wider signed one), sets a function-local bit, and each return ORs it into
+// the runtime's __numfuzz_fast_recheck, which makes the runtime re-run the input precisely.
+// Branch-free, so the fast copy keeps its blocks (no coverage guard is added) and stays
+// vectorisable (the local bit is an OR reduction once promoted to a register).
+// libm calls get none: the fast path trusts the libm to raise what Annex F asks for, which
+// fast_runs.rs checks against the precise classification (a test after each call of an
+// unrollable libm loop kept clang from unrolling it); a spurious flag only costs a re-run.
+void FastCopyBits::sentinels(Function &F, ArrayRef<CheckPlan> Plans) {
+  SmallVector<const CheckPlan *, 16> Conversions = operations(F, Plans, /*ConversionsOnly=*/true);
+  if (Conversions.empty())
+    return;
+  Type *I1 = Type::getInt1Ty(IR.Ctx);
+  IRBuilder<> EB(entryPoint(F));
+  AllocaInst *Acc = EB.CreateAlloca(I1, nullptr, "numfuzz.recheck");
+  EB.CreateStore(ConstantInt::getFalse(IR.Ctx), Acc);
+  eachSpecial(F, Conversions, [&](unsigned, IRBuilder<> &B, Value *Bad) {
+    B.CreateStore(B.CreateOr(B.CreateLoad(I1, Acc), Bad), Acc);
+  });
+  auto *Flag = IR.M.getOrInsertGlobal(NUMFUZZ_SYM_FAST_RECHECK, IR.I8);
+  for (BasicBlock &BB : F)
+    if (auto *Ret = dyn_cast<ReturnInst>(BB.getTerminator())) {
+      IRBuilder<> B(Ret);
+      Value *Seen = B.CreateZExt(B.CreateLoad(I1, Acc), IR.I8);
+      B.CreateStore(B.CreateOr(B.CreateLoad(IR.I8, Flag), Seen), Flag);
+    }
+}
+
+// The fast copy's special-result bits (runtime/src/fast_specials.rs). Every checked operation
+// of F has one, set when its result is zero, subnormal, the least normal, infinite or NaN
+// (a conversion to an integer: when the sentinel fires): what an exception leaves at its site
+// (Overflow and DivByZero an infinity, Invalid a NaN, Underflow a tiny result, the least
+// normal included since x86 detects tininess after rounding). Which sites went special tells
+// apart two fast runs that share an edge path and a flag set (`a*b + c*d`, either product
+// overflowing), so the runtime skips a precise re-run only where an earlier one saw the same.
+// The bits gather in locals (registers once promoted, OR reductions in vectorised loops);
+// each return ORs them into this function's words of the module's array and marks the
+// module dirty, branch-free like the sentinel, so no block and no coverage guard is added.
+void FastCopyBits::specialResults(Function &F, ArrayRef<CheckPlan> Plans) {
+  SmallVector<const CheckPlan *, 16> Ops = operations(F, Plans, /*ConversionsOnly=*/false);
+  if (Ops.empty())
+    return;
+  if (!Words) {
+    // A placeholder, replaced by the array once every function has its words.
+    Words = new GlobalVariable(IR.M, IR.I64, false, GlobalValue::InternalLinkage, ConstantInt::get(IR.I64, 0),
+                               "numfuzz.fast_specials.placeholder");
+    Dirty = new GlobalVariable(IR.M, IR.I8, false, GlobalValue::InternalLinkage, ConstantInt::get(IR.I8, 0),
+                               "numfuzz.fast_specials.dirty");
+  }
+  unsigned FnWords = (Ops.size() + 63) / 64, Base = WordCount;
+  WordCount += FnWords;
+  SmallVector<AllocaInst *, 2> Acc;
+  IRBuilder<> EB(entryPoint(F));
+  for (unsigned W = 0; W < FnWords; ++W) {
+    Acc.push_back(EB.CreateAlloca(IR.I64, nullptr, "numfuzz.specials"));
+    EB.CreateStore(ConstantInt::get(IR.I64, 0), Acc.back());
+  }
+  eachSpecial(F, Ops, [&](unsigned K, IRBuilder<> &B, Value *Special) {
+    Value *Bit =
+        B.CreateSelect(Special, ConstantInt::get(IR.I64, uint64_t(1) << (K % 64)), ConstantInt::get(IR.I64, 0));
+    AllocaInst *A = Acc[K / 64];
+    B.CreateStore(B.CreateOr(B.CreateLoad(IR.I64, A), Bit), A);
+  });
+  flushWords(F, Acc, Base);
+}
+
+void FastCopyBits::finishWords() {
+  if (!Words)
+    return;
+  auto *Ty = ArrayType::get(IR.I64, WordCount);
+  auto *Array = new GlobalVariable(IR.M, Ty, false, GlobalValue::InternalLinkage, ConstantAggregateZero::get(Ty),
+                                   "numfuzz.fast_specials");
+  Words->replaceAllUsesWith(Array);
+  Words->eraseFromParent();
+  Words = Array;
+}
+
+void FastCopyBits::registerWords(IRBuilder<> &B) {
+  if (!Words)
+    return;
+  auto *Ty = FunctionType::get(Type::getVoidTy(IR.Ctx), {IR.PtrTy, IR.I64, IR.PtrTy}, false);
+  FunctionCallee Register = IR.M.getOrInsertFunction(NUMFUZZ_SYM_REGISTER_FAST_SPECIALS, Ty);
+  B.CreateCall(Register, {Words, ConstantInt::get(IR.I64, WordCount), Dirty});
+}
+
+// The checked operations of F among Plans that get a bit: the conversions only (sentinels), or
+// also every operation with a float result (special results).
+SmallVector<const CheckPlan *, 16> FastCopyBits::operations(Function &F, ArrayRef<CheckPlan> Plans,
+                                                           bool ConversionsOnly) {
+  SmallVector<const CheckPlan *, 16> Ops;
+  for (const CheckPlan &P : Plans)
+    if (P.FloatTy && P.Inst->getFunction() == &F && (isConversion(P) || (P.Result && !ConversionsOnly)))
+      Ops.push_back(&P);
+  return Ops;
+}
+
+// Record(K, B, Special) right after the K-th of Ops, where Special (one i1, the lanes ORed)
+// says whether it went special: a conversion's argument out of the integer range (the
+// sentinel), else a special result. In strictfp functions the compares ignore exceptions:
+// they are the pass's, not the program's.
+void FastCopyBits::eachSpecial(Function &F, ArrayRef<const CheckPlan *> Ops,
+                               function_ref<void(unsigned K, IRBuilder<> &B, Value *Special)> Record) {
+  for (unsigned K = 0; K < Ops.size(); ++K) {
+    const CheckPlan &P = *Ops[K];
+    IRBuilder<> B(P.Inst->getNextNode());
+    B.setIsFPConstrained(F.hasFnAttribute(Attribute::StrictFP));
+    if (B.getIsFPConstrained())
+      B.setDefaultConstrainedExcept(fp::ebIgnore);
+    Value *Special = isConversion(P) ? outOfIntRange(B, P) : isSpecial(B, P.Result);
+    if (isa<VectorType>(Special->getType()))
+      Special = B.CreateOrReduce(Special);
+    Record(K, B, Special);
+  }
+}
+
+// V (scalar or vector) is zero, subnormal, the least normal, infinite or NaN: |V| <= least
+// normal (NaN included: unordered) or |V| > largest. Quiet compares: they raise nothing.
+Value *FastCopyBits::isSpecial(IRBuilder<> &B, Value *V) {
+  Type *Ty = V->getType();
+  const fltSemantics &Sem = Ty->getScalarType()->getFltSemantics();
+  Value *Abs = B.CreateUnaryIntrinsic(Intrinsic::fabs, V);
+  Value *Tiny = B.CreateFCmpULE(Abs, ConstantFP::get(Ty, APFloat::getSmallestNormalized(Sem)));
+  Value *Huge = B.CreateFCmpOGT(Abs, ConstantFP::get(Ty, APFloat::getLargest(Sem)));
+  return B.CreateOr(Tiny, Huge, "numfuzz.special");
+}
+
+// fptosi/fptoui: the argument is NaN or its truncation is outside the N-bit integer range,
+// exactly the checker's Invalid (runtime/src/check/conv.rs).
+Value *FastCopyBits::outOfIntRange(IRBuilder<> &B, const CheckPlan &P) {
+  Value *X = P.Floats[0];
+  const fltSemantics &Sem = P.FloatTy->getFltSemantics();
+  bool Signed = P.Op == NUMFUZZ_OP_FPTOSI;
+  unsigned N = P.Aux, W = N + 2;
+  // Valid: X > Lo (exclusive) and X < Hi, with Lo = -2^(N-1) - 1 or -1, Hi = 2^(N-1) or 2^N.
+  APInt Lo = Signed ? -APInt::getOneBitSet(W, N - 1) - 1 : -APInt(W, 1);
+  APInt Hi = APInt::getOneBitSet(W, Signed ? N - 1 : N);
+  APFloat LoF(Sem), HiF(Sem);
+  // Rounded up: when Lo is not representable, X > Lo is X >= the next float above it.
+  bool LoExact = LoF.convertFromAPInt(Lo, true, APFloat::rmTowardPositive) == APFloat::opOK;
+  HiF.convertFromAPInt(Hi, false, APFloat::rmTowardPositive); // a power of two, or +inf
+  Value *LoC = ConstantFP::get(X->getType(), LoF), *HiC = ConstantFP::get(X->getType(), HiF);
+  Value *AboveLo = LoExact ? B.CreateFCmpOGT(X, LoC) : B.CreateFCmpOGE(X, LoC);
+  return B.CreateNot(B.CreateAnd(AboveLo, B.CreateFCmpOLT(X, HiC)), "numfuzz.sentinel");
+}
+
+// At each return and resume, F's bits ORed into its words of the module's array (from Base)
+// and the module's dirty byte set if any is.
+void FastCopyBits::flushWords(Function &F, ArrayRef<AllocaInst *> Acc, unsigned Base) {
+  for (BasicBlock &BB : F) {
+    Instruction *T = BB.getTerminator();
+    if (!isa<ReturnInst>(T) && !isa<ResumeInst>(T))
+      continue;
+    IRBuilder<> B(T);
+    Value *Any = ConstantInt::get(IR.I64, 0);
+    for (unsigned W = 0; W < Acc.size(); ++W) {
+      Value *Bits = B.CreateLoad(IR.I64, Acc[W]);
+      Value *Word = B.CreateConstInBoundsGEP1_64(IR.I64, Words, Base + W);
+      B.CreateStore(B.CreateOr(B.CreateLoad(IR.I64, Word), Bits), Word);
+      Any = B.CreateOr(Any, Bits);
+    }
+    Value *Set = B.CreateZExt(B.CreateICmpNE(Any, ConstantInt::get(IR.I64, 0)), IR.I8);
+    B.CreateStore(B.CreateOr(B.CreateLoad(IR.I8, Dirty), Set), Dirty);
+  }
+}
+
+} // namespace numfuzz_pass
