@@ -10,6 +10,7 @@ pub enum CovFormat {
 }
 
 #[derive(Debug, clap::Args)]
+#[command(mut_arg("timeout_ms", |a| a.default_value("2000").required(false)))]
 #[command(
     after_help = "The coverage build is the same harness built with `NUMFUZZ_CC_COVERAGE=1 numfuzz-cc`.\n\
 Example: numfuzz cov out --target ./harness-cov\n         numfuzz cov out --target ./harness-cov --function __ieee754_acos --format json"
@@ -34,7 +35,7 @@ pub struct CovArgs {
     #[arg(long)]
     pub time_to_final: bool,
     #[command(flatten)]
-    pub timeout: ReplayTimeout<2000>,
+    pub timeout: ReplayTimeout,
     /// Directory of llvm-profdata and llvm-cov (default: `$LLVM_CONFIG --bindir`, LLVM_CONFIG
     /// defaulting to llvm-config-19).
     #[arg(long)]

@@ -71,17 +71,20 @@ impl Jobs {
     }
 }
 
-/// `-t` of the commands that replay inputs (replay, triage, cov): `DEFAULT_MS` unless given.
+/// `-t` of the commands that replay inputs (replay, triage, cov). Each sets its own default
+/// with `#[command(mut_arg("timeout_ms", ...))]`: a default in the group itself, through a
+/// const generic, would be one for all of them (clap keeps a derived default in a static of a
+/// generic function, which every instantiation shares).
 #[derive(Debug, clap::Args)]
-pub struct ReplayTimeout<const DEFAULT_MS: u64> {
+pub struct ReplayTimeout {
     /// Time limit per input in milliseconds; an input that runs longer is a hang.
-    #[arg(short = 't', long = "timeout", value_name = "MS", default_value_t = DEFAULT_MS, value_parser = milliseconds)]
-    pub ms: u64,
+    #[arg(short = 't', long = "timeout", value_name = "MS", value_parser = milliseconds)]
+    timeout_ms: u64,
 }
 
-impl<const DEFAULT_MS: u64> ReplayTimeout<DEFAULT_MS> {
+impl ReplayTimeout {
     pub fn duration(&self) -> std::time::Duration {
-        std::time::Duration::from_millis(self.ms)
+        std::time::Duration::from_millis(self.timeout_ms)
     }
 }
 
@@ -129,6 +132,21 @@ mod tests {
             let err = milliseconds(bad).unwrap_err();
             assert!(err.contains("at least 1 (e.g. `-t 1000`)"), "{bad}: {err}");
         }
+    }
+
+    #[test]
+    fn each_replaying_command_has_its_own_default_time_limit() {
+        let timeout = |args: &[&str]| match Cli::try_parse_from(args).unwrap().command {
+            Command::Replay(r) => r.timeout.duration(),
+            Command::Triage(t) => t.timeout.duration(),
+            Command::Cov(c) => c.timeout.duration(),
+            other => panic!("{other:?}"),
+        };
+        let ms = std::time::Duration::from_millis;
+        assert_eq!(timeout(&["numfuzz", "replay", "t", "in"]), ms(5000));
+        assert_eq!(timeout(&["numfuzz", "triage", "out"]), ms(3000));
+        assert_eq!(timeout(&["numfuzz", "cov", "out", "--target", "t"]), ms(2000));
+        assert_eq!(timeout(&["numfuzz", "triage", "out", "-t", "7"]), ms(7));
     }
 
     #[test]

@@ -4,6 +4,7 @@ use super::ReplayTimeout;
 use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]
+#[command(mut_arg("timeout_ms", |a| a.default_value("5000").required(false)))]
 pub struct ReplayArgs {
     /// The target, built with numfuzz-cc.
     pub target: PathBuf,
@@ -14,5 +15,5 @@ pub struct ReplayArgs {
     #[arg(long, value_parser = super::signature)]
     pub signature: Option<String>,
     #[command(flatten)]
-    pub timeout: ReplayTimeout<5000>,
+    pub timeout: ReplayTimeout,
 }

@@ -12,6 +12,7 @@ pub enum MinimizeWhich {
 }
 
 #[derive(Debug, clap::Args)]
+#[command(mut_arg("timeout_ms", |a| a.default_value("3000").required(false)))]
 #[command(
     after_help = "Consequences (which exceptions reach a declared result) need the harness's NUMFUZZ_RESULT declarations and a taint build:\n  NUMFUZZ_CC_TAINT=1 numfuzz-cc <same sources and flags> -o TARGET.taint\n\
 Example: numfuzz triage out\n         numfuzz triage out --minimize --oracle targets/gsl/oracle.py --format md --output findings.md"
@@ -64,7 +65,7 @@ pub struct TriageArgs {
     #[command(flatten)]
     pub jobs: Jobs,
     #[command(flatten)]
-    pub timeout: ReplayTimeout<3000>,
+    pub timeout: ReplayTimeout,
     /// Memory limit per replay in MiB, or `none` (default: the campaign's `-m`).
     #[arg(short = 'm', long = "memory-limit", value_name = "MB", value_parser = super::memory_limit)]
     pub memory_limit_mb: Option<MemoryLimit>,

@@ -6,8 +6,8 @@
 //! and, over all of them, the most ordinary input; non-finite results whose cause no single
 //! repair isolates follow, per function. Everything else is counted by class.
 
-use crate::triage::group;
 use crate::triage::ordinary::{self, Ordinariness};
+use crate::triage::report;
 use numfuzz_abi::signature::Signature;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -319,7 +319,7 @@ fn returned_rank(results: &[ResultDoc]) -> u8 {
     results
         .iter()
         .filter(|r| r.index.is_some())
-        .map(|r| group::value_rank(&r.value))
+        .map(|r| report::value_rank(&r.value))
         .max()
         .unwrap_or(0)
 }

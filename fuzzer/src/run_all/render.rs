@@ -4,6 +4,7 @@
 use super::merge::{Example, Field, FunctionCounts, Merged, MergedBug, ResultDoc};
 use crate::triage::format::{count, elapsed, sarif, short_decimal};
 use serde_json::{json, Value};
+use serde_sarif::sarif::{Location, Result as SarifResult, ResultLevel};
 use std::path::Path;
 
 /// What the run was, for the report's head.
@@ -205,8 +206,7 @@ pub fn json(m: &Merged, info: &RunInfo) -> String {
 /// One SARIF result per merged bug (an error at its root site).
 pub fn sarif(m: &Merged) -> String {
     let base = sarif::common_dir(m.bugs.iter().map(|b| Path::new(&b.path)));
-    let rules = sarif::rules();
-    let results: Vec<Value> = m
+    let results = m
         .bugs
         .iter()
         .map(|b| {
@@ -219,22 +219,36 @@ pub fn sarif(m: &Merged) -> String {
                     r.verdict
                 )
             });
-            json!({
-                "ruleId": b.kind,
-                "ruleIndex": rules.iter().position(|r| r.0 == b.kind),
-                "level": "error",
-                "message": {"text": format!(
-                    "{} at {}: `{}`; a bug in {}; e.g. {}({}) returned {}{reference}.",
-                    b.kind, b.site, e.expression, b.functions.join(", "), e.function,
-                    fields_text(&e.input), results_text(&e.returned)
-                )},
-                "locations": [{
-                    "physicalLocation": sarif::physical(&b.path, b.line, b.column, base.as_deref()),
-                    "logicalLocations": [{"name": b.in_function, "kind": "function"}],
-                }],
-                "partialFingerprints": {"numfuzzFinding/v1": b.key},
-                "properties": {"functions": b.functions, "inputCount": b.inputs, "operation": b.op},
-            })
+            let text = format!(
+                "{} at {}: `{}`; a bug in {}; e.g. {}({}) returned {}{reference}.",
+                b.kind,
+                b.site,
+                e.expression,
+                b.functions.join(", "),
+                e.function,
+                fields_text(&e.input),
+                results_text(&e.returned)
+            );
+            let site = sarif::physical(&b.path, b.line, b.column, base.as_deref());
+            SarifResult::builder()
+                .rule_id(b.kind.as_str())
+                .rule_index(sarif::rule_index(&b.kind))
+                .level(ResultLevel::Error)
+                .message(&text)
+                .locations(vec![match b.in_function.as_deref() {
+                    Some(function) => sarif::location(site, function),
+                    None => Location {
+                        physical_location: Some(site),
+                        ..Default::default()
+                    },
+                }])
+                .partial_fingerprints(sarif::fingerprint(&b.key))
+                .properties(sarif::properties([
+                    ("functions", json!(b.functions)),
+                    ("inputCount", json!(b.inputs)),
+                    ("operation", json!(b.op)),
+                ]))
+                .build()
         })
         .collect();
     serde_json::to_string_pretty(&sarif::log(results, base.as_deref())).expect("JSON values serialise") + "\n"

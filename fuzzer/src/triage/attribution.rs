@@ -19,70 +19,17 @@
 //!   still a bug, with no root ("cause not isolated").
 
 use super::consequence;
+use super::root::{Attribution, RootBy, Via};
 use super::taint::Flow;
 use crate::replay::{Replay, ReplayEnding, Replayer};
 use numfuzz_abi::signature::Signature;
 use numfuzz_abi::taint::{Repair, TaintMode};
-use numfuzz_outdir::FindingKey;
-use serde::Serialize;
 use std::collections::BTreeSet;
 use std::path::Path;
 
 /// Repairs tried per input at most; an input with more origins than that and no root among
 /// them is left with its cause not isolated (and says how many were tried).
 pub const MAX_REPAIRS: usize = 16;
-
-/// How an input's root was chosen.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RootBy {
-    /// The one origin whose labels reach the result, and its repair fixes it.
-    Labels,
-    /// The first origin whose repair alone fixes the result.
-    Repair,
-    /// No single repair fixes it: the earliest origin the labels name.
-    Earliest,
-}
-
-impl RootBy {
-    pub fn name(self) -> &'static str {
-        match self {
-            RootBy::Labels => "labels",
-            RootBy::Repair => "repair",
-            RootBy::Earliest => "earliest",
-        }
-    }
-}
-
-/// How the root's exception reaches the result.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Via {
-    /// Its value, or one computed from it, is the result (labels).
-    Data,
-    /// Only a branch taken because of it leads to the result (no label reaches it).
-    Control,
-}
-
-impl Via {
-    pub fn name(self) -> &'static str {
-        match self {
-            Via::Data => "data",
-            Via::Control => "control",
-        }
-    }
-}
-
-/// The root of one input's non-finite result.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Attribution {
-    /// `None`: no label reaches the result and no single repair fixes it.
-    pub root: Option<(FindingKey, RootBy, Via)>,
-    /// Repaired replays it took.
-    pub replays: usize,
-    /// Origins whose repair was not tried (past [`MAX_REPAIRS`]).
-    pub untried: usize,
-}
 
 /// The origins a repair is tried on, in order: the label roots (`label_roots`, positions in
 /// `flow`), then the other origins in the order they first raised.
@@ -178,6 +125,7 @@ mod tests {
     use numfuzz_abi::kind::ExceptionKind;
     use numfuzz_abi::report::ResultReport;
     use numfuzz_abi::FloatType;
+    use numfuzz_outdir::FindingKey;
 
     fn key(line: u32, kind: ExceptionKind) -> FindingKey {
         FindingKey {

@@ -23,8 +23,8 @@
 //! A finding takes its worst consequence over its inputs (escapes > handled > absorbed),
 //! judged on inputs that are neither input-borne nor out of domain when it has any.
 
-use super::attribution::{Attribution, RootBy, Via};
 use super::ordinary::Ordinariness;
+use super::root::{Attribution, RootBy, Via};
 use super::taint::Flow;
 use crate::replay::{Replay, ReplayEnding};
 use numfuzz_abi::signature::Signature;

@@ -5,9 +5,9 @@
 
 use super::attribution;
 use super::consequence::{self, Consequence};
-use super::group::{Finding, Reference};
 use super::oracle::Verdict;
 use super::references::References;
+use super::report::{Finding, Reference};
 use super::taint;
 use crate::replay::{Replay, Replayer};
 use numfuzz_abi::signature::Signature;

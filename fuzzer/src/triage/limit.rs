@@ -13,7 +13,6 @@
 //! line such as `a + x = 0` is left rather than followed. Two steps on each side: `FAR` and
 //! `NEAR`, far enough apart that a pole's growth or a log's cannot hide in the tolerance.
 
-use super::references::scientific;
 use numfuzz_abi::op::FloatType;
 use numfuzz_abi::signature::Signature;
 use numfuzz_abi::value::{Float, Value};
@@ -203,6 +202,26 @@ pub fn steady(sides: &[(String, String)]) -> Option<bool> {
     // The floor: the rounding of an x87 shadow, relative to its logarithm.
     let floor = 1e-12 * (values[0].exponent as f64 * std::f64::consts::LN_10).abs().max(1.0);
     Some(near <= SETTLED * far + floor)
+}
+
+/// A decimal as (signed mantissa in [1, 10), exponent), or `None` for zero; the exponent may
+/// be beyond any binary format's (`4.3e3060`).
+pub(super) fn scientific(text: &str) -> Option<(f64, i64)> {
+    let lower = text.trim().to_ascii_lowercase();
+    let (m, e) = lower.split_once('e').unwrap_or((&lower, "0"));
+    let (mut m, mut e): (f64, i64) = (m.parse().ok()?, e.parse().ok()?);
+    if m == 0.0 || !m.is_finite() {
+        return None;
+    }
+    while m.abs() >= 10.0 {
+        m /= 10.0;
+        e += 1;
+    }
+    while m.abs() < 1.0 {
+        m *= 10.0;
+        e -= 1;
+    }
+    Some((m, e))
 }
 
 #[cfg(test)]

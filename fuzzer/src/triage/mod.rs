@@ -18,18 +18,20 @@ pub mod oracle;
 pub mod ordinary;
 mod pool;
 pub mod references;
+pub mod report;
 pub mod repro;
+pub mod root;
 pub mod taint;
 
 use crate::replay::{Replay, Replayer};
 use crate::target::{Target, TargetError};
-use attribution::Attribution;
 use campaign::Campaign;
-use group::{view_fields, Consequences, Finding, Minimized, OracleUse, Report};
 use judge::{Judge, Keep};
 use numfuzz_abi::signature::Signature;
 use numfuzz_outdir::OutDirError;
 use references::References;
+use report::{view_fields, Consequences, Finding, Minimized, OracleUse, Report};
+use root::Attribution;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -169,71 +171,35 @@ fn resolve_target(campaign: &Campaign, explicit: Option<&Path>) -> Result<(Targe
 /// called as replays finish.
 pub fn triage(opts: &Options, progress: impl Fn(usize, usize) + Sync) -> Result<Report, TriageError> {
     let campaign = Campaign::open(&opts.out)?;
-    let (target, args) = resolve_target(&campaign, opts.target.as_deref())?;
-    let taint_target = resolve_taint(opts.taint_target.as_deref(), &target)?;
-    let shadow_target = resolve_shadow(opts.shadow_target.as_deref(), &target)?;
-    let memory_limit_mb = opts.memory_limit_mb.unwrap_or_else(|| campaign.memory_limit_mb());
-    let replayer = Replayer {
-        target: target.path.clone(),
-        args: args.clone(),
-        timeout: opts.timeout,
-        memory_limit_mb,
-    };
-    let taint_replayer = taint_target.as_ref().map(|t| Replayer {
-        target: t.clone(),
-        args,
-        // DataFlowSanitizer costs time; a replay that completed on the target gets room.
-        timeout: opts.timeout * 4,
-        // Its shadow memory and labels are its own; only the target build is held to -m.
-        memory_limit_mb: None,
-    });
-    let signature = target.signature.clone();
+    let builds = builds(opts, &campaign)?;
+    let signature = builds.target.signature.as_ref();
     let total = campaign.inputs.len();
     let replays: Vec<std::io::Result<Replay>> = pool::map(
         &campaign.inputs,
         opts.jobs,
-        |input| replayer.run(&input.path),
+        |input| builds.replayer.run(&input.path),
         |done| progress(done, total),
     );
 
-    let (analyses, repair_replays) = analyse_consequences(
-        &campaign,
-        &replays,
-        taint_replayer.as_ref(),
-        signature.as_ref(),
-        opts.jobs,
-    );
-    let consequences = if !analyses.iter().flatten().any(|a| a.has_results) {
-        Consequences::NoResults
-    } else if taint_target.is_none() && replays.iter().flatten().any(consequence::needs_taint) {
-        Consequences::NoTaintBuild {
-            expected: default_taint_path(&target.path),
-        }
-    } else {
-        Consequences::Computed
-    };
+    let (analyses, repair_replays) =
+        analyse_consequences(&campaign, &replays, builds.taint.as_ref(), signature, opts.jobs);
+    let consequences = consequences_of(&analyses, &replays, &builds);
     let (references, shadow_agreement) = references(
         opts,
         &campaign,
         &replays,
-        &replayer,
-        shadow_target.as_ref(),
-        &target,
-        signature.as_ref(),
+        &builds.replayer,
+        builds.shadow.as_ref(),
+        &builds.target,
+        signature,
     );
     let timeout_ms = opts.timeout.as_millis() as u64;
-    let grouped = group::group(
-        &campaign,
-        replays,
-        &analyses,
-        consequences == Consequences::Computed,
-        signature.as_ref(),
-        timeout_ms,
-    );
+    let judged = consequences == Consequences::Computed;
+    let grouped = group::group(&campaign, replays, &analyses, judged, signature, timeout_ms);
     let mut report = Report {
         out_dir: std::fs::canonicalize(&opts.out).unwrap_or_else(|_| opts.out.clone()),
-        target: std::fs::canonicalize(&target.path).unwrap_or_else(|_| target.path.clone()),
-        signature: signature.as_ref().map(Signature::to_string),
+        target: std::fs::canonicalize(&builds.target.path).unwrap_or_else(|_| builds.target.path.clone()),
+        signature: signature.map(Signature::to_string),
         instances: campaign.out.instance_names(),
         inputs_replayed: total,
         timeout_ms,
@@ -245,39 +211,111 @@ pub fn triage(opts: &Options, progress: impl Fn(usize, usize) + Sync) -> Result<
         repair_replays,
         minimized_dir: None,
         consequences,
-        taint_target: taint_target.clone(),
+        taint_target: builds.taint.as_ref().map(|t| t.target.clone()),
         oracle: None,
         shadow_agreement,
         records: campaign.records_by_instance(),
     };
+    judge_findings(&mut report, opts, &builds, references.as_ref())?;
+    Ok(report)
+}
 
+/// What triage replays on: the target as the campaign ran it and, when there are, its taint
+/// build and its shadow build.
+struct Builds {
+    target: Target,
+    replayer: Replayer,
+    taint: Option<Replayer>,
+    shadow: Option<PathBuf>,
+}
+
+/// The target (`--target`, else the campaign's) and the builds beside it, with their limits.
+fn builds(opts: &Options, campaign: &Campaign) -> Result<Builds, TriageError> {
+    let (target, args) = resolve_target(campaign, opts.target.as_deref())?;
+    let taint_target = resolve_taint(opts.taint_target.as_deref(), &target)?;
+    let shadow = resolve_shadow(opts.shadow_target.as_deref(), &target)?;
+    let taint = taint_target.map(|t| Replayer {
+        target: t,
+        args: args.clone(),
+        // DataFlowSanitizer costs time; a replay that completed on the target gets room.
+        timeout: opts.timeout * 4,
+        // Its shadow memory and labels are its own; only the target build is held to -m.
+        memory_limit_mb: None,
+    });
+    let replayer = Replayer {
+        target: target.path.clone(),
+        args,
+        timeout: opts.timeout,
+        memory_limit_mb: opts.memory_limit_mb.unwrap_or_else(|| campaign.memory_limit_mb()),
+    };
+    Ok(Builds {
+        target,
+        replayer,
+        taint,
+        shadow,
+    })
+}
+
+/// Whether consequences could be computed: they need declared results, and a taint build
+/// when some input returned Inf or NaN unreported.
+fn consequences_of(
+    analyses: &[Option<consequence::InputAnalysis>],
+    replays: &[std::io::Result<Replay>],
+    builds: &Builds,
+) -> Consequences {
+    if !analyses.iter().flatten().any(|a| a.has_results) {
+        Consequences::NoResults
+    } else if builds.taint.is_none() && replays.iter().flatten().any(consequence::needs_taint) {
+        Consequences::NoTaintBuild {
+            expected: default_taint_path(&builds.target.path),
+        }
+    } else {
+        Consequences::Computed
+    }
+}
+
+/// Judges the inputs the findings show against the references, minimises them (`--minimize`),
+/// writes the bugs' reproducers (`--repro`) and records how the references were used.
+fn judge_findings(
+    report: &mut Report,
+    opts: &Options,
+    builds: &Builds,
+    references: Option<&References>,
+) -> Result<(), TriageError> {
+    let signature = builds.target.signature.as_ref();
     let judge = Judge {
-        replayer: &replayer,
-        taint: taint_replayer.as_ref(),
-        signature: signature.as_ref(),
-        references: references.as_ref(),
+        replayer: &builds.replayer,
+        taint: builds.taint.as_ref(),
+        signature,
+        references,
     };
     // References of the inputs shown (they decide which findings are bugs by a wrong result).
     if references.is_some() {
-        attach_references(&mut report, &judge, opts.jobs, false);
+        attach_references(report, &judge, opts.jobs, false);
     }
     if let Some(dir) = &opts.minimize_into {
-        minimize_findings(&mut report, &judge, opts, signature.as_ref(), dir)?;
+        minimize_findings(report, &judge, opts, signature, dir)?;
     }
     if let Some(dir) = &opts.repro_into {
-        let sig = signature.as_ref().ok_or(TriageError::ReproWithoutSignature)?;
-        let written = repro::write(&report, sig, target.harness_source.as_deref(), dir)
-            .map_err(|e| TriageError::Repro(dir.clone(), e))?;
-        for (id, r) in written {
-            if let Some(f) = report.findings.iter_mut().find(|f| f.id == id) {
-                f.reproducer = Some(r);
-            }
+        write_reproducers(report, &builds.target, dir)?;
+    }
+    if let Some(o) = references {
+        record_reference_use(report, o);
+    }
+    Ok(())
+}
+
+/// Writes the bugs' C reproducers into `dir` and notes each on its bug.
+fn write_reproducers(report: &mut Report, target: &Target, dir: &Path) -> Result<(), TriageError> {
+    let sig = target.signature.as_ref().ok_or(TriageError::ReproWithoutSignature)?;
+    let written = repro::write(report, sig, target.harness_source.as_deref(), dir)
+        .map_err(|e| TriageError::Repro(dir.to_path_buf(), e))?;
+    for (id, r) in written {
+        if let Some(f) = report.findings.iter_mut().find(|f| f.id == id) {
+            f.reproducer = Some(r);
         }
     }
-    if let Some(o) = &references {
-        record_reference_use(&mut report, o);
-    }
-    Ok(report)
+    Ok(())
 }
 
 /// Each replay's consequence analysis (`None`: not replayed): the inputs that returned Inf or

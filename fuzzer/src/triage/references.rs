@@ -11,7 +11,7 @@
 //! (its last digits are not a reference for an accurate library), nor are results whose
 //! shadow the run marked unreliable.
 
-use super::limit;
+use super::limit::{self, scientific};
 use super::oracle::{self, Judgement, Oracle, Request, RequestResult, ResultVerdict};
 use crate::replay::{Replay, ReplayEnding, Replayer};
 use numfuzz_abi::report::ResultReport;
@@ -244,26 +244,6 @@ impl References {
 /// (condition number times 1e-16); rounding noise, as the cancellation of two values the
 /// format could not hold, differs in every digit, or by orders of magnitude.
 const STABLE: f64 = 1e-3;
-
-/// A decimal as (signed mantissa in [1, 10), exponent), or `None` for zero; the exponent may
-/// be beyond any binary format's (`4.3e3060`).
-pub(super) fn scientific(text: &str) -> Option<(f64, i64)> {
-    let lower = text.trim().to_ascii_lowercase();
-    let (m, e) = lower.split_once('e').unwrap_or((&lower, "0"));
-    let (mut m, mut e): (f64, i64) = (m.parse().ok()?, e.parse().ok()?);
-    if m == 0.0 || !m.is_finite() {
-        return None;
-    }
-    while m.abs() >= 10.0 {
-        m /= 10.0;
-        e += 1;
-    }
-    while m.abs() < 1.0 {
-        m *= 10.0;
-        e -= 1;
-    }
-    Some((m, e))
-}
 
 /// Are two shadows of one result the same value (see [`STABLE`])?
 fn same_value(a: &str, b: &str) -> bool {

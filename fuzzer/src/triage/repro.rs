@@ -9,24 +9,15 @@
 //! builds it with the harness's source file and the plain library.
 
 use super::format::results_text;
-use super::group::{Finding, Report};
 use super::oracle::Verdict;
+use super::report::{Finding, Report, Reproducer};
 use crate::replay::DecodedField;
 use numfuzz_abi::signature::Signature;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// numfuzz.h as numfuzz-cc ships it.
 const NUMFUZZ_H: &str = include_str!("../../../cc-wrapper/include/numfuzz.h");
-
-/// The reproducer of one bug.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Reproducer {
-    pub path: PathBuf,
-    /// A command that builds and runs it (`HARNESS.c` and `LIBRARY` stand for what numfuzz
-    /// does not know).
-    pub build: String,
-}
 
 /// What the bug's reproducer checks.
 struct Check {
@@ -84,11 +75,22 @@ fn source(f: &Finding, signature: &Signature, bytes: &[u8], fields: &[DecodedFie
             .filter(|r| r.judged.verdict == Verdict::Wrong)
             .map(|r| (r.judged.index, r.judged.reference.clone(), r.judged.tolerance)),
     };
+    let mut c = String::new();
+    bug_comment(&mut c, f, signature, fields);
+    build_comment(&mut c, build, &check);
+    c.push_str("#define NUMFUZZ_PLAIN_RUNTIME\n#include <math.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include \"numfuzz.h\"\n\n");
+    input_data(&mut c, signature, bytes);
+    reference_data(&mut c, &check);
+    c.push_str(MAIN);
+    c
+}
+
+/// The comment's first part: the bug, its input field by field and what numfuzz saw it return.
+fn bug_comment(c: &mut String, f: &Finding, signature: &Signature, fields: &[DecodedField]) {
     let (expression, results) = match &f.minimized {
         Some(m) => (m.expression.clone(), &m.results),
         None => (f.example.expression(), &f.results),
     };
-    let mut c = String::new();
     let _ = writeln!(
         c,
         "/* numfuzz reproducer: {} at {} in {} [{}]",
@@ -122,6 +124,10 @@ fn source(f: &Finding, signature: &Signature, bytes: &[u8], fields: &[DecodedFie
         comment(&results_text(results)),
         comment(&reference)
     );
+}
+
+/// The comment's second part: how to build it and what its exit status says.
+fn build_comment(c: &mut String, build: &str, check: &Check) {
     let _ = writeln!(
         c,
         " * Build it with any C compiler against the library built without numfuzz-cc:"
@@ -136,7 +142,11 @@ fn source(f: &Finding, signature: &Signature, bytes: &[u8], fields: &[DecodedFie
             ""
         }
     );
-    c.push_str("#define NUMFUZZ_PLAIN_RUNTIME\n#include <math.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include \"numfuzz.h\"\n\n");
+}
+
+/// The input's bytes and where the signature's fields start in them (the header's plain mode
+/// reads the fields at these offsets).
+fn input_data(c: &mut String, signature: &Signature, bytes: &[u8]) {
     let offsets: Vec<String> = (0..signature.len())
         .map(|i| signature.range(i).start.to_string())
         .collect();
@@ -158,6 +168,10 @@ fn source(f: &Finding, signature: &Signature, bytes: &[u8], fields: &[DecodedFie
         hex.join(", ")
     );
     let _ = writeln!(c, "static const size_t input_size = {};", bytes.len());
+}
+
+/// What `main` judges the result against: the reference of a wrong finite value, or nothing.
+fn reference_data(c: &mut String, check: &Check) {
     match &check.reference {
         Some((index, value, tolerance)) => {
             let _ = writeln!(
@@ -170,8 +184,6 @@ fn source(f: &Finding, signature: &Signature, bytes: &[u8], fields: &[DecodedFie
             c.push_str("static const int judged = -1;\nstatic const char *const reference = 0;\nstatic const long double tolerance = 0;\n");
         }
     }
-    c.push_str(MAIN);
-    c
 }
 
 /// The reproducer's `main`: runs the harness once and judges what it declared.

@@ -11,7 +11,7 @@ use crate::html::chart::{self, Axes, Series};
 use crate::html::{code, escape, page, paragraphs, table};
 use crate::replay::fields_decimal;
 use crate::triage::campaign::InstanceRecords;
-use crate::triage::group::{Finding, Report};
+use crate::triage::report::{Finding, Report};
 use numfuzz_abi::kind::ExceptionKind;
 
 fn header(report: &Report) -> String {
@@ -258,7 +258,7 @@ mod tests {
     use super::*;
     use crate::replay::DecodedField;
     use crate::triage::consequence::Consequence;
-    use crate::triage::group::{Consequences, InputView};
+    use crate::triage::report::{Consequences, InputView};
     use numfuzz_abi::report::{ExceptionReport, ResultReport};
     use numfuzz_outdir::{ExceptionRecord, FindingKey};
     use serde_json::json;

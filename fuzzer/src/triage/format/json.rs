@@ -5,11 +5,11 @@
 
 use crate::replay::{DecodedField, Frame};
 use crate::triage::agreement::Agreement;
-use crate::triage::attribution::{RootBy, Via};
 use crate::triage::consequence::Consequence;
-use crate::triage::group::{Consequences, FindingClass, InputView, KindCount, Report};
 use crate::triage::oracle::{ResultVerdict, Verdict};
 use crate::triage::references::Source;
+use crate::triage::report::{self, Consequences, CrashGroup, FindingClass, InputView, KindCount, OracleUse, Report};
+use crate::triage::root::{RootBy, Via};
 use numfuzz_abi::kind::ExceptionKind;
 use numfuzz_abi::report::ResultReport;
 use serde::Serialize;
@@ -334,20 +334,6 @@ pub fn to_value(report: &Report) -> serde_json::Value {
 }
 
 fn document(report: &Report) -> Document<'_> {
-    let findings = report.findings.iter().map(|f| finding(report, f)).collect();
-    let crashes = report
-        .crashes
-        .iter()
-        .map(|g| Crash {
-            signal: &g.signal,
-            frame: g.frame.as_ref(),
-            stack: &g.stack,
-            input: (&g.input).into(),
-            input_count: g.inputs.len(),
-            first_seen_ms: g.first_seen_ms,
-            inputs: &g.inputs,
-        })
-        .collect();
     Document {
         schema_version: SCHEMA_VERSION,
         tool: Tool {
@@ -366,63 +352,80 @@ fn document(report: &Report) -> Document<'_> {
             Consequences::NoTaintBuild { .. } => "no-taint-build",
         },
         taint_target: report.taint_target.as_ref().map(|t| t.display().to_string()),
-        oracle: report.oracle.as_ref().map(|o| Oracle {
-            source: o.source,
-            command: &o.command,
-            judged: o.judged,
-            unreliable: o.unreliable,
-            tolerance: o.tolerance,
-            error: o.error.as_deref(),
-        }),
+        oracle: report.oracle.as_ref().map(oracle),
         shadow_agreement: report.shadow_agreement.as_ref().map(shadow_agreement),
-        bugs: report.bugs().map(|f| f.id.as_str()).collect(),
-        unexplained: report
-            .unexplained
-            .iter()
-            .map(|u| Unexplained {
-                input: (&u.input).into(),
-                results: &u.results,
-                origins: u
-                    .origins
-                    .iter()
-                    .filter_map(|k| report.id_of(k))
-                    .map(str::to_string)
-                    .collect(),
-                input_count: u.inputs.len(),
-                inputs: &u.inputs,
-                first_seen_ms: u.first_seen_ms,
-            })
-            .collect(),
         summary: summary(report),
-        findings,
-        crashes,
-        hangs: report
-            .hangs
-            .iter()
-            .map(|h| Hang {
-                input: (&h.input).into(),
-                first_seen_ms: h.first_seen_ms,
-                frame: h.frame.as_ref(),
-                stack: &h.stack,
-            })
-            .collect(),
-        not_reproduced: report
-            .not_reproduced
-            .iter()
-            .map(|n| NotReproduced {
-                input: &n.input,
-                expected: &n.expected,
-                observed: &n.observed,
-            })
-            .collect(),
+        bugs: report.bugs().map(|f| f.id.as_str()).collect(),
+        unexplained: report.unexplained.iter().map(|u| unexplained(report, u)).collect(),
+        findings: report.findings.iter().map(|f| finding(report, f)).collect(),
+        crashes: report.crashes.iter().map(crash).collect(),
+        hangs: report.hangs.iter().map(hang).collect(),
+        not_reproduced: report.not_reproduced.iter().map(not_reproduced).collect(),
         minimized_dir: report.minimized_dir.as_ref().map(|d| d.display().to_string()),
     }
 }
 
+fn oracle(o: &OracleUse) -> Oracle<'_> {
+    Oracle {
+        source: o.source,
+        command: &o.command,
+        judged: o.judged,
+        unreliable: o.unreliable,
+        tolerance: o.tolerance,
+        error: o.error.as_deref(),
+    }
+}
+
+/// A non-finite result whose cause is not isolated; its origins by finding id.
+fn unexplained<'a>(report: &'a Report, u: &'a report::Unexplained) -> Unexplained<'a> {
+    Unexplained {
+        input: (&u.input).into(),
+        results: &u.results,
+        origins: u
+            .origins
+            .iter()
+            .filter_map(|k| report.id_of(k))
+            .map(str::to_string)
+            .collect(),
+        input_count: u.inputs.len(),
+        inputs: &u.inputs,
+        first_seen_ms: u.first_seen_ms,
+    }
+}
+
+fn crash(g: &CrashGroup) -> Crash<'_> {
+    Crash {
+        signal: &g.signal,
+        frame: g.frame.as_ref(),
+        stack: &g.stack,
+        input: (&g.input).into(),
+        input_count: g.inputs.len(),
+        first_seen_ms: g.first_seen_ms,
+        inputs: &g.inputs,
+    }
+}
+
+fn hang(h: &report::Hang) -> Hang<'_> {
+    Hang {
+        input: (&h.input).into(),
+        first_seen_ms: h.first_seen_ms,
+        frame: h.frame.as_ref(),
+        stack: &h.stack,
+    }
+}
+
+fn not_reproduced(n: &report::NotReproduced) -> NotReproduced<'_> {
+    NotReproduced {
+        input: &n.input,
+        expected: &n.expected,
+        observed: &n.observed,
+    }
+}
+
 /// A finding as the schema has it.
-fn finding<'a>(report: &'a Report, f: &'a crate::triage::group::Finding) -> Finding<'a> {
-    let e = &f.example;
-    let example = |c: Consequence| f.examples.get(&c).map(Input::from);
+fn finding<'a>(report: &'a Report, f: &'a report::Finding) -> Finding<'a> {
+    // How the root was chosen is said of the bugs only.
+    let root_by = f.is_bug().then_some(f.root_by).flatten();
     Finding {
         id: &f.id,
         key: f.key.to_string(),
@@ -433,62 +436,85 @@ fn finding<'a>(report: &'a Report, f: &'a crate::triage::group::Finding) -> Find
         origin: f.origin,
         input_borne: f.input_borne,
         root: f.root().and_then(|k| report.id_of(k)),
-        root_by: f.is_bug().then_some(f.root_by).flatten().map(|(by, _)| by),
-        via: f.is_bug().then_some(f.root_by).flatten().map(|(_, via)| via),
+        root_by: root_by.map(|(by, _)| by),
+        via: root_by.map(|(_, via)| via),
         escapes_to: &f.escapes_to,
-        reference: f.reference.as_ref().map(|r| Reference {
-            source: r.source,
-            value: &r.judged.reference,
-            verdict: r.judged.verdict,
-            result: r.judged.index,
-            returned: &r.judged.returned,
-            tolerance: r.judged.tolerance,
-            input: &r.input,
-            reaches: r.reaches,
-            beside: r.judged.beside,
-        }),
+        reference: f.reference.as_ref().map(reference),
         reproducer: f.reproducer.as_ref().map(|r| Reproducer {
             path: r.path.display().to_string(),
             build: &r.build,
         }),
-        location: Location {
-            file: &f.site.file,
-            directory: &f.site.directory,
-            path: &f.key.path,
-            line: f.site.line,
-            column: f.site.column,
-            function: &f.site.function,
-        },
-        operation: Operation {
-            op: f.site.op.name(),
-            ty: f.site.ty.name(),
-            to: f.site.to.as_deref(),
-            expression: e.expression(),
-            operands: &e.operands,
-            operands_hex: &e.operands_hex,
-            result: e.result.as_deref(),
-            result_hex: e.result_hex.as_deref(),
-        },
+        location: location(f),
+        operation: operation(f),
         input: (&f.input).into(),
         results: &f.results,
-        examples: Examples {
-            escapes: example(Consequence::Escapes),
-            handled: example(Consequence::Handled),
-            coincident: example(Consequence::Coincident),
-            absorbed: example(Consequence::Absorbed),
-        },
+        examples: examples(f),
         input_count: f.inputs.len(),
         silent_inputs: f.silent_inputs,
         handled_inputs: f.handled_inputs,
         first_seen_ms: f.first_seen_ms,
         inputs: &f.inputs,
-        minimized: f.minimized.as_ref().map(|m| Minimized {
-            path: m.path.display().to_string(),
-            fields: &m.fields,
-            expression: &m.expression,
-            results: &m.results,
-        }),
+        minimized: f.minimized.as_ref().map(minimized),
         minimize_note: f.minimize_note.as_deref(),
+    }
+}
+
+fn reference(r: &report::Reference) -> Reference<'_> {
+    Reference {
+        source: r.source,
+        value: &r.judged.reference,
+        verdict: r.judged.verdict,
+        result: r.judged.index,
+        returned: &r.judged.returned,
+        tolerance: r.judged.tolerance,
+        input: &r.input,
+        reaches: r.reaches,
+        beside: r.judged.beside,
+    }
+}
+
+fn location(f: &report::Finding) -> Location<'_> {
+    Location {
+        file: &f.site.file,
+        directory: &f.site.directory,
+        path: &f.key.path,
+        line: f.site.line,
+        column: f.site.column,
+        function: &f.site.function,
+    }
+}
+
+/// The operation at the finding's site, as the input shown raised it.
+fn operation(f: &report::Finding) -> Operation<'_> {
+    let e = &f.example;
+    Operation {
+        op: f.site.op.name(),
+        ty: f.site.ty.name(),
+        to: f.site.to.as_deref(),
+        expression: e.expression(),
+        operands: &e.operands,
+        operands_hex: &e.operands_hex,
+        result: e.result.as_deref(),
+        result_hex: e.result_hex.as_deref(),
+    }
+}
+
+fn examples(f: &report::Finding) -> Examples<'_> {
+    let example = |c: Consequence| f.examples.get(&c).map(Input::from);
+    Examples {
+        escapes: example(Consequence::Escapes),
+        handled: example(Consequence::Handled),
+        coincident: example(Consequence::Coincident),
+        absorbed: example(Consequence::Absorbed),
+    }
+}
+
+fn minimized(m: &report::Minimized) -> Minimized<'_> {
+    Minimized {
+        path: m.path.display().to_string(),
+        fields: &m.fields,
+        expression: &m.expression,
+        results: &m.results,
     }
 }
 

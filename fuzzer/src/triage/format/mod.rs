@@ -7,8 +7,8 @@ pub mod markdown;
 pub mod sarif;
 pub mod table;
 
-use super::group::{Consequences, Finding, FindingClass, Report};
 use super::references::Source;
+use super::report::{Consequences, Finding, FindingClass, Report};
 use crate::replay::{fields_decimal, fields_with_hex};
 use numfuzz_abi::op::FloatType;
 use numfuzz_abi::report::ResultReport;
@@ -193,7 +193,7 @@ pub fn key_location(k: &numfuzz_outdir::FindingKey) -> String {
 
 /// How a bug's root was chosen, as reports say it (`root_by` and `via` in the JSON).
 pub fn root_text(f: &Finding) -> Option<String> {
-    use crate::triage::attribution::{RootBy, Via};
+    use crate::triage::root::{RootBy, Via};
     let (by, via) = f.root_by?;
     let how = match via {
         Via::Data => "its value reaches the result",
