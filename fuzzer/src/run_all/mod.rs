@@ -130,16 +130,7 @@ pub fn run(opts: Options) -> anyhow::Result<Finished> {
         .filter(|f| !kept.contains(f))
         .map(|f| (f.clone(), harnesses.binary(f)))
         .collect();
-    let progress = Arc::new(Mutex::new(Progress {
-        total: state.functions.len(),
-        done: kept.len(),
-        ..Progress::default()
-    }));
-    for f in &kept {
-        if let Ok(doc) = read_report(&layout.report(f)) {
-            jobs::with(&progress, |p| p.bug_keys.extend(jobs::bug_keys(&doc)));
-        }
-    }
+    let progress = progress_after(&layout, &state, &kept);
     if !kept.is_empty() {
         eprintln!("run-all: {} functions kept from the earlier run", kept.len());
     }
@@ -150,22 +141,7 @@ pub fn run(opts: Options) -> anyhow::Result<Finished> {
         minimize: opts.minimize,
         run_args: opts.run_args.clone(),
     };
-    let finished = Mutex::new(false);
-    let outcomes = std::thread::scope(|scope| {
-        let shown =
-            scope.spawn(|| jobs::show_progress(&progress, &finished, opts.jobs, opts.seconds, Duration::from_secs(1)));
-        let outcomes = jobs::run_queue(&settings, &layout, queue, opts.jobs, &progress);
-        *finished.lock().unwrap_or_else(|e| e.into_inner()) = true;
-        let _ = shown.join();
-        outcomes
-    });
-    let failed: Vec<(String, String)> = outcomes
-        .into_iter()
-        .filter_map(|(f, o)| match o {
-            Outcome::Failed(why) => Some((f, why)),
-            Outcome::Triaged => None,
-        })
-        .collect();
+    let failed = run_jobs(&settings, &layout, queue, opts.jobs, &progress);
     let docs: Vec<(String, Option<TriageDoc>)> = state
         .functions
         .iter()
@@ -173,4 +149,47 @@ pub fn run(opts: Options) -> anyhow::Result<Finished> {
         .collect();
     let merged = merge::merge(docs.iter().map(|(f, d)| (f.as_str(), d.as_ref())));
     Ok(Finished { merged, failed, layout })
+}
+
+/// The progress shown, counting the functions whose reports are `kept` from an earlier run as
+/// done (with their bugs).
+fn progress_after(layout: &Layout, state: &State, kept: &[String]) -> Arc<Mutex<Progress>> {
+    let progress = Arc::new(Mutex::new(Progress {
+        total: state.functions.len(),
+        done: kept.len(),
+        ..Progress::default()
+    }));
+    for f in kept {
+        if let Ok(doc) = read_report(&layout.report(f)) {
+            jobs::with(&progress, |p| p.bug_keys.extend(jobs::bug_keys(&doc)));
+        }
+    }
+    progress
+}
+
+/// Runs the queue's campaigns and triages, `at_once` at a time, showing progress every second;
+/// the functions that failed and why.
+fn run_jobs(
+    settings: &JobSettings,
+    layout: &Layout,
+    queue: Vec<(String, PathBuf)>,
+    at_once: usize,
+    progress: &Arc<Mutex<Progress>>,
+) -> Vec<(String, String)> {
+    let finished = Mutex::new(false);
+    let outcomes = std::thread::scope(|scope| {
+        let shown =
+            scope.spawn(|| jobs::show_progress(progress, &finished, at_once, settings.seconds, Duration::from_secs(1)));
+        let outcomes = jobs::run_queue(settings, layout, queue, at_once, progress);
+        *finished.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        let _ = shown.join();
+        outcomes
+    });
+    outcomes
+        .into_iter()
+        .filter_map(|(f, o)| match o {
+            Outcome::Failed(why) => Some((f, why)),
+            Outcome::Triaged => None,
+        })
+        .collect()
 }

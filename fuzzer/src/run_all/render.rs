@@ -106,56 +106,8 @@ pub fn markdown(m: &Merged, info: &RunInfo) -> String {
         headline(m, info) + ".",
         String::new(),
     ];
-    if !m.bugs.is_empty() {
-        out.push("## Bugs (one per root site; the most ordinary input over the functions it is a bug in)".into());
-        out.push(String::new());
-        out.push(row(&[
-            "#",
-            "kind",
-            "site",
-            "operation",
-            "functions",
-            "inputs",
-            "input",
-            "returned",
-            "reference",
-            "first",
-        ]
-        .map(String::from)));
-        out.push("|---".repeat(10) + "|");
-        for (n, b) in m.bugs.iter().enumerate() {
-            let e = &b.example;
-            let minimized = if e.minimized { " (minimised)" } else { "" };
-            out.push(row(&[
-                (n + 1).to_string(),
-                b.kind.clone(),
-                b.site.clone(),
-                format!("`{}`", e.expression),
-                functions_shown(b),
-                b.inputs.to_string(),
-                format!("{}({}){minimized}", e.function, fields_text(&e.input)),
-                results_text(&e.returned),
-                reference_text(e),
-                elapsed(b.first_seen_ms),
-            ]));
-        }
-        out.push(String::new());
-    }
-    if !m.unexplained.is_empty() {
-        out.push("## Non-finite results whose cause no single repair isolates".into());
-        out.push(String::new());
-        out.push(row(&["function", "input", "returned", "inputs"].map(String::from)));
-        out.push("|---".repeat(4) + "|");
-        for u in &m.unexplained {
-            out.push(row(&[
-                u.function.clone(),
-                fields_text(&u.input),
-                results_text(&u.returned),
-                u.inputs.to_string(),
-            ]));
-        }
-        out.push(String::new());
-    }
+    markdown_bugs(m, &mut out);
+    markdown_unexplained(m, &mut out);
     let rest = rest_text(m);
     if !rest.is_empty() {
         out.push(format!(
@@ -163,6 +115,72 @@ pub fn markdown(m: &Merged, info: &RunInfo) -> String {
         ));
         out.push(String::new());
     }
+    markdown_functions(m, info, &mut out);
+    out.join("\n")
+}
+
+/// The bug list: one row per root site.
+fn markdown_bugs(m: &Merged, out: &mut Vec<String>) {
+    if m.bugs.is_empty() {
+        return;
+    }
+    out.push("## Bugs (one per root site; the most ordinary input over the functions it is a bug in)".into());
+    out.push(String::new());
+    out.push(row(&[
+        "#",
+        "kind",
+        "site",
+        "operation",
+        "functions",
+        "inputs",
+        "input",
+        "returned",
+        "reference",
+        "first",
+    ]
+    .map(String::from)));
+    out.push("|---".repeat(10) + "|");
+    for (n, b) in m.bugs.iter().enumerate() {
+        let e = &b.example;
+        let minimized = if e.minimized { " (minimised)" } else { "" };
+        out.push(row(&[
+            (n + 1).to_string(),
+            b.kind.clone(),
+            b.site.clone(),
+            format!("`{}`", e.expression),
+            functions_shown(b),
+            b.inputs.to_string(),
+            format!("{}({}){minimized}", e.function, fields_text(&e.input)),
+            results_text(&e.returned),
+            reference_text(e),
+            elapsed(b.first_seen_ms),
+        ]));
+    }
+    out.push(String::new());
+}
+
+/// Non-finite results no single repair explains.
+fn markdown_unexplained(m: &Merged, out: &mut Vec<String>) {
+    if m.unexplained.is_empty() {
+        return;
+    }
+    out.push("## Non-finite results whose cause no single repair isolates".into());
+    out.push(String::new());
+    out.push(row(&["function", "input", "returned", "inputs"].map(String::from)));
+    out.push("|---".repeat(4) + "|");
+    for u in &m.unexplained {
+        out.push(row(&[
+            u.function.clone(),
+            fields_text(&u.input),
+            results_text(&u.returned),
+            u.inputs.to_string(),
+        ]));
+    }
+    out.push(String::new());
+}
+
+/// One row per function: its findings, bugs, crashes and hangs.
+fn markdown_functions(m: &Merged, info: &RunInfo, out: &mut Vec<String>) {
     out.push("## Per function".into());
     out.push(String::new());
     out.push(row(
@@ -179,7 +197,6 @@ pub fn markdown(m: &Merged, info: &RunInfo) -> String {
         ]));
     }
     out.push(String::new());
-    out.join("\n")
 }
 
 pub fn json(m: &Merged, info: &RunInfo) -> String {
