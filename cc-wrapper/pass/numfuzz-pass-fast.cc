@@ -1,6 +1,7 @@
 // What split builds' fast runs need from the pass besides the fast copies themselves: the
-// barrier before the program's fenv calls, and the fast copies' sentinels and special-result
-// bits, which tell the runtime when a fast run must be re-run precisely.
+// barrier before the program's fenv calls, the fast copies' sentinels, which tell the runtime
+// when a fast run must be re-run precisely, and the special-result copies' bits, which tell it
+// when a re-run would see only what an earlier one saw.
 
 #include "numfuzz-pass.h"
 
@@ -54,7 +55,11 @@ void FastCopyBits::sentinels(Function &F, ArrayRef<CheckPlan> Plans) {
     }
 }
 
-// The fast copy's special-result bits (runtime/src/fast_specials.rs). Every checked operation
+bool FastCopyBits::hasSpecials(Function &F, ArrayRef<CheckPlan> Plans) {
+  return !operations(F, Plans, /*ConversionsOnly=*/false).empty();
+}
+
+// The special-result copy's bits (runtime/src/fast_specials.rs). Every checked operation
 // of F has one, set when its result is zero, subnormal, the least normal, infinite or NaN
 // (a conversion to an integer: when the sentinel fires): what an exception leaves at its site
 // (Overflow and DivByZero an infinity, Invalid a NaN, Underflow a tiny result, the least

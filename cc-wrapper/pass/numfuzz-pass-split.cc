@@ -1,17 +1,20 @@
-// Splitter: split builds' precise copies and the fast copies' dispatch to them.
+// Splitter: split builds' precise and special-result copies and the fast copies' dispatch to
+// them.
 //
-// A function with checked operations becomes two: F itself, the fast copy, keeps the
+// A function with checked operations becomes three: F itself, the fast copy, keeps the
 // program's code; `F.numfuzz.precise` gets every check and the comparison hooks (a hook in a
 // loop would keep the fast copy from being vectorised or unrolled as the program is;
-// distances and operand logs are recorded in precise runs).
-// F's entry reads the runtime's __numfuzz_precise and calls the precise copy when it is set
-// (see runtime/src/precise.rs for when). The precise copy:
-// - is internal and never inlined, so each function has one precise body and the checks
-//   do not grow the fast callers it would be inlined into;
-// - keeps its coverage guards, with numbers of its own: a fuzzed input's coverage is its fast
-//   run's (a re-run counts into a scratch map), but a program with its own main runs only
-//   the precise copies, and its coverage is theirs;
-// - calls F (not F's precise copy) for what it calls: F's entry goes on to the precise copy.
+// distances and operand logs are recorded in precise runs); `F.numfuzz.specials` gets the
+// special-result bits (numfuzz-pass-fast.cc), which would cost every fast run 2-5x on
+// straight-line FP code were they in F.
+// F's entry reads the runtime's __numfuzz_precise and calls the copy it names (numfuzz-abi
+// `copies`; see runtime/src/precise.rs for when). The other copies:
+// - are internal and never inlined, so each function has one body of each and they do not
+//   grow the fast callers they would be inlined into;
+// - keep their coverage guards, with numbers of their own: a fuzzed input's coverage is its
+//   fast run's (the other runs count into a scratch map), but a program with its own main
+//   runs only the precise copies, and its coverage is theirs;
+// - call F (not F's copy) for what they call: F's entry goes on to the same copy.
 
 #include "numfuzz-pass.h"
 
@@ -40,55 +43,65 @@ bool Splitter::splittable(Function &F) {
   return true;
 }
 
-Function *Splitter::preciseCopy(Function &F) {
+Function *Splitter::copy(Function &F, StringRef Suffix) {
   ValueToValueMapTy VMap;
-  Function *P = CloneFunction(&F, VMap);
-  P->setName(F.getName() + ".numfuzz.precise");
-  P->setLinkage(GlobalValue::InternalLinkage);
-  P->setVisibility(GlobalValue::DefaultVisibility);
-  P->setDLLStorageClass(GlobalValue::DefaultStorageClass);
+  Function *C = CloneFunction(&F, VMap);
+  C->setName(F.getName() + Suffix);
+  C->setLinkage(GlobalValue::InternalLinkage);
+  C->setVisibility(GlobalValue::DefaultVisibility);
+  C->setDLLStorageClass(GlobalValue::DefaultStorageClass);
   // Dropped with the copy of an inline function the linker discards.
-  P->setComdat(F.getComdat());
-  P->removeFnAttr(Attribute::AlwaysInline);
-  P->removeFnAttr(Attribute::InlineHint);
-  P->addFnAttr(Attribute::NoInline);
+  C->setComdat(F.getComdat());
+  C->removeFnAttr(Attribute::AlwaysInline);
+  C->removeFnAttr(Attribute::InlineHint);
+  C->addFnAttr(Attribute::NoInline);
   if (!SplitMarker) {
     SplitMarker = new GlobalVariable(IR.M, IR.I8, true, GlobalValue::WeakAnyLinkage, ConstantInt::get(IR.I8, 1),
                                      NUMFUZZ_SYM_SPLIT_BUILD);
     appendToCompilerUsed(IR.M, {SplitMarker});
   }
-  return P;
+  return C;
 }
 
-void Splitter::dispatch(Function &F, Function &P) {
-  if (!PreciseFlag) // (the program may declare it too: a benchmark's main does)
-    PreciseFlag = IR.M.getOrInsertGlobal(NUMFUZZ_SYM_PRECISE, IR.I8);
+Function *Splitter::preciseCopy(Function &F) { return copy(F, ".numfuzz.precise"); }
+
+Function *Splitter::specialsCopy(Function &F) { return copy(F, ".numfuzz.specials"); }
+
+void Splitter::dispatch(Function &F, Function &P, Function *S) {
+  if (!CopyByte) // (the program may declare it too: a benchmark's main does)
+    CopyByte = IR.M.getOrInsertGlobal(NUMFUZZ_SYM_PRECISE, IR.I8);
   BasicBlock &Entry = F.getEntryBlock();
   BasicBlock::iterator Split = Entry.begin();
   while (isa<AllocaInst>(&*Split))
     ++Split;
   BasicBlock *Fast = Entry.splitBasicBlock(Split, "numfuzz.fast");
   Entry.getTerminator()->eraseFromParent();
-  BasicBlock *ToPrecise = BasicBlock::Create(IR.Ctx, "numfuzz.to_precise", &F, Fast);
+  BasicBlock *ToCopy = BasicBlock::Create(IR.Ctx, "numfuzz.to_copy", &F, Fast);
   IRBuilder<> B(&Entry);
-  Value *Precise = B.CreateICmpNE(B.CreateLoad(IR.I8, PreciseFlag, "numfuzz.precise"), ConstantInt::get(IR.I8, 0));
-  B.CreateCondBr(Precise, ToPrecise, Fast, MDBuilder(IR.Ctx).createBranchWeights(1, 1000));
-  IRBuilder<> PB(ToPrecise);
+  Value *Copy = B.CreateLoad(IR.I8, CopyByte, "numfuzz.copy");
+  auto Is = [&](IRBuilder<> &B, unsigned Value) { return B.CreateICmpEQ(Copy, ConstantInt::get(IR.I8, Value)); };
+  // Without a special-result copy, F's own body serves that run too.
+  Value *Other = S ? B.CreateNot(Is(B, NUMFUZZ_COPY_FAST)) : Is(B, NUMFUZZ_COPY_PRECISE);
+  B.CreateCondBr(Other, ToCopy, Fast, MDBuilder(IR.Ctx).createBranchWeights(1, 1000));
+  // One cold block and one call (of either copy): a block per copy would add a coverage guard
+  // each, where no run's coverage is counted.
+  IRBuilder<> CB(ToCopy);
   if (DISubprogram *SP = F.getSubprogram())
-    PB.SetCurrentDebugLocation(DILocation::get(IR.Ctx, SP->getScopeLine(), 0, SP));
-  CallInst *Call = callWithArgs(PB, F, P);
+    CB.SetCurrentDebugLocation(DILocation::get(IR.Ctx, SP->getScopeLine(), 0, SP));
+  Value *Callee = S ? CB.CreateSelect(Is(CB, NUMFUZZ_COPY_SPECIALS), S, &P, "numfuzz.callee") : &P;
+  CallInst *Call = callWithArgs(CB, F, FunctionCallee(F.getFunctionType(), Callee));
   if (F.getReturnType()->isVoidTy())
-    PB.CreateRetVoid();
+    CB.CreateRetVoid();
   else
-    PB.CreateRet(Call);
+    CB.CreateRet(Call);
 }
 
-// P called with F's arguments, as F is called.
-CallInst *Splitter::callWithArgs(IRBuilder<> &B, Function &F, Function &P) {
+// Callee called with F's arguments, as F is called.
+CallInst *Splitter::callWithArgs(IRBuilder<> &B, Function &F, FunctionCallee Callee) {
   SmallVector<Value *, 8> Args;
   for (Argument &A : F.args())
     Args.push_back(&A);
-  CallInst *Call = B.CreateCall(&P, Args);
+  CallInst *Call = B.CreateCall(Callee, Args);
   Call->setCallingConv(F.getCallingConv());
   // The ABI-relevant argument and return attributes (byval, sret, zeroext, ...), which a
   // call must repeat; not the function's own.

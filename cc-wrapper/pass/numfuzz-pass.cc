@@ -153,16 +153,18 @@ private:
       checkInPlace(F, Plans);
   }
 
-  // The checks and comparison hooks go to F's precise copy; F, the fast copy, gets the
-  // dispatch to it, the sentinels and the special-result bits.
+  // The checks and comparison hooks go to F's precise copy, the special-result bits to its
+  // special-result copy; F, the fast copy, gets the dispatch to them and the sentinels.
   void split(Function &F, ArrayRef<CheckPlan> Plans) {
     Function *P = Split.preciseCopy(F);
     Records.setOrigin(&F);
     checkInPlace(*P, Planning.plans(*P));
     Records.setOrigin(nullptr);
-    Split.dispatch(F, *P);
+    Function *S = FastCopyBits::hasSpecials(F, Plans) ? Split.specialsCopy(F) : nullptr;
+    if (S)
+      Fast.specialResults(*S, Planning.plans(*S));
+    Split.dispatch(F, *P, S);
     Fast.sentinels(F, Plans);
-    Fast.specialResults(F, Plans);
   }
 
   void checkInPlace(Function &F, ArrayRef<CheckPlan> Plans) {

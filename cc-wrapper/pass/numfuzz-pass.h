@@ -276,20 +276,24 @@ private:
 };
 
 // Split builds: a function with checked operations becomes a fast copy (the function itself,
-// the program's code) and a precise copy that gets every check (see numfuzz-pass-split.cc).
+// the program's code), a precise copy that gets every check and a special-result copy that
+// gets the special-result bits (see numfuzz-pass-split.cc).
 class Splitter {
 public:
   explicit Splitter(ModuleIR &IR) : IR(IR) {}
   static bool splittable(Function &F);
   Function *preciseCopy(Function &F);
-  // F's new entry: its static allocas, then `if (__numfuzz_precise) return P(args...);`.
-  void dispatch(Function &F, Function &P);
+  Function *specialsCopy(Function &F);
+  // F's new entry: its static allocas, then a return of P(args...) or S(args...) when
+  // __numfuzz_precise names that copy (S may be null: F has no special-result copy).
+  void dispatch(Function &F, Function &P, Function *S);
 
 private:
-  CallInst *callWithArgs(IRBuilder<> &B, Function &F, Function &P);
+  Function *copy(Function &F, StringRef Suffix);
+  CallInst *callWithArgs(IRBuilder<> &B, Function &F, FunctionCallee Callee);
 
   ModuleIR &IR;
-  Constant *PreciseFlag = nullptr;
+  Constant *CopyByte = nullptr;
   GlobalVariable *SplitMarker = nullptr;
 };
 
@@ -297,13 +301,16 @@ private:
 // which keeps what the program is about to erase (only fast runs read the flags).
 void guardFenvCalls(ModuleIR &IR, Function &F);
 
-// What a fast copy tells the runtime besides its flags, all branch-free so that the fast copy
-// keeps the program's blocks (no coverage guard is added) and stays vectorisable: its
-// sentinels and its special-result bits (see numfuzz-pass-fast.cc).
+// What a fast copy tells the runtime besides its flags, and what a special-result copy tells
+// it, all branch-free so that the copies keep the program's blocks (no coverage guard is
+// added) and stay vectorisable: the sentinels and the special-result bits (see
+// numfuzz-pass-fast.cc).
 class FastCopyBits {
 public:
   explicit FastCopyBits(ModuleIR &IR) : IR(IR) {}
   void sentinels(Function &F, ArrayRef<CheckPlan> Plans);
+  // Whether F has operations that get a special-result bit.
+  static bool hasSpecials(Function &F, ArrayRef<CheckPlan> Plans);
   void specialResults(Function &F, ArrayRef<CheckPlan> Plans);
   // The module's words, one array for all its fast copies.
   void finishWords();

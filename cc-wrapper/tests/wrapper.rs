@@ -184,9 +184,10 @@ fn assembly_output_calls_the_checker() {
 }
 
 /// A split function (x86-64): the fast copy is the program's code with nothing added but the
-/// coverage guards of the edges-only build and the dispatch to the precise copy (one guard on
-/// its hot path, one on the cold call); the precise copy holds every check and comparison
-/// hook, and guards of its own (a program with its own main runs only precise copies).
+/// coverage guards of the edges-only build and the dispatch to the other copies (one guard on
+/// its hot path, one on the one cold call of either); the precise copy holds every check and
+/// comparison hook, and guards of its own (a program with its own main runs only precise
+/// copies); the special-result copy holds neither checks nor hooks.
 #[test]
 #[cfg(target_arch = "x86_64")]
 fn a_split_function_keeps_checks_and_hooks_out_of_its_fast_copy() {
@@ -226,6 +227,12 @@ fn a_split_function_keeps_checks_and_hooks_out_of_its_fast_copy() {
     );
     // The program's one comparison (n > 3), not the checks' own integer tests.
     assert_eq!(precise.matches("__numfuzz_cmp_int_preserving").count(), 1, "{precise}");
+    let specials = body(&[], "checked.s", "k.numfuzz.specials");
+    assert!(
+        !specials.contains("__numfuzz_check") && !specials.contains("__numfuzz_cmp"),
+        "{specials}"
+    );
+    assert!(fast.contains("k.numfuzz.specials"), "the dispatch reaches it:\n{fast}");
 }
 
 /// Symbols `nm` lists for a file: (type letter, name).

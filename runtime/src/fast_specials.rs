@@ -1,14 +1,16 @@
-//! Which checked operations of a fast run gave a special result.
+//! Which checked operations of a special-result pass gave a special result.
 //!
-//! The pass gives every checked operation of a fast copy a bit, set when its result is zero,
-//! subnormal, the least normal, infinite or NaN (for a conversion to an integer: out of range).
-//! Every exception leaves such a result at its site, so the set of special sites of a fast run
-//! holds every site a precise re-run would record. The bits gather in the fast copy's locals;
-//! each return ORs them into its function's words of the module's array and sets the module's
-//! dirty byte. Each module's constructor hands both here (`__numfuzz_register_fast_specials`).
+//! The pass gives every checked operation of a special-result copy (numfuzz-abi
+//! `copies::SPECIALS`, which `precise` runs after a fast run that raised a flag) a bit, set
+//! when its result is zero, subnormal, the least normal, infinite or NaN (for a conversion to
+//! an integer: out of range). Every exception leaves such a result at its site, so the set of
+//! special sites of a run holds every site a precise re-run would record. The bits gather in
+//! the copy's locals; each return ORs them into its function's words of the module's array and
+//! sets the module's dirty byte. Each module's constructor hands both here
+//! (`__numfuzz_register_fast_specials`).
 //!
-//! After each fast run [`take`] hashes the words that went non-zero and clears them, so a run
-//! starts from none. A module that is not dirty costs one byte load.
+//! After each special-result pass [`take`] hashes the words that went non-zero and clears
+//! them, so a pass starts from none. A module that is not dirty costs one byte load.
 
 use std::sync::Mutex;
 
@@ -44,7 +46,7 @@ pub unsafe extern "C" fn __numfuzz_register_fast_specials(words: *mut u64, count
     });
 }
 
-/// A hash of the special sites of the fast run that just ended (0 when there were none), and
+/// A hash of the special sites of the special-result pass that just ended (0 when there were none), and
 /// the words cleared for the next run. Two runs with the same special sites hash alike; the
 /// module's place in registration order and the word's in its module name a site's bit within
 /// this process.
@@ -98,7 +100,7 @@ mod tests {
         let words: *mut [u64; 2] = words;
         let dirty: *mut u8 = dirty;
         let run = |bits: [u64; 2]| {
-            // SAFETY: the test's own leaked module, written as a fast copy's return would.
+            // SAFETY: the test's own leaked module, written as a copy's return would.
             unsafe {
                 (*words)[0] |= bits[0];
                 (*words)[1] |= bits[1];

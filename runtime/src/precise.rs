@@ -1,10 +1,11 @@
 //! Fast runs, and precise re-runs when the FPU saw an exception.
 //!
 //! The pass splits every function that has checked operations into a fast copy (the
-//! program's own code, with its coverage guards and a few cheap sentinels, below) and a precise
-//! copy (`<name>.numfuzz.precise`: every check, every ErrBits measure, the comparison hooks).
-//! Each split function reads `__numfuzz_precise` at its entry and goes to the precise copy
-//! when it is set.
+//! program's own code, with its coverage guards and a few cheap sentinels, below), a precise
+//! copy (`<name>.numfuzz.precise`: every check, every ErrBits measure, the comparison hooks) and
+//! a special-result copy (`<name>.numfuzz.specials`: the program's code with a bit per checked
+//! operation, below). Each split function reads `__numfuzz_precise` at its entry and goes to
+//! the copy it names (numfuzz-abi `copies`).
 //!
 //! Under a fuzzer (the in-process engine, or a forkserver child) every input first runs on the
 //! fast copies with the FPU's sticky Invalid, DivByZero, Overflow and Underflow flags cleared,
@@ -31,7 +32,10 @@
 //! hit-count buckets), the flags it raised, the checked operations whose results were special
 //! (zero, subnormal, infinite, NaN: `fast_specials`) and whether a declared result went Inf or
 //! NaN are those of an earlier precise run in this process, and the fuzzer did not ask for
-//! distances. Every exception leaves a special result at its site, so a site that raises is
+//! distances. The special results come from a second pass of the input on the special-result
+//! copies, made only where such a skip is possible: bits on the fast copies themselves cost
+//! every fast run 2-5x on straight-line FP code (`scripts/bench-overhead.sh`), while most
+//! fast runs raise nothing. Every exception leaves a special result at its site, so a site that raises is
 //! in the key: two operations of one path raising the same flag for different inputs
 //! (`a*b + c*d`) differ there (`fuzzer/tests/precise_runs.rs`). What the key cannot tell is a
 //! site whose special result was quiet in the remembered run (an exact zero, an Inf or NaN
@@ -57,9 +61,9 @@
 //! result was unused, and flags a program cleared with inline assembly. Campaigns still run a
 //! share of their inputs precisely (the engine's `run_mode`).
 
-use crate::copies::set_precise;
-use numfuzz_abi::env;
+use crate::copies::set_copy;
 use numfuzz_abi::shm::{RUN_PRECISE, RUN_PRECISE_SKIPPED, RUN_RESULT_NONFINITE};
+use numfuzz_abi::{copies, env};
 use std::ffi::c_int;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
@@ -147,23 +151,20 @@ pub fn run(input: impl Fn()) {
         input();
         return;
     }
-    set_precise(false);
+    set_copy(copies::FAST);
     // SAFETY: plain C calls on the FP environment and the sentinel byte.
     unsafe { numfuzz_clear_watched_flags() };
     input();
     // SAFETY: as above.
-    let raised = unsafe { numfuzz_watched_flags_raised() } != 0;
-    set_precise(true);
-    // Taken after every fast run: it also clears them for the next.
-    let specials = crate::fast_specials::take();
+    let (raised, flags) = unsafe { (numfuzz_watched_flags_raised() != 0, numfuzz_watched_flags()) };
+    set_copy(copies::PRECISE);
 
     let region = crate::region::Region::current();
-    // SAFETY: as above.
-    let path = raised.then(|| PathKey::of_fast_run(unsafe { numfuzz_watched_flags() }, specials, region));
     // Under AFL++ each input's exceptions are printed or abort it (its crashes): never skipped.
     let skips =
         plan == Plan::FastWatched && ((fuzzed && crate::report::record_only()) || choice == Choice::CampaignReplays);
-    let skip = skips && path.is_some_and(|p| SEEN.with_borrow(|seen| seen.contains(p)));
+    let path = (raised && skips).then(|| PathKey::of_fast_run(flags, special_sites(&input), region));
+    let skip = path.is_some_and(|p| SEEN.with_borrow(|seen| seen.contains(p)));
     let rerun = (raised && !skip) || plan == Plan::FastThenPrecise;
     crate::results::settle_fast_run(rerun);
     if let Some(region) = region {
@@ -184,6 +185,21 @@ pub fn run(input: impl Fn()) {
     if let Some(p) = path {
         SEEN.with_borrow_mut(|seen| seen.insert(p));
     }
+}
+
+/// The fast run's input again on the special-result copies (edges discarded): a hash of the
+/// checked operations whose results were special (`fast_specials`). The fast copies carry no
+/// such bits, so that the runs that raise nothing (most, in most programs) cost what the
+/// program costs; only the runs whose precise re-run a key may spare pay for this pass.
+fn special_sites(input: &impl Fn()) -> u64 {
+    crate::edges::discarding(|| {
+        set_copy(copies::SPECIALS);
+        // SAFETY: plain C call on the FP environment and the sentinel byte.
+        unsafe { numfuzz_clear_watched_flags() };
+        input();
+        set_copy(copies::PRECISE);
+    });
+    crate::fast_specials::take()
 }
 
 /// What a fast run that raised a flag looked like: its edge path, the flags, the checked

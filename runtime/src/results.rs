@@ -25,6 +25,10 @@ pub fn reset() {
 /// # Safety
 /// `name` is null or a NUL-terminated string.
 pub unsafe fn declare(name: *const c_char, v: Float, labels: Option<u8>, shadow: Option<ShadowValue>) {
+    // The fast run just before it declared the same.
+    if crate::copies::in_specials_run() {
+        return;
+    }
     let primary = name.is_null();
     if let Some(region) = Region::current() {
         region.note_result(primary, !v.is_finite());

@@ -54,9 +54,10 @@ pub mod symbols {
     pub const ERRBITS_MAP: &str = "__numfuzz_errbits_map";
     /// `uint64_t`: slots in that map.
     pub const ERRBITS_SLOTS: &str = "__numfuzz_errbits_slots";
-    /// `uint8_t`, 1 unless the runtime is in a fast run: a function the pass split into a fast
-    /// copy (no checks) and a precise one (`<name>.numfuzz.precise`, every check) reads it at
-    /// entry and goes to the precise copy when it is non-zero (see the runtime's `precise.rs`).
+    /// `uint8_t`, which copy of a split function runs (`copies`): a function the pass split
+    /// into a fast copy (no checks), a precise one (`<name>.numfuzz.precise`, every check) and
+    /// one with special-result bits (`<name>.numfuzz.specials`) reads it at entry and goes to
+    /// the copy it names (see the runtime's `precise.rs`). 1 unless a fuzzer drives the runs.
     pub const PRECISE: &str = "__numfuzz_precise";
     /// `uint8_t`, defined (weak, 1) by every module that has split functions: the runtime makes
     /// fast runs only in programs that have fast copies.
@@ -241,6 +242,9 @@ fn constants(w: &mut String) {
             ),
             ("SITE_UNASSIGNED", format!("0x{SITE_UNASSIGNED:X}u")),
             ("F80_SLOT", F80_SLOT.to_string()),
+            ("COPY_FAST", format!("{}u", crate::copies::FAST)),
+            ("COPY_PRECISE", format!("{}u", crate::copies::PRECISE)),
+            ("COPY_SPECIALS", format!("{}u", crate::copies::SPECIALS)),
         ],
     );
 }

@@ -9,6 +9,7 @@
 
 pub mod c_header;
 pub mod cmp;
+pub mod copies;
 pub mod domain;
 pub mod env;
 pub mod errbits;
@@ -39,8 +40,8 @@ pub use value::Value;
 /// `shm::MODE_FAST`. 7: an in-process target is started once per core by `numfuzz run`, which
 /// runs the broker, and joins it as the client named in `env::CLIENT`. 8: a taint build repairs
 /// the (site, kind) named in `env::REPAIR`. 9: shadow builds, whose results carry their value
-/// in a wider format; see `shadow`.)
-pub const ABI_VERSION: u32 = 9;
+/// in a wider format; see `shadow`. 10: split functions have a third copy, picked by `copies::SPECIALS`.)
+pub const ABI_VERSION: u32 = 10;
 
 /// Name of the ELF section holding the harness's `NUMFUZZ_SIGNATURE` string.
 pub const SIGNATURE_SECTION: &str = "__numfuzz_sig";
