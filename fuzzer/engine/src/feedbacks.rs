@@ -13,14 +13,15 @@
 //!   or the branch distance of any (comparison, outcome) — → keep the input. numfuzz's own
 //!   instead of LibAFL's `MapFeedback<…, MinReducer>` so it records *which* slots improved (for
 //!   the scheduler) and skips untouched words of the map.
-//! - [`Recorder`] wraps the corpus feedback and the objective and has what they accept saved to
-//!   `queue/`, `crashes/` and `hangs/`.
+//! - [`Recorder`] wraps the corpus feedback and the objective and decides where what they
+//!   accept is saved: `queue/`, `crashes/` or `hangs/`.
 //!
-//! What is saved is written by one writer, [`crate::saved_inputs`].
+//! Feedbacks only judge and name: what they decide to save travels on the testcase and is
+//! written by the corpus that adds it ([`crate::saved_inputs`]).
 
 use crate::context::Instance;
 use crate::maps::{ByteMapObserver, CMP_MAP, ERRBITS_MAP};
-use crate::meta::{AflCounters, DistanceHistory, DistanceProgress, EscapesSeen, ExceptionsSeen, NewExceptions};
+use crate::meta::{DistanceHistory, DistanceProgress, EscapesSeen, ExceptionsSeen, NewExceptions};
 use crate::run_flags::RunFlagsObserver;
 use crate::saved_inputs::{self, SavedInput};
 use crate::user_stats::{fire_count, fire_text, ESCAPES_STAT, EXCEPTION_STATS, LAST_ESCAPE_STAT};
@@ -120,9 +121,7 @@ impl<S: HasMetadata> StateInitializer<S> for ExceptionFeedback {
         if !state.has_metadata::<EscapesSeen>() {
             state.add_metadata(EscapesSeen::default());
         }
-        if !state.has_metadata::<AflCounters>() {
-            state.add_metadata(self.instance.initial_counters());
-        }
+        saved_inputs::counters(&self.instance, state);
         Ok(())
     }
 }
@@ -200,7 +199,7 @@ where
             testcase.add_metadata(NewExceptions { slots: fresh.clone() });
         }
         if self.instance.importing() {
-            state.metadata_mut::<AflCounters>()?.escapes += newly_escaping;
+            saved_inputs::counters(&self.instance, state).escapes += newly_escaping;
             return Ok(());
         }
         // Named after its first new (site, kind), else the first one it saw escape.
@@ -209,9 +208,10 @@ where
             slot: named,
             escaped: !origins.is_empty(),
         };
-        let name = saved_inputs::save(&self.instance, state, what, &input_bytes(testcase))?;
-        let kinds_found = saved_inputs::record_exceptions(&self.instance, &name, &fresh, &escaped)?;
-        let counters = state.metadata_mut::<AflCounters>()?;
+        let (dir, name) = saved_inputs::name(&self.instance, state, what)?;
+        let (records, kinds_found) = saved_inputs::exception_records(&self.instance, &name, &fresh, &escaped);
+        saved_inputs::plan(testcase, dir, &name, records);
+        let counters = saved_inputs::counters(&self.instance, state);
         counters.escapes += newly_escaping;
         for &kind in &kinds_found {
             counters.exceptions_by_kind[kind as usize] += 1;
@@ -365,8 +365,8 @@ pub enum Record {
     Findings,
 }
 
-/// Wraps a feedback and has what it accepts saved to the instance directory
-/// ([`crate::saved_inputs`]).
+/// Wraps a feedback and decides where what it accepts is saved in the instance directory
+/// (written by the corpus that adds it: [`crate::saved_inputs`]).
 pub struct Recorder<F> {
     inner: F,
     instance: Arc<Instance>,
@@ -396,15 +396,6 @@ impl<F> Recorder<F> {
     }
 }
 
-/// The bytes of a testcase's input.
-fn input_bytes<I: HasTargetBytes>(testcase: &Testcase<I>) -> Vec<u8> {
-    testcase
-        .input()
-        .as_ref()
-        .map(|i| i.target_bytes().to_vec())
-        .unwrap_or_default()
-}
-
 impl<F: Named> Named for Recorder<F> {
     fn name(&self) -> &Cow<'static, str> {
         self.inner.name()
@@ -413,9 +404,7 @@ impl<F: Named> Named for Recorder<F> {
 
 impl<F: StateInitializer<S>, S: HasMetadata> StateInitializer<S> for Recorder<F> {
     fn init_state(&mut self, state: &mut S) -> Result<(), Error> {
-        if !state.has_metadata::<AflCounters>() {
-            state.add_metadata(self.instance.initial_counters());
-        }
+        saved_inputs::counters(&self.instance, state);
         self.inner.init_state(state)
     }
 }
@@ -477,7 +466,8 @@ where
                 out_of_memory: self.out_of_memory,
             },
         };
-        saved_inputs::save(&self.instance, state, what, &input_bytes(testcase))?;
+        let (dir, name) = saved_inputs::name(&self.instance, state, what)?;
+        saved_inputs::plan(testcase, dir, &name, Vec::new());
         Ok(())
     }
 }

@@ -34,6 +34,7 @@ unsafe fn register_all() {
         Traced,
     };
     use crate::run_mode::RunModeRecord;
+    use crate::saved_inputs::PendingSaves;
     use libafl::corpus::SchedulerTestcaseMetadata;
     use libafl::executors::ExitKind;
     use libafl::feedbacks::{MapFeedbackMetadata, MapIndexesMetadata, MapNoveltiesMetadata};
@@ -77,5 +78,6 @@ unsafe fn register_all() {
         RunModeRecord,
         LocalSearchRecord,
         HangCheck,
+        PendingSaves,
     );
 }

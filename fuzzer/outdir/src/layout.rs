@@ -6,6 +6,7 @@ use crate::name::{EntryName, Tag};
 use crate::records::{self, ExceptionRecord};
 use crate::stats::{self, FuzzerStats, PlotRow};
 use crate::FindingKey;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -40,7 +41,7 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> OutDirError + '_ {
 }
 
 /// The subdirectories that hold inputs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum InputDir {
     Queue,
     Crashes,
@@ -201,7 +202,12 @@ impl InstanceDir {
 
     /// Saves an input as `sub/name` atomically.
     pub fn save(&self, sub: InputDir, name: &EntryName, bytes: &[u8]) -> std::io::Result<PathBuf> {
-        write_atomic(&self.path(sub), &name.to_string(), bytes)
+        self.save_as(sub, &name.to_string(), bytes)
+    }
+
+    /// Saves an input as `sub/file` atomically (`file` an entry name already rendered).
+    pub fn save_as(&self, sub: InputDir, file: &str, bytes: &[u8]) -> std::io::Result<PathBuf> {
+        write_atomic(&self.path(sub), file, bytes)
     }
 
     /// The next free `id:` in `sub` (one more than the largest there).

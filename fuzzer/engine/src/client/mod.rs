@@ -14,6 +14,7 @@ pub use observers::{EdgesObserver, Hitcounts, ObserverHandles, Observers, Target
 use crate::config::CampaignConfig;
 use crate::context::Instance;
 use crate::hangs::HangCheck;
+use crate::saved_inputs::SavingCorpus;
 use crate::scheduler::DistanceFavoring;
 use crate::stats::StatsStage;
 use crate::stop::stop_requested;
@@ -27,7 +28,7 @@ use libafl::fuzzer::StdFuzzer;
 use libafl::inputs::{BytesInput, BytesInputConverter};
 use libafl::mutators::Tokens;
 use libafl::schedulers::{IndexesLenTimeMinimizerScheduler, QueueScheduler};
-use libafl::state::{HasCorpus, HasExecutions, StdState};
+use libafl::state::{HasCorpus, HasExecutions, HasSolutions, StdState};
 use libafl::{Error, HasMetadata, NopInputFilter};
 use libafl_bolts::core_affinity::Cores;
 use libafl_bolts::rands::StdRand;
@@ -39,7 +40,9 @@ use numfuzz_outdir::{EndReason, InstanceDir};
 use std::sync::Arc;
 use std::time::Duration;
 
-pub type State = StdState<InMemoryCorpus<BytesInput>, BytesInput, StdRand, InMemoryCorpus<BytesInput>>;
+/// Both corpora write what their testcases' feedbacks decided to save (`saved_inputs`).
+pub type ClientCorpus = SavingCorpus<InMemoryCorpus<BytesInput>>;
+pub type State = StdState<ClientCorpus, BytesInput, StdRand, ClientCorpus>;
 pub type Sched = DistanceFavoring<IndexesLenTimeMinimizerScheduler<QueueScheduler, BytesInput, EdgesObserver>>;
 pub type Fuzzer = StdFuzzer<Sched, CorpusFeedback, BytesInputConverter, NopInputFilter, Objective>;
 pub type Mgr =
@@ -51,8 +54,8 @@ pub(crate) fn empty_state() -> State {
     crate::registry::register();
     StdState::new(
         StdRand::with_seed(1),
-        InMemoryCorpus::new(),
-        InMemoryCorpus::new(),
+        SavingCorpus::detached(InMemoryCorpus::new()),
+        SavingCorpus::detached(InMemoryCorpus::new()),
         &mut (),
         &mut (),
     )
@@ -188,11 +191,15 @@ where
     let mut objective = feedback::objective(&observers, &handles, &instance);
     let restarted = state.is_some();
     let mut state = match state {
-        Some(s) => s,
+        Some(mut s) => {
+            s.corpus_mut().attach(instance.clone());
+            s.solutions_mut().attach(instance.clone());
+            s
+        }
         None => StdState::new(
             StdRand::new(),
-            InMemoryCorpus::new(),
-            InMemoryCorpus::new(),
+            SavingCorpus::new(InMemoryCorpus::new(), instance.clone()),
+            SavingCorpus::new(InMemoryCorpus::new(), instance.clone()),
             &mut feedback,
             &mut objective,
         )?,
