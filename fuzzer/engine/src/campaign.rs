@@ -178,45 +178,15 @@ where
     let cores = Cores::from_cmdline(&cfg.cores)?;
     let shmem = StdShMemProvider::new()?;
     let remote = remote_broker(cfg)?;
-    let configuration = EventConfig::from_name(CONFIGURATION);
     // LibAFL 0.16.1's Launcher drops `remote_broker_addr` on the floor for LLMP brokers, so the
     // broker (and its broker-to-broker link for multi-machine campaigns) is set up here.
     let spawn = |_: &Launcher<'_, _, MT, StdShMemProvider>,
                  description: Option<ClientDescription>,
-                 monitor: Option<MT>| {
-        match description {
-            Some(client_description) => {
-                // This process becomes the core's restarter: it ends with the broker, by SIGKILL,
-                // which also ends a stopped process; a restarter has nothing to save.
-                end_with_parent(libc::SIGKILL, main_pid);
-                let restarter = std::process::id();
-                // OOM-safe: the restarter respawns a client even when it was killed without
-                // saving its state (see `crate::supervisor`).
-                let client = setup_restarting_mgr_llmp(
-                    shmem.clone(),
-                    configuration,
-                    None::<MT>,
-                    cfg.broker_port,
-                    ManagerKind::Client { client_description },
-                    None,
-                    ShouldSaveState::OOMSafeOnRestart,
-                    tuple_list!(),
-                );
-                if client.is_ok() {
-                    become_client(restarter);
-                }
-                client
-            }
-            None => {
-                let monitor = monitor.ok_or_else(|| Error::illegal_state("the broker has no monitor"))?;
-                let hook = StdLlmpEventHook::<BytesInput, MT>::new(monitor)?;
-                let mut broker = LlmpBroker::create_attach_to_tcp(shmem.clone(), tuple_list!(hook), cfg.broker_port)?;
-                let clients = child_pids(std::process::id());
-                broker_loop(&mut broker, remote, cores.ids.len(), || {
-                    clients.iter().all(|&p| exited(p))
-                })?;
-                Err(Error::shutting_down())
-            }
+                 monitor: Option<MT>| match description {
+        Some(description) => restarting_client::<MT>(&shmem, cfg.broker_port, description, main_pid),
+        None => {
+            let monitor = monitor.ok_or_else(|| Error::illegal_state("the broker has no monitor"))?;
+            launched_broker(&shmem, monitor, cfg.broker_port, remote, cores.ids.len())
         }
     };
     let run = |state: Option<State>, mgr: Mgr, desc: ClientDescription| client(state, mgr, desc);
@@ -225,7 +195,7 @@ where
     let client_stderr = crate::logging::enabled().then_some("/dev/stderr");
     let result = Launcher::builder()
         .shmem_provider(shmem.clone())
-        .configuration(configuration)
+        .configuration(EventConfig::from_name(CONFIGURATION))
         .monitor(monitor)
         .run_client(run)
         .cores(&cores)
@@ -242,6 +212,55 @@ where
         Ok(()) | Err(Error::ShuttingDown) => Ok(()),
         Err(e) => Err(e),
     }
+}
+
+/// A launched core's process: it becomes the core's restarter, and the restarting manager
+/// forks the client off it.
+fn restarting_client<MT: Monitor>(
+    shmem: &StdShMemProvider,
+    broker_port: u16,
+    description: ClientDescription,
+    main_pid: u32,
+) -> Result<(Option<State>, Mgr), Error> {
+    // The restarter ends with the broker, by SIGKILL, which also ends a stopped process; a
+    // restarter has nothing to save.
+    end_with_parent(libc::SIGKILL, main_pid);
+    let restarter = std::process::id();
+    // OOM-safe: the restarter respawns a client even when it was killed without saving its
+    // state (see `crate::supervisor`).
+    let client = setup_restarting_mgr_llmp(
+        shmem.clone(),
+        EventConfig::from_name(CONFIGURATION),
+        None::<MT>,
+        broker_port,
+        ManagerKind::Client {
+            client_description: description,
+        },
+        None,
+        ShouldSaveState::OOMSafeOnRestart,
+        tuple_list!(),
+    );
+    if client.is_ok() {
+        become_client(restarter);
+    }
+    client
+}
+
+/// The launcher's broker: serves until every client restarter it forked has exited.
+fn launched_broker<MT: Monitor>(
+    shmem: &StdShMemProvider,
+    monitor: MT,
+    broker_port: u16,
+    remote: Option<SocketAddr>,
+    local_clients: usize,
+) -> Result<(Option<State>, Mgr), Error> {
+    let hook = StdLlmpEventHook::<BytesInput, MT>::new(monitor)?;
+    let mut broker = LlmpBroker::create_attach_to_tcp(shmem.clone(), tuple_list!(hook), broker_port)?;
+    let clients = child_pids(std::process::id());
+    broker_loop(&mut broker, remote, local_clients, || {
+        clients.iter().all(|&p| exited(p))
+    })?;
+    Err(Error::shutting_down())
 }
 
 /// Which client of a [`serve`]d campaign a process is: `numfuzz run` hands it to each client
@@ -308,7 +327,7 @@ where
     with_monitor!(cfg, |monitor| serve_with_monitor(cfg, monitor, spawn))
 }
 
-fn serve_with_monitor<MT, S>(cfg: &CampaignConfig, monitor: MT, mut spawn: S) -> Result<Vec<ClientExit>, Error>
+fn serve_with_monitor<MT, S>(cfg: &CampaignConfig, monitor: MT, spawn: S) -> Result<Vec<ClientExit>, Error>
 where
     MT: Monitor,
     S: FnMut(&ClientSlot) -> std::io::Result<Child>,
@@ -319,29 +338,8 @@ where
     let remote = remote_broker(cfg)?;
     let hook = StdLlmpEventHook::<BytesInput, MT>::new(monitor)?;
     let mut broker = LlmpBroker::create_attach_to_tcp(StdShMemProvider::new()?, tuple_list!(hook), cfg.broker_port)?;
-    let me = std::process::id();
-    let mut clients: Vec<(ClientSlot, Child, Option<ExitStatus>)> = Vec::new();
-    for (k, core) in cores.ids.iter().enumerate() {
-        let slot = ClientSlot {
-            id: k + 1,
-            core: core.0,
-            broker_pid: me,
-        };
-        match spawn(&slot) {
-            Ok(child) => clients.push((slot, child, None)),
-            Err(e) => {
-                for (_, child, _) in &mut clients {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                }
-                return Err(Error::os_error(
-                    e,
-                    format!("starting the client process for core {}", core.0),
-                ));
-            }
-        }
-    }
-    let local = clients.len();
+    let mut clients = ClientProcesses::start(&cores, spawn)?;
+    let local = clients.0.len();
     // SIGTERM to `numfuzz run` stops the campaign as Ctrl-C does: the clients are asked to
     // stop (a client process ignores it: it is the restarter, whose child fuzzes), and the
     // broker serves them until they have written their final stats.
@@ -350,35 +348,90 @@ where
     unsafe { libc::signal(libc::SIGTERM, on_terminate as *const () as libc::sighandler_t) };
     let mut last_forward: Option<std::time::Instant> = None;
     broker_loop(&mut broker, remote, local, || {
-        for (_, child, status) in clients.iter_mut().filter(|c| c.2.is_none()) {
-            *status = child.try_wait().ok().flatten();
-        }
         // Again every half second: a client may not have been forked yet at the first try.
-        // SIGCONT after it: a stopped client would leave SIGTERM pending until resumed.
         if TERMINATE.load(Ordering::Relaxed) && last_forward.is_none_or(|t| t.elapsed() >= Duration::from_millis(500)) {
             last_forward = Some(std::time::Instant::now());
-            for (_, child, _) in clients.iter().filter(|c| c.2.is_none()) {
-                for pid in child_pids(child.id()) {
-                    // SAFETY: signalling a client process of this campaign.
-                    unsafe {
-                        libc::kill(pid, libc::SIGTERM);
-                        libc::kill(pid, libc::SIGCONT);
-                    }
-                }
-            }
+            clients.terminate();
         }
-        clients.iter().all(|c| c.2.is_some())
+        clients.all_exited()
     })?;
     // SAFETY: restoring the default disposition.
     unsafe { libc::signal(libc::SIGTERM, libc::SIG_DFL) };
-    Ok(clients
-        .into_iter()
-        .map(|(slot, child, status)| ClientExit {
-            slot,
-            pid: child.id(),
-            status: status.expect("every client process has exited"),
-        })
-        .collect())
+    Ok(clients.exits())
+}
+
+/// The client processes of a [`serve`]d campaign, each with its exit status once it is known.
+struct ClientProcesses(Vec<(ClientSlot, Child, Option<ExitStatus>)>);
+
+impl ClientProcesses {
+    /// One process per core of `cores`, started by `spawn`; when one fails to start, those
+    /// already started are killed.
+    fn start<S>(cores: &Cores, mut spawn: S) -> Result<ClientProcesses, Error>
+    where
+        S: FnMut(&ClientSlot) -> std::io::Result<Child>,
+    {
+        let mut clients = ClientProcesses(Vec::new());
+        for (k, core) in cores.ids.iter().enumerate() {
+            let slot = ClientSlot {
+                id: k + 1,
+                core: core.0,
+                broker_pid: std::process::id(),
+            };
+            match spawn(&slot) {
+                Ok(child) => clients.0.push((slot, child, None)),
+                Err(e) => {
+                    for (_, child, _) in &mut clients.0 {
+                        let _ = child.kill();
+                        let _ = child.wait();
+                    }
+                    return Err(Error::os_error(
+                        e,
+                        format!("starting the client process for core {}", core.0),
+                    ));
+                }
+            }
+        }
+        Ok(clients)
+    }
+
+    fn running(&self) -> impl Iterator<Item = &Child> {
+        self.0.iter().filter(|c| c.2.is_none()).map(|c| &c.1)
+    }
+
+    /// Reaps the clients that have exited; whether all have.
+    fn all_exited(&mut self) -> bool {
+        for (_, child, status) in self.0.iter_mut().filter(|c| c.2.is_none()) {
+            *status = child.try_wait().ok().flatten();
+        }
+        self.0.iter().all(|c| c.2.is_some())
+    }
+
+    /// Asks every running client to stop: SIGTERM to the fuzzing child of each client process
+    /// (the restarter ignores it), then SIGCONT, as a stopped client would leave SIGTERM
+    /// pending until resumed.
+    fn terminate(&self) {
+        for child in self.running() {
+            for pid in child_pids(child.id()) {
+                // SAFETY: signalling a client process of this campaign.
+                unsafe {
+                    libc::kill(pid, libc::SIGTERM);
+                    libc::kill(pid, libc::SIGCONT);
+                }
+            }
+        }
+    }
+
+    /// How each ended, once [`all_exited`](Self::all_exited) holds.
+    fn exits(self) -> Vec<ClientExit> {
+        self.0
+            .into_iter()
+            .map(|(slot, child, status)| ClientExit {
+                slot,
+                pid: child.id(),
+                status: status.expect("every client process has exited"),
+            })
+            .collect()
+    }
 }
 
 /// Sends this process's stdout to /dev/null, and its stderr too unless `NUMFUZZ_LOG` asks for

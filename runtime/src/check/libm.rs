@@ -248,9 +248,18 @@ pub fn classify<G: Gaps>(op: Op, ty: FloatType, ops: &Operands) -> Outcome<G> {
 }
 
 fn measure<G: Gaps>(c: &Call, lim: &Limits, out: &mut Outcome<G>) {
+    out.measure(Overflow, || overflow_gap(c, lim));
+    out.measure(Underflow, || underflow_gap(c, lim));
+    out.measure(DivByZero, || pole_gap(c, lim));
+    out.measure(Invalid, || invalid_gap(c, lim));
+}
+
+/// How far the call is from overflowing: the argument from its overflow threshold, or the
+/// result from the largest finite value.
+fn overflow_gap(c: &Call, lim: &Limits) -> Option<u128> {
     let (x, r) = (c.x, c.r);
     let finite_x = x.is_finite();
-    out.measure(Overflow, || match c.op {
+    match c.op {
         Op::Exp | Op::Expm1 if finite_x => gap(x, lim.exp_overflow),
         Op::Exp2 if finite_x => gap(x, lim.exp2_overflow),
         Op::Sinh | Op::Cosh if finite_x => gap(x.abs(), lim.sinh_overflow),
@@ -258,8 +267,15 @@ fn measure<G: Gaps>(c: &Call, lim: &Limits, out: &mut Outcome<G>) {
             gap(r.abs(), lim.max)
         }
         _ => None,
-    });
-    out.measure(Underflow, || match c.op {
+    }
+}
+
+/// How far the call is from underflowing: the argument from its underflow threshold, or the
+/// result from the least normal.
+fn underflow_gap(c: &Call, lim: &Limits) -> Option<u128> {
+    let (x, r) = (c.x, c.r);
+    let finite_x = x.is_finite();
+    match c.op {
         Op::Exp if finite_x => gap(x, lim.exp_underflow),
         Op::Exp2 if finite_x => gap(x, lim.exp2_underflow),
         Op::Sin
@@ -286,42 +302,48 @@ fn measure<G: Gaps>(c: &Call, lim: &Limits, out: &mut Outcome<G>) {
             gap(r.abs(), lim.min_normal)
         }
         _ => None,
-    });
-    out.measure(DivByZero, || {
-        if !finite_x {
-            return None;
-        }
-        match c.op {
-            Op::Log | Op::Log2 | Op::Log10 | Op::Tgamma => gap(x.abs(), lim.zero),
-            Op::Log1p => gap(x, lim.one.neg()),
-            Op::Atanh => gap(x.abs(), lim.one),
-            Op::Pow if c.y.is_some_and(|y| y.is_finite() && y.is_negative()) => gap(x.abs(), lim.zero),
-            Op::Powi if c.n.is_some_and(|n| n < 0) => gap(x.abs(), lim.zero),
-            Op::Lgamma if x.is_negative() => gap(x, nearest_integer(x)),
-            Op::Lgamma => gap(x, lim.zero),
+    }
+}
+
+/// How far a finite argument is from a pole of the function.
+fn pole_gap(c: &Call, lim: &Limits) -> Option<u128> {
+    let x = c.x;
+    if !x.is_finite() {
+        return None;
+    }
+    match c.op {
+        Op::Log | Op::Log2 | Op::Log10 | Op::Tgamma => gap(x.abs(), lim.zero),
+        Op::Log1p => gap(x, lim.one.neg()),
+        Op::Atanh => gap(x.abs(), lim.one),
+        Op::Pow if c.y.is_some_and(|y| y.is_finite() && y.is_negative()) => gap(x.abs(), lim.zero),
+        Op::Powi if c.n.is_some_and(|n| n < 0) => gap(x.abs(), lim.zero),
+        Op::Lgamma if x.is_negative() => gap(x, nearest_integer(x)),
+        Op::Lgamma => gap(x, lim.zero),
+        _ => None,
+    }
+}
+
+/// How far finite arguments are from the edge of the function's domain.
+fn invalid_gap(c: &Call, lim: &Limits) -> Option<u128> {
+    let x = c.x;
+    if !x.is_finite() {
+        return None;
+    }
+    match c.op {
+        Op::Sqrt | Op::Log | Op::Log2 | Op::Log10 => gap(x, lim.zero),
+        Op::Log1p => gap(x, lim.one.neg()),
+        Op::Acosh => gap(x, lim.one),
+        Op::Asin | Op::Acos | Op::Atanh => gap(x.abs(), lim.one),
+        Op::Sin | Op::Cos | Op::Tan => gap(x.abs(), lim.inf),
+        Op::Fmod | Op::Remainder => match c.y {
+            Some(y) if y.is_finite() => gap(y.abs(), lim.zero),
             _ => None,
-        }
-    });
-    out.measure(Invalid, || {
-        if !finite_x {
-            return None;
-        }
-        match c.op {
-            Op::Sqrt | Op::Log | Op::Log2 | Op::Log10 => gap(x, lim.zero),
-            Op::Log1p => gap(x, lim.one.neg()),
-            Op::Acosh => gap(x, lim.one),
-            Op::Asin | Op::Acos | Op::Atanh => gap(x.abs(), lim.one),
-            Op::Sin | Op::Cos | Op::Tan => gap(x.abs(), lim.inf),
-            Op::Fmod | Op::Remainder => match c.y {
-                Some(y) if y.is_finite() => gap(y.abs(), lim.zero),
-                _ => None,
-            },
-            Op::Pow => match c.y {
-                Some(y) if y.is_finite() && !y.is_integer() => gap(x, lim.zero),
-                _ => None,
-            },
-            Op::Tgamma if x.is_negative() => gap(x, nearest_integer(x)),
+        },
+        Op::Pow => match c.y {
+            Some(y) if y.is_finite() && !y.is_integer() => gap(x, lim.zero),
             _ => None,
-        }
-    });
+        },
+        Op::Tgamma if x.is_negative() => gap(x, nearest_integer(x)),
+        _ => None,
+    }
 }

@@ -190,20 +190,7 @@ where
     let mut feedback = feedback::corpus_feedback(&observers, &handles, cfg, target.signature.clone(), &instance);
     let mut objective = feedback::objective(&observers, &handles, &instance);
     let restarted = state.is_some();
-    let mut state = match state {
-        Some(mut s) => {
-            s.corpus_mut().attach(instance.clone());
-            s.solutions_mut().attach(instance.clone());
-            s
-        }
-        None => StdState::new(
-            StdRand::new(),
-            SavingCorpus::new(InMemoryCorpus::new(), instance.clone()),
-            SavingCorpus::new(InMemoryCorpus::new(), instance.clone()),
-            &mut feedback,
-            &mut objective,
-        )?,
-    };
+    let mut state = client_state(state, &instance, &mut feedback, &mut objective)?;
     let edges = observers.get(&handles.edges).expect("the edge observer");
     if inherited_execs > 0 {
         *state.executions_mut() = inherited_execs;
@@ -236,20 +223,7 @@ where
     }
 
     let timeout_ms = calibrate_timeout(cfg, &mut state, &mut executor);
-    let deadline = cfg.duration_secs.map(|s| instance.start + Duration::from_secs(s));
-    let banner = cfg
-        .target
-        .file_name()
-        .map_or("target".into(), |n| n.to_string_lossy().into_owned());
-    let stats = StatsStage::new(
-        instance.clone(),
-        deadline,
-        timeout_ms,
-        target.maps.edges_len(),
-        cfg.command_line.clone(),
-        banner,
-    )
-    .with_memory_limit(cfg.memory_limit_mb);
+    let stats = stats_stage(cfg, &instance, timeout_ms, target.maps.edges_len());
     let signature = target.signature.map(Arc::new);
     let parts = LoopParts {
         fuzzer: &mut fuzzer,
@@ -263,6 +237,48 @@ where
         run_mode: target.maps.run_mode(),
     };
     stages::fuzz(cfg, signature, words, exact, stats, parts)
+}
+
+/// The client's state: the one a restart restored, its corpora writing to `instance` again, or
+/// a new one.
+fn client_state(
+    restored: Option<State>,
+    instance: &Arc<Instance>,
+    feedback: &mut CorpusFeedback,
+    objective: &mut Objective,
+) -> Result<State, Error> {
+    match restored {
+        Some(mut state) => {
+            state.corpus_mut().attach(instance.clone());
+            state.solutions_mut().attach(instance.clone());
+            Ok(state)
+        }
+        None => StdState::new(
+            StdRand::new(),
+            SavingCorpus::new(InMemoryCorpus::new(), instance.clone()),
+            SavingCorpus::new(InMemoryCorpus::new(), instance.clone()),
+            feedback,
+            objective,
+        ),
+    }
+}
+
+/// The stage that writes `fuzzer_stats` and `plot_data` and ends the campaign at its deadline.
+fn stats_stage(cfg: &CampaignConfig, instance: &Arc<Instance>, timeout_ms: u64, edges: usize) -> StatsStage {
+    let deadline = cfg.duration_secs.map(|s| instance.start + Duration::from_secs(s));
+    let banner = cfg
+        .target
+        .file_name()
+        .map_or("target".into(), |n| n.to_string_lossy().into_owned());
+    StatsStage::new(
+        instance.clone(),
+        deadline,
+        timeout_ms,
+        edges,
+        cfg.command_line.clone(),
+        banner,
+    )
+    .with_memory_limit(cfg.memory_limit_mb)
 }
 
 /// The per-execution time limit: `-t`, or calibrated from the seeds' run times like AFL++ (a
