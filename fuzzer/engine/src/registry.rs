@@ -33,7 +33,7 @@ unsafe fn register_all() {
         AflCounters, DistanceHistory, DistanceProgress, DistanceTopRated, EscapesSeen, ExceptionsSeen, NewExceptions,
         Traced,
     };
-    use crate::run_mode::RunModeRecord;
+    use crate::run_mode::{FirstTurnDone, RunModeRecord};
     use crate::saved_inputs::PendingSaves;
     use libafl::corpus::SchedulerTestcaseMetadata;
     use libafl::executors::ExitKind;
@@ -79,5 +79,6 @@ unsafe fn register_all() {
         LocalSearchRecord,
         HangCheck,
         PendingSaves,
+        FirstTurnDone,
     );
 }
