@@ -796,3 +796,32 @@ fn cxx_templates_and_inline_members_are_checked() {
     );
     assert!(testkit::reports(&built.exe, &input(2.0, 3.0, 2.0, 3.0)).is_empty());
 }
+
+/// Recurrences: after a site's Overflow is recorded, its later infinite results need no
+/// classification, but the same quotient dividing by zero is still a DivByZero of its own; an
+/// infinity or a quiet NaN carried along a loop raises nothing at any step.
+#[test]
+fn recurring_and_carried_results_are_reported_once_and_only_where_raised() {
+    const SOURCE: &str = include_str!("c/recurrences.c");
+    static BUILT: OnceLock<Built> = OnceLock::new();
+    let built = BUILT.get_or_init(|| testkit::compile("recurrences", &[("recurrences.c", SOURCE)], &["-O2"], &[]));
+    let input = testkit::f64s(&[1e300, 1e-300, f64::NAN]);
+    for env in [&[][..], &[("NUMFUZZ_PRECISE", "0")][..]] {
+        let reports = testkit::reports_with(&built.exe, &input, env);
+        let seen: Vec<_> = reports.iter().map(|r| (r.kind, r.site.op, r.site.line)).collect();
+        let line = |marker| line_of(SOURCE, marker);
+        assert_eq!(
+            seen,
+            [
+                (Overflow, Op::FDiv, line("quotient")),
+                (DivByZero, Op::FDiv, line("quotient")),
+                (Overflow, Op::FMul, line("doubling")),
+            ],
+            "{env:?}: {reports:#?}"
+        );
+        assert_eq!(reports[0].operands, ["1e300", "1e-300"], "{env:?}");
+        assert_eq!(reports[1].operands, ["1e300", "0.0"], "{env:?}");
+        assert_eq!(reports[2].operands[1], "2.0", "{env:?}");
+        assert_eq!(reports[2].result.as_deref(), Some("inf"), "{env:?}");
+    }
+}

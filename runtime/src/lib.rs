@@ -107,10 +107,13 @@ struct Tainted {
 }
 
 /// Whether this check would only repeat what its site recorded earlier in the run: a zero or
-/// subnormal result where the site's Underflow, or a NaN where its Invalid, is already recorded
-/// (from finite operands, if these are). An underflowing recurrence calls the runtime at every
-/// step; its first step says all the run can learn there (that kind's ErrBits is 0, the other
-/// kinds' distances do not come from such results), and the rest need no classification.
+/// subnormal result where the site's Underflow, a NaN where its Invalid, or an infinite sum,
+/// difference or product where its Overflow (a quotient by zero where its DivByZero) is already
+/// recorded (from finite operands, if these are). An underflowing or overflowing recurrence
+/// calls the runtime at every step; its first step says all the run can learn there (that
+/// kind's ErrBits is 0, the other kinds' distances do not come from such results), and the rest
+/// need no classification. An infinite quotient of a non-zero divisor is checked: its
+/// divisor's distance to zero is measured.
 /// Probed sites (local search measures their exact gap) and taint builds (every result gets a
 /// label) are always checked.
 fn recurring(region: &Region, site: u32, op: Op, ops: &Operands) -> bool {
@@ -119,6 +122,11 @@ fn recurring(region: &Region, site: u32, op: Op, ops: &Operands) -> bool {
         _ if op.shape() == OpShape::ToInt => return false,
         FloatClass::Zero | FloatClass::Subnormal => ExceptionKind::Underflow,
         FloatClass::Nan { .. } => ExceptionKind::Invalid,
+        FloatClass::Infinite => match op {
+            Op::FAdd | Op::FSub | Op::FMul => ExceptionKind::Overflow,
+            Op::FDiv if ops.b.is_zero() => ExceptionKind::DivByZero,
+            _ => return false,
+        },
         _ => return false,
     };
     region.recorded(site, kind, ops.all_finite(op)) && probe::probed_kind(site).is_none()
@@ -181,6 +189,31 @@ unsafe fn check(site: *const SiteRecord, ops: Operands, labels: Option<OperandLa
     Tainted { label, repaired }
 }
 
+/// The check of a `+ - * /` that only carries a special operand along ([`check::carried`]),
+/// done on the raw bits: true when there is nothing more to do. Probed sites take the full
+/// check, which measures their exact gap.
+///
+/// # Safety
+/// `site` is a site record emitted by the pass for an operation on `ty`.
+#[inline]
+unsafe fn checked_as_carried(site: *const SiteRecord, ty: FloatType, a: u64, b: u64, r: u64) -> bool {
+    // SAFETY: the pass passes its own site record.
+    let rec = unsafe { &*site };
+    let Some(errbits) = Op::from_code(rec.op).and_then(|op| check::carried(op, ty, a, b, r)) else {
+        return false;
+    };
+    if rec.id == SITE_UNASSIGNED {
+        return true;
+    }
+    if probe::probed_kind(rec.id).is_some() {
+        return false;
+    }
+    if let Some(region) = Region::current() {
+        region.record(rec.id, &errbits, 0, false);
+    }
+    true
+}
+
 fn float_ops(a: Float, b: Float, c: Float, i: i64, r: Float) -> Operands {
     Operands { a, b, c, i, r }
 }
@@ -199,6 +232,11 @@ unsafe fn f80_ops(abcr: *const F80Slot, i: i64) -> Operands {
 /// Called by code instrumented by the numfuzz pass.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn __numfuzz_check_f32(site: *const SiteRecord, a: f32, b: f32, c: f32, i: i64, r: f32) {
+    let bits = |x: f32| u64::from(x.to_bits());
+    // SAFETY: forwarded contract.
+    if unsafe { checked_as_carried(site, FloatType::F32, bits(a), bits(b), bits(r)) } {
+        return;
+    }
     let f = Float::from_f32;
     // SAFETY: forwarded contract.
     unsafe { check(site, float_ops(f(a), f(b), f(c), i, f(r)), None) };
@@ -208,6 +246,10 @@ pub unsafe extern "C" fn __numfuzz_check_f32(site: *const SiteRecord, a: f32, b:
 /// Called by code instrumented by the numfuzz pass.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn __numfuzz_check_f64(site: *const SiteRecord, a: f64, b: f64, c: f64, i: i64, r: f64) {
+    // SAFETY: forwarded contract.
+    if unsafe { checked_as_carried(site, FloatType::F64, a.to_bits(), b.to_bits(), r.to_bits()) } {
+        return;
+    }
     let f = Float::from_f64;
     // SAFETY: forwarded contract.
     unsafe { check(site, float_ops(f(a), f(b), f(c), i, f(r)), None) };

@@ -659,3 +659,89 @@ fn f80_exact_tiny_results_take_the_fast_path_and_agree() {
         }
     }
 }
+
+/// The raw-bits answer for operations that only carry a special operand along agrees with the
+/// full classification wherever it answers, and answers for the cases it is for: quiet NaNs
+/// and infinities carried through, quotients measuring their divisor.
+#[test]
+fn carried_specials_agree_with_the_full_classification() {
+    let specials = [
+        0.0,
+        -0.0,
+        1.5,
+        -3.0,
+        f64::MIN_POSITIVE,
+        5e-324,
+        f64::MAX,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        -f64::NAN,
+        f64::from_bits(0x7ff0_0000_0000_0001), // signalling
+        f64::from_bits(0xfff4_0000_0000_0000), // signalling, negative
+    ];
+    let mut answered = 0;
+    for op in [Op::FAdd, Op::FSub, Op::FMul, Op::FDiv] {
+        for &a in &specials {
+            for &b in &specials {
+                let r = apply(op, a, b);
+                let o = ops(d(a), d(b), d(0.0), 0, d(r));
+                if let Some(errbits) = arith::carried(op, FloatType::F64, a.to_bits(), b.to_bits(), r.to_bits()) {
+                    answered += 1;
+                    let full: Outcome = classify_fully(op, FloatType::F64, 0, &o);
+                    assert_eq!((0, errbits), (full.raised, full.errbits), "{op} {a:e} {b:e} = {r:e}");
+                }
+                let (a32, b32) = (a as f32, b as f32);
+                let r32 = apply(op, a32, b32);
+                let f = |x: f32| u64::from(x.to_bits());
+                if let Some(errbits) = arith::carried(op, FloatType::F32, f(a32), f(b32), f(r32)) {
+                    let o = ops(
+                        Float::from_f32(a32),
+                        Float::from_f32(b32),
+                        Float::from_f32(0.0),
+                        0,
+                        Float::from_f32(r32),
+                    );
+                    let full: Outcome = classify_fully(op, FloatType::F32, 0, &o);
+                    assert_eq!(
+                        (0, errbits),
+                        (full.raised, full.errbits),
+                        "{op} f32 {a32:e} {b32:e} = {r32:e}"
+                    );
+                }
+            }
+        }
+    }
+    assert!(answered > 150, "only {answered} f64 cases answered");
+    let carried =
+        |op, a: f64, b: f64| arith::carried(op, FloatType::F64, a.to_bits(), b.to_bits(), apply(op, a, b).to_bits());
+    let signalling = f64::from_bits(0x7ff0_0000_0000_0001);
+    assert!(carried(Op::FAdd, f64::NAN, 1.0).is_some(), "a quiet NaN carried");
+    assert!(
+        carried(Op::FAdd, signalling, 1.0).is_none(),
+        "a signalling NaN raises Invalid"
+    );
+    assert!(
+        carried(Op::FAdd, f64::NAN, signalling).is_none(),
+        "so does one beside a quiet NaN"
+    );
+    assert!(carried(Op::FMul, f64::INFINITY, 2.0).is_some(), "an infinity carried");
+    assert!(
+        carried(Op::FSub, f64::INFINITY, f64::INFINITY).is_none(),
+        "inf - inf is Invalid"
+    );
+    assert!(carried(Op::FMul, f64::MAX, 2.0).is_none(), "an overflow is not carried");
+    assert!(carried(Op::FDiv, 1.0, 0.0).is_none(), "a pole is not carried");
+    let mut by_zero = [NOT_MEASURED; 4];
+    by_zero[DivByZero as usize] = 1;
+    assert_eq!(
+        carried(Op::FDiv, f64::INFINITY, 0.0),
+        Some(by_zero),
+        "inf / 0: the divisor at distance 1"
+    );
+    assert_eq!(
+        carried(Op::FDiv, f64::NAN, f64::NAN),
+        Some([NOT_MEASURED; 4]),
+        "no divisor to measure"
+    );
+}
