@@ -535,6 +535,8 @@ pub struct I2SStage {
     /// Testcases traced, candidates evaluated, candidates kept (corpus or finding): the
     /// screen's input-to-state line.
     counts: [u64; 3],
+    /// No candidate runs after it (a testcase's 256 can take seconds on a slow target).
+    deadline: Option<std::time::SystemTime>,
 }
 
 /// User-stat names of the input-to-state counts (testcases traced, candidates tried, kept).
@@ -548,7 +550,13 @@ impl I2SStage {
             trace,
             signature,
             counts: [0; 3],
+            deadline: None,
         }
+    }
+
+    /// Runs no candidate after `deadline`.
+    pub fn until(self, deadline: Option<std::time::SystemTime>) -> Self {
+        I2SStage { deadline, ..self }
     }
 }
 
@@ -556,6 +564,7 @@ mod stage {
     use super::{candidates, I2SStage, CANDIDATES_PER_TESTCASE, I2S_STATS};
     use crate::client::{Fuzzer, Mgr, Observers, State};
     use crate::meta::Traced;
+    use crate::stop::past_deadline;
     use crate::user_stats::fire_count;
     use libafl::corpus::HasCurrentCorpusId;
     use libafl::executors::{Executor, HasObservers};
@@ -598,6 +607,9 @@ mod stage {
             let bytes = input.target_bytes().to_vec();
             self.counts[0] += 1;
             for candidate in candidates(self.signature.as_deref(), &bytes, &cmps, CANDIDATES_PER_TESTCASE) {
+                if past_deadline(self.deadline) {
+                    break;
+                }
                 let (result, _) = fuzzer.evaluate_input(state, executor, mgr, &BytesInput::new(candidate))?;
                 self.counts[1] += 1;
                 self.counts[2] += u64::from(result != ExecuteInputResult::None);

@@ -18,6 +18,13 @@ pub fn stop_requested() -> bool {
     STOP_REQUESTED.load(Ordering::Relaxed) || restarter_gone()
 }
 
+/// [`campaign_over`] for loops that ask once per execution: the deadline and a SIGINT/SIGTERM
+/// (a clock read and an atomic), not the restarter's death (a system call), which the stats
+/// stage notices between stages.
+pub fn past_deadline(deadline: Option<SystemTime>) -> bool {
+    STOP_REQUESTED.load(Ordering::Relaxed) || deadline.is_some_and(|d| SystemTime::now() >= d)
+}
+
 /// Whether the campaign is over: a stop was requested or its `-V` deadline has passed.
 pub fn campaign_over(deadline: Option<SystemTime>) -> bool {
     stop_requested() || deadline.is_some_and(|d| SystemTime::now() >= d)

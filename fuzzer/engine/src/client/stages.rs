@@ -9,6 +9,7 @@ use crate::config::{CampaignConfig, MutatorSchedule};
 use crate::hangs::HangConfirmStage;
 use crate::i2s::{CmpTrace, I2SStage};
 use crate::local_search::{ExactSlots, LocalSearchStage, ProbeWords};
+use crate::mutators::deadline::UntilDeadline;
 use crate::mutators::{fp_mutations, DomainSteering};
 use crate::run_mode::{RunModeStage, RunModeWord};
 use crate::stats::StatsStage;
@@ -45,8 +46,9 @@ pub fn fuzz<E>(
 where
     E: Executor<Mgr, BytesInput, State, Fuzzer> + HasObservers<Observers = Observers> + AdjustTimeout,
 {
-    let i2s = I2SStage::new(words.cmp_trace, signature.clone());
-    let search = LocalSearchStage::new(words.probe, exact, signature.clone(), cfg.local_search);
+    let deadline = stats.deadline();
+    let i2s = I2SStage::new(words.cmp_trace, signature.clone()).until(deadline);
+    let search = LocalSearchStage::new(words.probe, exact, signature.clone(), cfg.local_search).until(deadline);
     let byte_level = havoc_mutations().merge(tokens_mutations());
     let run_mode = RunModeStage::new(words.run_mode, cfg.precise);
     let stages = Stages {
@@ -127,7 +129,7 @@ where
         HangConfirmStage::new(stats.deadline()),
         i2s,
         run_mode,
-        StdMutationalStage::new(mutator),
+        StdMutationalStage::new(UntilDeadline::new(mutator, stats.deadline())),
         search,
         stats
     );

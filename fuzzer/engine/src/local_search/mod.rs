@@ -14,6 +14,7 @@
 pub mod avm;
 
 use crate::meta::{DistanceHistory, DistanceTopRated};
+use crate::stop::past_deadline;
 use crate::user_stats::fire_count;
 use avm::{Gap, Search, SearchEnding};
 use libafl::corpus::{Corpus, CorpusId};
@@ -33,6 +34,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::time::SystemTime;
 
 /// Executions one descent (with its restarts) may spend at most.
 const DESCENT_BUDGET: u64 = 4096;
@@ -265,6 +267,8 @@ pub struct LocalSearchStage {
     signature: Option<Arc<Signature>>,
     enabled: bool,
     salt: Option<u64>,
+    /// A descent stops at it (one can take minutes of a slow target's executions).
+    deadline: Option<SystemTime>,
 }
 
 impl LocalSearchStage {
@@ -277,7 +281,13 @@ impl LocalSearchStage {
             signature,
             enabled,
             salt: None,
+            deadline: None,
         }
+    }
+
+    /// Stops descending at `deadline`.
+    pub fn until(self, deadline: Option<SystemTime>) -> Self {
+        LocalSearchStage { deadline, ..self }
     }
 
     /// The probed gap of `input` (one execution through the normal feedback).
@@ -424,9 +434,19 @@ mod stage {
             );
             let starts = starts_for(state, target.holder)?;
             let mut rand = StdRand::with_seed(state.rand_mut().next());
-            let mut eval = |input: &BytesInput| Ok(fuzzer.evaluate_input(state, executor, mgr, input)?.1);
-            let (reached, spent, found) = descend(probe, &signature, target, &starts, budget, &mut rand, &mut eval)?;
-            record_descent(state, mgr, target, reached, spent, found)
+            let deadline = self.deadline;
+            let mut eval = |input: &BytesInput| {
+                if past_deadline(deadline) {
+                    return Err(Error::shutting_down());
+                }
+                Ok(fuzzer.evaluate_input(state, executor, mgr, input)?.1)
+            };
+            match descend(probe, &signature, target, &starts, budget, &mut rand, &mut eval) {
+                // The deadline came: the stats stage ends the campaign after this one.
+                Err(Error::ShuttingDown) => Ok(()),
+                Err(e) => Err(e),
+                Ok((reached, spent, found)) => record_descent(state, mgr, target, reached, spent, found),
+            }
         }
     }
 

@@ -38,6 +38,7 @@
 //! havoc still can).
 
 pub mod crossover;
+pub mod deadline;
 pub mod domain;
 mod field;
 pub mod float_ops;
