@@ -43,6 +43,7 @@ pub fn run_campaign(config: &Path, harness: &Harness) -> i32 {
             maps,
             sites: table,
             signature: signature::get().as_ref().ok().cloned(),
+            bound_reruns: crate::rerun_limit::enable,
         },
     )
 }

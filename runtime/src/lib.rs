@@ -22,6 +22,7 @@ mod preserving;
 mod probe;
 mod region;
 mod report;
+mod rerun_limit;
 mod results;
 mod run;
 mod signature;

@@ -177,10 +177,13 @@ pub fn run(input: impl Fn()) {
     if !rerun {
         return;
     }
-    crate::edges::discarding(|| {
-        // SAFETY: as above; the re-run starts from the flags the fast run started from.
-        unsafe { numfuzz_clear_watched_flags() };
-        input();
+    // The fast run ended within the executor's time limit; the re-run has its own.
+    crate::rerun_limit::bounded(|| {
+        crate::edges::discarding(|| {
+            // SAFETY: as above; the re-run starts from the flags the fast run started from.
+            unsafe { numfuzz_clear_watched_flags() };
+            input();
+        })
     });
     if let Some(p) = path {
         SEEN.with_borrow_mut(|seen| seen.insert(p));

@@ -19,6 +19,10 @@ pub struct InProcessTarget<'a> {
     pub maps: TargetMaps,
     pub sites: SiteTable,
     pub signature: Option<Signature>,
+    /// Called once with the campaign's ceiling (`-t`): the target gives an input's precise
+    /// re-run a time limit of its own, since the executor's calibrated limit is for the fast
+    /// run (runtime `rerun_limit`).
+    pub bound_reruns: fn(Duration),
 }
 
 /// Runs the campaign described by the config file; returns the process exit code.
@@ -52,6 +56,7 @@ pub fn run(config_path: &Path, target: InProcessTarget<'_>) -> i32 {
             return 1;
         }
     };
+    (target.bound_reruns)(Duration::from_millis(cfg.timeout_ms));
     let result = join(&cfg, slot, |state, mgr, description| {
         let info = TargetInfo {
             sites: target.sites.clone(),

@@ -1,0 +1,111 @@
+//! The time limit of an input's precise re-run in an in-process campaign.
+//!
+//! LibAFL's in-process executor arms a timer for every execution at the calibrated limit (five
+//! times the seeds' average, at least 20 ms) and takes its SIGALRM as a time-out, which ends
+//! an in-process client: the state is saved and a successor restores it. That limit is meant
+//! for the program's own run, the fast one. A precise re-run costs 3 to 100 times as much,
+//! and one that outlived the limit cost a client restart: GSL's hyperg_2F1, whose NaN loops
+//! run 20,000 steps, started its client 124 to 573 times in 20 s.
+//!
+//! An input whose fast run ended within the limit ends in its re-run too (the precise copies
+//! take the same path). So the re-run runs with the executor's alarm held back (SIGALRM
+//! blocked, and one that came meanwhile dropped: it was for the fast run, which had ended),
+//! under a timer of its own at the campaign's ceiling (`-t`, 1000 ms by default). That timer
+//! signals SIGUSR2, which LibAFL's handler also takes as a time-out, so a re-run slower than
+//! the ceiling is a time-out as before. Forkserver children are timed by the fuzzer's process
+//! and are left alone: nothing here is enabled there.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+/// The re-runs' own limit in milliseconds; 0 (no limit of their own) until an in-process
+/// campaign sets it.
+static CEILING_MS: AtomicU64 = AtomicU64::new(0);
+
+/// From now on, re-runs have `ceiling` of their own (in-process campaigns only).
+#[cfg_attr(not(feature = "inprocess"), allow(dead_code))]
+pub fn enable(ceiling: Duration) {
+    CEILING_MS.store((ceiling.as_millis() as u64).max(1), Ordering::Relaxed);
+}
+
+/// A POSIX timer that signals SIGUSR2.
+struct RerunTimer(libc::timer_t);
+
+// SAFETY: a timer id is a process-wide handle, usable from any thread.
+unsafe impl Send for RerunTimer {}
+// SAFETY: as above; the kernel serialises operations on it.
+unsafe impl Sync for RerunTimer {}
+
+impl RerunTimer {
+    fn get() -> Option<&'static RerunTimer> {
+        static TIMER: OnceLock<Option<RerunTimer>> = OnceLock::new();
+        TIMER
+            .get_or_init(|| {
+                // SAFETY: a zeroed sigevent is valid; the fields set are the ones SIGEV_SIGNAL reads.
+                let mut event: libc::sigevent = unsafe { std::mem::zeroed() };
+                event.sigev_notify = libc::SIGEV_SIGNAL;
+                event.sigev_signo = libc::SIGUSR2;
+                let mut id: libc::timer_t = std::ptr::null_mut();
+                // SAFETY: valid pointers to a sigevent and a timer id.
+                let made = unsafe { libc::timer_create(libc::CLOCK_MONOTONIC, &mut event, &mut id) } == 0;
+                made.then_some(RerunTimer(id))
+            })
+            .as_ref()
+    }
+
+    /// Arms the timer `ms` from now; 0 disarms it.
+    fn set(&self, ms: u64) {
+        let value = libc::timespec {
+            tv_sec: (ms / 1000) as libc::time_t,
+            tv_nsec: ((ms % 1000) * 1_000_000) as libc::c_long,
+        };
+        let zero = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        let spec = libc::itimerspec {
+            it_interval: zero,
+            it_value: value,
+        };
+        // SAFETY: a timer this process created, a valid itimerspec.
+        unsafe { libc::timer_settime(self.0, 0, &spec, std::ptr::null_mut()) };
+    }
+}
+
+/// The signal set holding SIGALRM alone.
+fn alarm_set() -> libc::sigset_t {
+    // SAFETY: sigemptyset initialises the set it is given.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGALRM);
+        set
+    }
+}
+
+/// Runs `rerun` (an input's precise re-run, after its fast run ended within the executor's
+/// limit) under the re-runs' own limit, with the executor's alarm held back; outside
+/// in-process campaigns, just runs it.
+pub fn bounded<R>(rerun: impl FnOnce() -> R) -> R {
+    let ms = CEILING_MS.load(Ordering::Relaxed);
+    let Some(timer) = (ms > 0).then(RerunTimer::get).flatten() else {
+        return rerun();
+    };
+    let alarm = alarm_set();
+    // SAFETY: a zeroed sigset_t is a valid output buffer.
+    let mut before: libc::sigset_t = unsafe { std::mem::zeroed() };
+    // SAFETY: valid signal sets; this thread's mask only.
+    unsafe { libc::pthread_sigmask(libc::SIG_BLOCK, &alarm, &mut before) };
+    timer.set(ms);
+    let result = rerun();
+    timer.set(0);
+    // SAFETY: valid signal sets; a zero timeout only takes an alarm already pending.
+    unsafe {
+        let mut pending: libc::sigset_t = std::mem::zeroed();
+        libc::sigpending(&mut pending);
+        if libc::sigismember(&pending, libc::SIGALRM) == 1 && libc::sigismember(&before, libc::SIGALRM) == 0 {
+            let now = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+            libc::sigtimedwait(&alarm, std::ptr::null_mut(), &now);
+        }
+        libc::pthread_sigmask(libc::SIG_SETMASK, &before, std::ptr::null_mut());
+    }
+    result
+}
