@@ -34,6 +34,7 @@ mod taint;
 use fpu::F80Slot;
 use numfuzz_abi::cmp::CmpRecord;
 use numfuzz_abi::env;
+use numfuzz_abi::errbits::NOT_MEASURED;
 use numfuzz_abi::kind::ExceptionKind;
 use numfuzz_abi::op::{FloatType, Op, OpShape};
 use numfuzz_abi::site::{SiteRecord, SITE_UNASSIGNED};
@@ -209,8 +210,11 @@ unsafe fn checked_as_carried(site: *const SiteRecord, ty: FloatType, a: u64, b: 
     if probe::probed_kind(rec.id).is_some() {
         return false;
     }
-    if let Some(region) = Region::current() {
-        region.record(rec.id, &errbits, 0, false);
+    // Only a quotient by a finite divisor measures a distance; the rest would record nothing.
+    if errbits != [NOT_MEASURED; 4] {
+        if let Some(region) = Region::current() {
+            region.record(rec.id, &errbits, 0, false);
+        }
     }
     true
 }

@@ -27,7 +27,7 @@ pub fn past_deadline(deadline: Option<SystemTime>) -> bool {
 
 /// Whether the campaign is over: a stop was requested or its `-V` deadline has passed.
 pub fn campaign_over(deadline: Option<SystemTime>) -> bool {
-    stop_requested() || deadline.is_some_and(|d| SystemTime::now() >= d)
+    restarter_gone() || past_deadline(deadline)
 }
 
 /// This process is the client of `restarter`: its death is a request to stop.

@@ -26,6 +26,7 @@ use libafl::Error;
 use libafl_bolts::tuples::{tuple_list, HasConstLen, Merge, NamedTuple};
 use numfuzz_abi::signature::Signature;
 use std::sync::Arc;
+use std::time::SystemTime;
 
 /// MOpt's largest stack of mutations per run is 2^7, as in havoc.
 const MOPT_MAX_STACK_POW: usize = 7;
@@ -52,6 +53,7 @@ where
     let byte_level = havoc_mutations().merge(tokens_mutations());
     let run_mode = RunModeStage::new(words.run_mode, cfg.precise);
     let stages = Stages {
+        deadline,
         i2s,
         run_mode,
         search,
@@ -75,6 +77,7 @@ pub struct RegionWords {
 
 /// The stages around the mutational one.
 struct Stages {
+    deadline: Option<SystemTime>,
     i2s: I2SStage,
     run_mode: RunModeStage,
     search: LocalSearchStage,
@@ -112,6 +115,7 @@ where
     M: Mutator<BytesInput, State>,
 {
     let Stages {
+        deadline,
         i2s,
         run_mode,
         search,
@@ -126,10 +130,10 @@ where
         return Err(Error::shutting_down());
     }
     let mut stages = tuple_list!(
-        HangConfirmStage::new(stats.deadline()),
+        HangConfirmStage::new(deadline),
         i2s,
         run_mode,
-        StdMutationalStage::new(UntilDeadline::new(mutator, stats.deadline())),
+        StdMutationalStage::new(UntilDeadline::new(mutator, deadline)),
         search,
         stats
     );

@@ -2,7 +2,8 @@
 //!
 //! LibAFL's mutational stage runs a turn of up to 128 mutants of one testcase, and a client
 //! sees its deadline only between stages. On a target whose inputs take tens of milliseconds
-//! (a precise re-run of a GSL recurrence) a turn lasts seconds, and a 20 s campaign ran 29 s.
+//! (a precise re-run of a GSL recurrence) a turn lasts seconds: a 20 s hyperg_2F1 campaign ran
+//! 61 s before this and the input-to-state and local-search checks, 20 s after.
 //! [`UntilDeadline`] makes every mutation after the deadline (or a stop request) `Skipped`,
 //! which the stage passes over without running it, so the turn ends within one execution.
 //! The input-to-state and local-search stages stop at the deadline likewise.
