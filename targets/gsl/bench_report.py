@@ -312,26 +312,36 @@ def bug_table(merged, unexplained):
     return bugs, "\n".join(lines)
 
 
-def campaign_speed(results, tool, functions):
-    """(executions, seconds) summed over the tool's campaigns of `functions` (every instance's
-    fuzzer_stats: numfuzz's and afl-fuzz's share the execs_done and run_time keys)."""
-    execs = secs = 0
+def instance_stats(results, tool, fn):
+    """The fuzzer_stats of every instance of the tool's campaign of `fn`, as dicts of strings."""
+    top = os.path.join(results, "campaigns", tool, fn)
+    for dirpath, _, files in os.walk(top, followlinks=True):
+        if "fuzzer_stats" not in files:
+            continue
+        stats = {}
+        with open(os.path.join(dirpath, "fuzzer_stats")) as fh:
+            for line in fh:
+                key, _, value = line.partition(":")
+                stats[key.strip()] = value.strip()
+        yield stats
+
+
+def stat_sum(results, tool, functions, key):
+    """The integer `key` summed over the tool's campaigns of `functions`."""
+    total = 0
     for fn in functions:
-        top = os.path.join(results, "campaigns", tool, fn)
-        for dirpath, _, files in os.walk(top, followlinks=True):
-            if "fuzzer_stats" not in files:
-                continue
-            stats = {}
-            with open(os.path.join(dirpath, "fuzzer_stats")) as fh:
-                for line in fh:
-                    key, _, value = line.partition(":")
-                    stats[key.strip()] = value.strip()
+        for stats in instance_stats(results, tool, fn):
             try:
-                execs += int(stats.get("execs_done", 0))
-                secs += int(stats.get("run_time", 0))
+                total += int(stats.get(key, 0))
             except ValueError:
                 continue
-    return execs, secs
+    return total
+
+
+def campaign_speed(results, tool, functions):
+    """(executions, seconds) summed over the tool's campaigns of `functions` (numfuzz's and
+    afl-fuzz's fuzzer_stats share the execs_done and run_time keys)."""
+    return stat_sum(results, tool, functions, "execs_done"), stat_sum(results, tool, functions, "run_time")
 
 
 def short_key(key):
@@ -372,7 +382,34 @@ def tools_table(results, tools, data, functions):
         others = set().union(*(bug_keys[o] for o in tools if o != t))
         only = sorted(bug_keys[t] - others)
         lines.append(f"- {TOOL_NAMES[t]} ({len(only)}): " + (", ".join(f"`{short_key(k)}`" for k in only) or "none"))
-    return "\n".join(lines)
+    return "\n".join(lines + ["", speed_by_function(results, tools, rate, functions)])
+
+
+def speed_by_function(results, tools, rate, functions):
+    """Each function's exec/s per tool and numfuzz's share of precise runs: where the
+    per-function mean comes from."""
+    others = [t for t in tools if t != "numfuzz"]
+    head = ["function", "numfuzz exec/s", "precise runs"] + [f"{TOOL_NAMES[t]} exec/s" for t in others] \
+        + [f"÷ {TOOL_NAMES[t]}" for t in others]
+    lines = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
+
+    def ratio(fn, t):
+        return rate["numfuzz"][fn] / rate[t][fn] if rate[t][fn] else 0
+
+    first = others[0] if others else None
+    for fn in sorted(functions, key=lambda fn: ratio(fn, first) if first else 0):
+        execs = stat_sum(results, "numfuzz", [fn], "execs_done")
+        precise = stat_sum(results, "numfuzz", [fn], "precise_runs")
+        row = [fn, f"{rate['numfuzz'][fn]:.0f}", f"{100 * precise / execs:.0f} %" if execs else "-"]
+        row += [f"{rate[t][fn]:.0f}" for t in others]
+        row += [f"{ratio(fn, t):.2f}×" if ratio(fn, t) else "-" for t in others]
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join([SPEED_CAPTION, ""] + lines)
+
+
+SPEED_CAPTION = ("Speed by function, slowest ratio first. An afl-fuzz run ends at the first trapped exception; "
+                 "a numfuzz run goes to the end, and runs again precisely when it raised one, so where inputs "
+                 "raise most and run long the tools do not run comparable work.")
 
 
 def known_table(rows):
