@@ -219,6 +219,22 @@ unsafe fn checked_as_carried(site: *const SiteRecord, ty: FloatType, a: u64, b: 
     true
 }
 
+/// [`recurring`] for a `+ - * /` on f32/f64, done on the raw bits ([`check::special_kind`]):
+/// true when its special result repeats what its site recorded earlier in the run.
+///
+/// # Safety
+/// `site` is a site record emitted by the pass for an operation on `ty`.
+#[inline]
+unsafe fn checked_as_recurring(site: *const SiteRecord, ty: FloatType, a: u64, b: u64, r: u64) -> bool {
+    // SAFETY: the pass passes its own site record.
+    let rec = unsafe { &*site };
+    let Some((kind, finite)) = Op::from_code(rec.op).and_then(|op| check::special_kind(op, ty, a, b, r)) else {
+        return false;
+    };
+    Region::current().is_some_and(|region| region.recorded(rec.id, kind, finite))
+        && probe::probed_kind(rec.id).is_none()
+}
+
 fn float_ops(a: Float, b: Float, c: Float, i: i64, r: Float) -> Operands {
     Operands { a, b, c, i, r }
 }
@@ -239,7 +255,10 @@ unsafe fn f80_ops(abcr: *const F80Slot, i: i64) -> Operands {
 pub unsafe extern "C" fn __numfuzz_check_f32(site: *const SiteRecord, a: f32, b: f32, c: f32, i: i64, r: f32) {
     let bits = |x: f32| u64::from(x.to_bits());
     // SAFETY: forwarded contract.
-    if unsafe { checked_as_carried(site, FloatType::F32, bits(a), bits(b), bits(r)) } {
+    if unsafe {
+        checked_as_carried(site, FloatType::F32, bits(a), bits(b), bits(r))
+            || checked_as_recurring(site, FloatType::F32, bits(a), bits(b), bits(r))
+    } {
         return;
     }
     let f = Float::from_f32;
@@ -251,8 +270,12 @@ pub unsafe extern "C" fn __numfuzz_check_f32(site: *const SiteRecord, a: f32, b:
 /// Called by code instrumented by the numfuzz pass.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn __numfuzz_check_f64(site: *const SiteRecord, a: f64, b: f64, c: f64, i: i64, r: f64) {
+    let (a_bits, b_bits, r_bits) = (a.to_bits(), b.to_bits(), r.to_bits());
     // SAFETY: forwarded contract.
-    if unsafe { checked_as_carried(site, FloatType::F64, a.to_bits(), b.to_bits(), r.to_bits()) } {
+    if unsafe {
+        checked_as_carried(site, FloatType::F64, a_bits, b_bits, r_bits)
+            || checked_as_recurring(site, FloatType::F64, a_bits, b_bits, r_bits)
+    } {
         return;
     }
     let f = Float::from_f64;

@@ -3,7 +3,7 @@
 use super::{Gaps, Limits, Operands, Outcome};
 use crate::fpu;
 use numfuzz_abi::errbits::{gap, NOT_MEASURED};
-use numfuzz_abi::kind::ExceptionKind::{DivByZero, Invalid, Underflow};
+use numfuzz_abi::kind::ExceptionKind::{self, DivByZero, Invalid, Overflow, Underflow};
 use numfuzz_abi::op::{FloatType, Op};
 use numfuzz_abi::value::Float;
 
@@ -118,6 +118,36 @@ pub fn carried(op: Op, ty: FloatType, a: u64, b: u64, r: u64) -> Option<[u8; 4]>
         errbits[DivByZero as usize] = bits(b).max(1);
     }
     Some(errbits)
+}
+
+/// The kind a special result of a `+ - * /` on f32/f64 would raise again if its site has
+/// raised it (the runtime's `recurring`), read off the raw bits, and whether both operands
+/// were finite: Underflow for a zero or subnormal, Invalid for a NaN, Overflow for an infinite
+/// sum, difference or product, DivByZero for an infinite quotient by zero. `None` for other
+/// results, operations and formats, which take the generic path. A recurrence that underflows
+/// at every step reaches the runtime at every step; this answers it without building operands.
+#[inline]
+pub fn special_kind(op: Op, ty: FloatType, a: u64, b: u64, r: u64) -> Option<(ExceptionKind, bool)> {
+    let f = match ty {
+        FloatType::F64 => &F64,
+        FloatType::F32 => &F32,
+        FloatType::F80 => return None,
+    };
+    if !matches!(op, Op::FAdd | Op::FSub | Op::FMul | Op::FDiv) {
+        return None;
+    }
+    let (a, b, r) = (a & !f.sign, b & !f.sign, r & !f.sign);
+    let kind = match r {
+        r if r < f.min_normal => Underflow,
+        r if r > f.inf => Invalid,
+        r if r == f.inf => match op {
+            Op::FDiv if b == 0 => DivByZero,
+            Op::FDiv => return None,
+            _ => Overflow,
+        },
+        _ => return None,
+    };
+    Some((kind, a < f.inf && b < f.inf))
 }
 
 /// The magnitude of an x86_fp80 zero, subnormal or normal as its ordered position (what

@@ -18,7 +18,7 @@ use numfuzz_abi::op::{FloatType, Op};
 use numfuzz_abi::value::Float;
 
 pub use crate::operands::Operands;
-pub use arith::carried;
+pub use arith::{carried, special_kind};
 pub use limits::Limits;
 
 /// Where a measurement's exact gaps go: nowhere in normal checks ([`NoGaps`], which the

@@ -745,3 +745,71 @@ fn carried_specials_agree_with_the_full_classification() {
         "no divisor to measure"
     );
 }
+
+/// The raw-bits kind of a special result agrees with the classes the generic `recurring`
+/// reads (zero or subnormal: Underflow, NaN: Invalid, infinite: Overflow, or DivByZero for a
+/// quotient by zero), and so does the finiteness of the operands.
+#[test]
+fn special_kinds_on_bits_agree_with_the_value_classes() {
+    use numfuzz_abi::value::FloatClass;
+    let expected = |op: Op, r: Float, b_zero: bool, finite: bool| {
+        let kind = match r.class() {
+            FloatClass::Zero | FloatClass::Subnormal => Underflow,
+            FloatClass::Nan { .. } => Invalid,
+            FloatClass::Infinite if op != Op::FDiv => Overflow,
+            FloatClass::Infinite if b_zero => DivByZero,
+            _ => return None,
+        };
+        Some((kind, finite))
+    };
+    let values = [
+        0.0,
+        -0.0,
+        1.5,
+        -3.0,
+        f64::MIN_POSITIVE,
+        5e-324,
+        1e-300,
+        f64::MAX,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        f64::from_bits(0x7ff0_0000_0000_0001),
+    ];
+    let mut answered = 0;
+    for op in [Op::FAdd, Op::FSub, Op::FMul, Op::FDiv] {
+        for &a in &values {
+            for &b in &values {
+                let r = apply(op, a, b);
+                let bits = arith::special_kind(op, FloatType::F64, a.to_bits(), b.to_bits(), r.to_bits());
+                let finite = a.is_finite() && b.is_finite();
+                assert_eq!(bits, expected(op, d(r), b == 0.0, finite), "{op} {a:e} {b:e} = {r:e}");
+                answered += usize::from(bits.is_some());
+                let (a32, b32) = (a as f32, b as f32);
+                let r32 = apply(op, a32, b32);
+                let f = |x: f32| u64::from(x.to_bits());
+                let finite32 = a32.is_finite() && b32.is_finite();
+                assert_eq!(
+                    arith::special_kind(op, FloatType::F32, f(a32), f(b32), f(r32)),
+                    expected(op, Float::from_f32(r32), b32 == 0.0, finite32),
+                    "{op} f32 {a32:e} {b32:e} = {r32:e}"
+                );
+            }
+        }
+    }
+    assert!(answered > 200, "only {answered} special results");
+    assert_eq!(
+        arith::special_kind(Op::FMul, FloatType::F64, 0, 0, 2.0f64.to_bits()),
+        None
+    );
+    assert_eq!(
+        arith::special_kind(Op::FRem, FloatType::F64, 0, 0, 0),
+        None,
+        "other operations"
+    );
+    assert_eq!(
+        arith::special_kind(Op::FMul, FloatType::F80, 0, 0, 0),
+        None,
+        "other formats"
+    );
+}
