@@ -146,11 +146,30 @@ void FastCopyBits::eachSpecial(Function &F, ArrayRef<const CheckPlan *> Ops,
   }
 }
 
-// V (scalar or vector) is zero, subnormal, the least normal, infinite or NaN: |V| <= least
-// normal (NaN included: unordered) or |V| > largest. Quiet compares: they raise nothing.
+// V (scalar or vector) is zero, subnormal, the least normal, infinite or NaN. For float and
+// double, on the bits: with the sign shifted out, the normal values above the least one are
+// one unsigned interval, (least normal, largest], so one subtraction and one compare tell the
+// rest (integer registers, which the program's floating-point code leaves free: floating-point
+// compares, which the SLP vectoriser paired up, made GSL's hyperg_2F1_luke.numfuzz.specials
+// spill its vector registers in every iteration and cost 4x the fast copy). Other types:
+// |V| <= least normal (NaN included: unordered) or |V| > largest, quiet compares that raise
+// nothing.
 Value *FastCopyBits::isSpecial(IRBuilder<> &B, Value *V) {
   Type *Ty = V->getType();
-  const fltSemantics &Sem = Ty->getScalarType()->getFltSemantics();
+  Type *Scalar = Ty->getScalarType();
+  const fltSemantics &Sem = Scalar->getFltSemantics();
+  if (Scalar->isFloatTy() || Scalar->isDoubleTy()) {
+    unsigned Bits = Scalar->getPrimitiveSizeInBits();
+    Type *IntTy = B.getIntNTy(Bits);
+    if (auto *VT = dyn_cast<VectorType>(Ty))
+      IntTy = VectorType::get(IntTy, VT->getElementCount());
+    APInt Least = APFloat::getSmallestNormalized(Sem).bitcastToAPInt();
+    APInt Largest = APFloat::getLargest(Sem).bitcastToAPInt();
+    // Twice the magnitude's bits; normal above the least: Doubled - 2*(Least+1) <= 2*(Largest-Least-1).
+    Value *Doubled = B.CreateShl(B.CreateBitCast(V, IntTy), 1);
+    Value *Offset = B.CreateSub(Doubled, ConstantInt::get(IntTy, (Least + 1).shl(1)));
+    return B.CreateICmpUGT(Offset, ConstantInt::get(IntTy, (Largest - Least - 1).shl(1)), "numfuzz.special");
+  }
   Value *Abs = B.CreateUnaryIntrinsic(Intrinsic::fabs, V);
   Value *Tiny = B.CreateFCmpULE(Abs, ConstantFP::get(Ty, APFloat::getSmallestNormalized(Sem)));
   Value *Huge = B.CreateFCmpOGT(Abs, ConstantFP::get(Ty, APFloat::getLargest(Sem)));

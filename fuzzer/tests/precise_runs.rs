@@ -224,3 +224,99 @@ fn a_precise_re_run_longer_than_the_calibrated_limit_is_not_a_time_out() {
     assert_eq!(starts, 1, "client starts: {:#?}", instance.client_events());
     assert_eq!(campaign::stat(&instance, "hangs_dismissed"), 0);
 }
+
+/// Every run underflows at `tiny * tiny`; `x * one` is exact, and special (zero, subnormal, the
+/// least normal, infinite, NaN) or not with `x`. Its result is stored, not declared, so only
+/// its special-result bit tells the runs apart.
+const SPECIAL_OR_NOT: &str = r#"#include <numfuzz.h>
+NUMFUZZ_SIGNATURE("FIELD");
+volatile CTYPE one = 1, tiny = TINY, sink;
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  CTYPE x = nf_FIELD(data, size, 0);
+  sink = tiny * tiny;
+  sink = x * one;
+  return 0;
+}
+"#;
+
+/// A replay that skips re-runs as a campaign does re-runs an input exactly when the set of
+/// operations with a special result is new: after a normal product, each value's own input is
+/// re-run when `x * one` is special for it. So its special-result bit must hold for zero,
+/// subnormals, the least normal, infinities and NaNs, and for nothing from the next value above
+/// the least normal to the largest finite one, in both formats.
+#[test]
+fn special_results_are_told_from_normal_ones_at_the_edges_of_the_range() {
+    fn case<T: Copy + std::fmt::Debug>(
+        ty: &str,
+        c_type: &str,
+        tiny: &str,
+        values: &[(T, bool)],
+        bytes: fn(T) -> Vec<u8>,
+    ) {
+        let source = SPECIAL_OR_NOT
+            .replace("FIELD", ty)
+            .replace("CTYPE", c_type)
+            .replace("TINY", tiny);
+        let built = testkit::compile(
+            &format!("special_or_not_{ty}"),
+            &[("special_or_not.c", &source)],
+            &["-O2"],
+            &[],
+        );
+        let normal = built.path("normal");
+        std::fs::write(&normal, bytes(values[0].0)).unwrap();
+        for (k, &(value, special)) in values.iter().enumerate() {
+            let path = built.path(&format!("value{k}"));
+            std::fs::write(&path, bytes(value)).unwrap();
+            let args = [normal.to_str().unwrap(), path.to_str().unwrap()];
+            let env = [
+                ("NUMFUZZ_ABORT", "0"),
+                ("NUMFUZZ_REPORT", "json"),
+                ("NUMFUZZ_PRECISE", "campaign"),
+            ];
+            let out = testkit::run(&built.exe, &args, &[], &env);
+            assert!(out.status.success(), "{}", testkit::both(&out));
+            let rerun = testkit::events(&String::from_utf8_lossy(&out.stderr))
+                .into_iter()
+                .any(|e| {
+                    matches!(e, numfuzz_abi::report::ReportEvent::Exception(r)
+                    if r.kind == Underflow && r.input.as_deref().is_some_and(|i| i.ends_with(&format!("/value{k}"))))
+                });
+            assert_eq!(rerun, special, "{ty} {value:?}: special? {}", testkit::both(&out));
+        }
+    }
+    case(
+        "f64",
+        "double",
+        "1e-300",
+        &[
+            (1.5, false),
+            (f64::from_bits(f64::MIN_POSITIVE.to_bits() + 1), false),
+            (-f64::MAX, false),
+            (f64::MIN_POSITIVE, true),
+            (-f64::MIN_POSITIVE, true),
+            (1e-310, true),
+            (0.0, true),
+            (-0.0, true),
+            (f64::INFINITY, true),
+            (f64::NAN, true),
+        ],
+        |v| v.to_le_bytes().to_vec(),
+    );
+    case(
+        "f32",
+        "float",
+        "1e-30f",
+        &[
+            (1.5, false),
+            (f32::from_bits(f32::MIN_POSITIVE.to_bits() + 1), false),
+            (f32::MAX, false),
+            (f32::MIN_POSITIVE, true),
+            (-1e-40, true),
+            (0.0, true),
+            (f32::NEG_INFINITY, true),
+            (f32::NAN, true),
+        ],
+        |v| v.to_le_bytes().to_vec(),
+    );
+}
