@@ -128,6 +128,29 @@ fn a_second_site_raising_the_same_flag_on_a_known_path_is_found() {
     assert!(skipped > 0, "{skipped} re-runs skipped of {execs}");
 }
 
+/// Replays `inputs` with `exe` as a campaign runs them (fast first, re-runs skipped where a key
+/// says so), going on past exceptions; the output and the exceptions reported.
+fn replay_as_campaign(
+    exe: &std::path::Path,
+    inputs: &[&str],
+) -> (std::process::Output, Vec<numfuzz_abi::report::ExceptionReport>) {
+    let env = [
+        ("NUMFUZZ_ABORT", "0"),
+        ("NUMFUZZ_REPORT", "json"),
+        ("NUMFUZZ_PRECISE", "campaign"),
+    ];
+    let out = testkit::run(exe, inputs, &[], &env);
+    assert!(out.status.success(), "{}", testkit::both(&out));
+    let reports = testkit::events(&String::from_utf8_lossy(&out.stderr))
+        .into_iter()
+        .filter_map(|e| match e {
+            numfuzz_abi::report::ReportEvent::Exception(r) => Some(r),
+            _ => None,
+        })
+        .collect();
+    (out, reports)
+}
+
 /// The same rule, input by input: a replay that skips re-runs as a campaign does
 /// (`NUMFUZZ_PRECISE=campaign`) re-runs the second product's overflow, whose path and flags are
 /// the first's but whose special site is not, and skips the first's when it comes again.
@@ -151,20 +174,10 @@ fn a_replay_as_a_campaign_tells_the_two_products_apart_by_their_special_sites() 
         paths.push(path.to_str().unwrap().to_string());
     }
     let args: Vec<&str> = paths.iter().map(String::as_str).collect();
-    let env = [
-        ("NUMFUZZ_ABORT", "0"),
-        ("NUMFUZZ_REPORT", "json"),
-        ("NUMFUZZ_PRECISE", "campaign"),
-    ];
-    let out = testkit::run(&built.exe, &args, &[], &env);
-    assert!(out.status.success(), "{}", testkit::both(&out));
+    let (out, reports) = replay_as_campaign(&built.exe, &args);
     let overflows = |input: &str| -> BTreeSet<u32> {
-        testkit::events(&String::from_utf8_lossy(&out.stderr))
-            .into_iter()
-            .filter_map(|e| match e {
-                numfuzz_abi::report::ReportEvent::Exception(r) => Some(r),
-                _ => None,
-            })
+        reports
+            .iter()
             .filter(|r| r.kind == Overflow && r.site.op == Op::FMul)
             .filter(|r| r.input.as_deref().is_some_and(|i| i.ends_with(input)))
             .map(|r| r.site.column)
@@ -268,20 +281,11 @@ fn special_results_are_told_from_normal_ones_at_the_edges_of_the_range() {
         for (k, &(value, special)) in values.iter().enumerate() {
             let path = built.path(&format!("value{k}"));
             std::fs::write(&path, bytes(value)).unwrap();
-            let args = [normal.to_str().unwrap(), path.to_str().unwrap()];
-            let env = [
-                ("NUMFUZZ_ABORT", "0"),
-                ("NUMFUZZ_REPORT", "json"),
-                ("NUMFUZZ_PRECISE", "campaign"),
-            ];
-            let out = testkit::run(&built.exe, &args, &[], &env);
-            assert!(out.status.success(), "{}", testkit::both(&out));
-            let rerun = testkit::events(&String::from_utf8_lossy(&out.stderr))
-                .into_iter()
-                .any(|e| {
-                    matches!(e, numfuzz_abi::report::ReportEvent::Exception(r)
-                    if r.kind == Underflow && r.input.as_deref().is_some_and(|i| i.ends_with(&format!("/value{k}"))))
-                });
+            let (out, reports) = replay_as_campaign(&built.exe, &[normal.to_str().unwrap(), path.to_str().unwrap()]);
+            let own = format!("/value{k}");
+            let rerun = reports
+                .iter()
+                .any(|r| r.kind == Underflow && r.input.as_deref().is_some_and(|i| i.ends_with(&own)));
             assert_eq!(rerun, special, "{ty} {value:?}: special? {}", testkit::both(&out));
         }
     }

@@ -87,6 +87,17 @@ pub fn fast(op: Op, ty: FloatType, ops: &Operands) -> Option<Outcome> {
     })
 }
 
+/// The format of a `+ - * /` on f32/f64, which the raw-bits answers below are for.
+#[inline]
+fn basic_operation(op: Op, ty: FloatType) -> Option<&'static Binary> {
+    let f = match ty {
+        FloatType::F64 => &F64,
+        FloatType::F32 => &F32,
+        FloatType::F80 => return None,
+    };
+    matches!(op, Op::FAdd | Op::FSub | Op::FMul | Op::FDiv).then_some(f)
+}
+
 /// A `+ - * /` on f32/f64 that only carries a special operand along, decided on the raw bits:
 /// a NaN result of NaN operands none of which signals, or an infinite result of an infinite
 /// operand. Neither raises anything (see `known::propagated`), and a result that is not
@@ -97,14 +108,7 @@ pub fn fast(op: Op, ty: FloatType, ops: &Operands) -> Option<Outcome> {
 /// `None` when it needs [`classify`].
 #[inline]
 pub fn carried(op: Op, ty: FloatType, a: u64, b: u64, r: u64) -> Option<[u8; 4]> {
-    let f = match ty {
-        FloatType::F64 => &F64,
-        FloatType::F32 => &F32,
-        FloatType::F80 => return None,
-    };
-    if !matches!(op, Op::FAdd | Op::FSub | Op::FMul | Op::FDiv) {
-        return None;
-    }
+    let f = basic_operation(op, ty)?;
     let (a, b, r) = (a & !f.sign, b & !f.sign, r & !f.sign);
     let nan = |x: u64| x > f.inf;
     let signalling = |x: u64| nan(x) && x & f.quiet == 0;
@@ -128,14 +132,7 @@ pub fn carried(op: Op, ty: FloatType, a: u64, b: u64, r: u64) -> Option<[u8; 4]>
 /// at every step reaches the runtime at every step; this answers it without building operands.
 #[inline]
 pub fn special_kind(op: Op, ty: FloatType, a: u64, b: u64, r: u64) -> Option<(ExceptionKind, bool)> {
-    let f = match ty {
-        FloatType::F64 => &F64,
-        FloatType::F32 => &F32,
-        FloatType::F80 => return None,
-    };
-    if !matches!(op, Op::FAdd | Op::FSub | Op::FMul | Op::FDiv) {
-        return None;
-    }
+    let f = basic_operation(op, ty)?;
     let (a, b, r) = (a & !f.sign, b & !f.sign, r & !f.sign);
     let kind = match r {
         r if r < f.min_normal => Underflow,

@@ -660,26 +660,30 @@ fn f80_exact_tiny_results_take_the_fast_path_and_agree() {
     }
 }
 
+/// Operands at and around the special values, for the raw-bits answers' tests.
+const SPECIAL_OPERANDS: [f64; 14] = [
+    0.0,
+    -0.0,
+    1.5,
+    -3.0,
+    f64::MIN_POSITIVE,
+    5e-324,
+    1e-300,
+    f64::MAX,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    f64::NAN,
+    -f64::NAN,
+    f64::from_bits(0x7ff0_0000_0000_0001), // signalling
+    f64::from_bits(0xfff4_0000_0000_0000), // signalling, negative
+];
+
 /// The raw-bits answer for operations that only carry a special operand along agrees with the
 /// full classification wherever it answers, and answers for the cases it is for: quiet NaNs
 /// and infinities carried through, quotients measuring their divisor.
 #[test]
 fn carried_specials_agree_with_the_full_classification() {
-    let specials = [
-        0.0,
-        -0.0,
-        1.5,
-        -3.0,
-        f64::MIN_POSITIVE,
-        5e-324,
-        f64::MAX,
-        f64::INFINITY,
-        f64::NEG_INFINITY,
-        f64::NAN,
-        -f64::NAN,
-        f64::from_bits(0x7ff0_0000_0000_0001), // signalling
-        f64::from_bits(0xfff4_0000_0000_0000), // signalling, negative
-    ];
+    let specials = SPECIAL_OPERANDS;
     let mut answered = 0;
     for op in [Op::FAdd, Op::FSub, Op::FMul, Op::FDiv] {
         for &a in &specials {
@@ -762,20 +766,7 @@ fn special_kinds_on_bits_agree_with_the_value_classes() {
         };
         Some((kind, finite))
     };
-    let values = [
-        0.0,
-        -0.0,
-        1.5,
-        -3.0,
-        f64::MIN_POSITIVE,
-        5e-324,
-        1e-300,
-        f64::MAX,
-        f64::INFINITY,
-        f64::NEG_INFINITY,
-        f64::NAN,
-        f64::from_bits(0x7ff0_0000_0000_0001),
-    ];
+    let values = SPECIAL_OPERANDS;
     let mut answered = 0;
     for op in [Op::FAdd, Op::FSub, Op::FMul, Op::FDiv] {
         for &a in &values {
