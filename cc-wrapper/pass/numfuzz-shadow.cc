@@ -14,6 +14,11 @@
 // program that looks at a value the format lost (a branch on it, its bits) makes the run's
 // shadows unreliable, which the runtime records.
 //
+// With NUMFUZZ_CC_SHADOW=mpfr in the environment the shadows are MPFR values instead (an MPFR
+// build, numfuzz-abi's shadow.rs module `mpfr`): each shadow is a handle (a pointer) to a value
+// of the runtime's shadow_mpfr.c, and every operation on shadows is a call into it; memory,
+// calls, returns and results go through the same entry points with the `__numfuzz_mpfr_` prefix.
+//
 // The pass runs last in the optimisation pipeline (at -O0 too): the optimised IR has the
 // fewest memory round trips, and nothing after it rewrites the shadow code.
 
@@ -42,6 +47,8 @@
 #include "numfuzz_abi.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 
 using namespace llvm;
@@ -97,9 +104,57 @@ bool floatOverloaded(Intrinsic::ID ID) {
 
 bool floatIntOverloaded(Intrinsic::ID ID) { return ID == Intrinsic::powi || ID == Intrinsic::ldexp; }
 
+// The MPFR runtime's code for an intrinsic (a checked op's code, or one of its own); 0: none.
+unsigned mpfrOp(Intrinsic::ID ID) {
+  switch (ID) {
+  case Intrinsic::sqrt: return NUMFUZZ_OP_SQRT;
+  case Intrinsic::fabs: return NUMFUZZ_MPFR_OP_FABS;
+  case Intrinsic::floor: return NUMFUZZ_MPFR_OP_FLOOR;
+  case Intrinsic::ceil: return NUMFUZZ_MPFR_OP_CEIL;
+  case Intrinsic::trunc: return NUMFUZZ_MPFR_OP_TRUNC;
+  case Intrinsic::rint:
+  case Intrinsic::nearbyint: return NUMFUZZ_MPFR_OP_RINT;
+  case Intrinsic::round: return NUMFUZZ_MPFR_OP_ROUND;
+  case Intrinsic::roundeven: return NUMFUZZ_MPFR_OP_ROUNDEVEN;
+  case Intrinsic::copysign: return NUMFUZZ_MPFR_OP_COPYSIGN;
+  case Intrinsic::minnum: return NUMFUZZ_MPFR_OP_MINNUM;
+  case Intrinsic::maxnum: return NUMFUZZ_MPFR_OP_MAXNUM;
+  case Intrinsic::fma:
+  case Intrinsic::fmuladd: return NUMFUZZ_OP_FMA;
+  case Intrinsic::exp: return NUMFUZZ_OP_EXP;
+  case Intrinsic::exp2: return NUMFUZZ_OP_EXP2;
+  case Intrinsic::exp10: return NUMFUZZ_MPFR_OP_EXP10;
+  case Intrinsic::log: return NUMFUZZ_OP_LOG;
+  case Intrinsic::log2: return NUMFUZZ_OP_LOG2;
+  case Intrinsic::log10: return NUMFUZZ_OP_LOG10;
+  case Intrinsic::pow: return NUMFUZZ_OP_POW;
+  case Intrinsic::sin: return NUMFUZZ_OP_SIN;
+  case Intrinsic::cos: return NUMFUZZ_OP_COS;
+  case Intrinsic::powi: return NUMFUZZ_OP_POWI;
+  case Intrinsic::ldexp: return NUMFUZZ_OP_LDEXP;
+  default: return 0;
+  }
+}
+
+unsigned arithOp(unsigned Opcode) {
+  switch (Opcode) {
+  case Instruction::FAdd: return NUMFUZZ_OP_FADD;
+  case Instruction::FSub: return NUMFUZZ_OP_FSUB;
+  case Instruction::FMul: return NUMFUZZ_OP_FMUL;
+  case Instruction::FDiv: return NUMFUZZ_OP_FDIV;
+  default: return NUMFUZZ_OP_FREM;
+  }
+}
+
+// An MPFR build: NUMFUZZ_CC_SHADOW=mpfr in the environment clang inherits from numfuzz-cc.
+bool mpfrBuild() {
+  const char *Mode = std::getenv(NUMFUZZ_ENV_CC_SHADOW);
+  return Mode && std::strcmp(Mode, "mpfr") == 0;
+}
+
 class Shadower {
 public:
-  explicit Shadower(Module &M) : M(M), Ctx(M.getContext()) {
+  explicit Shadower(Module &M) : M(M), Ctx(M.getContext()), Mpfr(mpfrBuild()) {
     // Each float/double name pairs with the long double name of the same op in the same
     // place of the op's list (exp -> expl, expf -> expl, scalbln -> scalblnl).
     DenseMap<std::pair<unsigned, unsigned>, SmallVector<const char *, 2>> Names; // (op, type) -> names
@@ -127,6 +182,7 @@ public:
     I32 = Type::getInt32Ty(Ctx);
     I64 = Type::getInt64Ty(Ctx);
     Void = Type::getVoidTy(Ctx);
+    ST = Mpfr ? PtrTy : F80;
   }
 
   bool run() {
@@ -145,7 +201,8 @@ public:
 private:
   Module &M;
   LLVMContext &Ctx;
-  Type *F80, *Dbl, *PtrTy, *I32, *I64, *Void;
+  bool Mpfr;  // shadows are MPFR handles (ST is a pointer), not x86_fp80 values
+  Type *F80, *Dbl, *PtrTy, *I32, *I64, *Void, *ST;
   Constant *NaNFromInfinity, *NaNFromReturnedConstant;
   StringMap<unsigned> Libm;  // float/double libm name -> shape
   StringMap<unsigned> LibmOp; // float/double libm name -> op
@@ -156,8 +213,44 @@ private:
   DenseMap<Value *, Value *> Constness; // an i1 beside a phi or select of constants
   SmallVector<std::pair<PHINode *, PHINode *>, 16> Phis;
 
+  // A runtime entry point; an MPFR build calls `__numfuzz_mpfr_X` for `__numfuzz_shadow_X`.
   FunctionCallee rt(const char *Name, Type *Ret, ArrayRef<Type *> Params) {
-    return M.getOrInsertFunction(Name, FunctionType::get(Ret, Params, false));
+    StringRef N(Name), X87Prefix("__numfuzz_shadow_");
+    std::string Sym = Mpfr && N.starts_with(X87Prefix) ? (NUMFUZZ_MPFR_PREFIX + N.drop_front(X87Prefix.size())).str()
+                                                         : N.str();
+    return M.getOrInsertFunction(Sym, FunctionType::get(Ret, Params, false));
+  }
+
+  // An MPFR build's shadow of a value that has none: the value itself.
+  Value *fromValue(IRBuilder<> &B, Value *V) {
+    if (V->getType()->isX86_FP80Ty())
+      return B.CreateCall(rt(NUMFUZZ_SYM_MPFR_FROM_F80, ST, {F80}), {V});
+    if (!shadowed(V->getType()))
+      V = B.CreateFPCast(V, Dbl);
+    return B.CreateCall(rt(NUMFUZZ_SYM_MPFR_FROM_F64, ST, {Dbl}), {toDouble(B, V)});
+  }
+
+  // A libm function or intrinsic of the MPFR runtime on shadows, by its op code and shape.
+  Value *mpfrCall(IRBuilder<> &B, unsigned Op, ArrayRef<Value *> Args) {
+    SmallVector<Value *, 4> All{B.getInt32(Op)};
+    SmallVector<Type *, 4> Params{I32};
+    for (Value *A : Args) {
+      All.push_back(A->getType() == ST ? A : B.CreateSExtOrTrunc(A, I32));
+      Params.push_back(A->getType() == ST ? ST : I32);
+    }
+    const char *Name = !Args.back()->getType()->isPointerTy() ? NUMFUZZ_SYM_MPFR_CALL_INT
+                       : Args.size() == 1                      ? NUMFUZZ_SYM_MPFR_CALL1
+                       : Args.size() == 2                      ? NUMFUZZ_SYM_MPFR_CALL2
+                                                               : NUMFUZZ_SYM_MPFR_CALL3;
+    return B.CreateCall(rt(Name, ST, Params), All);
+  }
+
+  // Whether the comparison `Pred` holds on two shadows.
+  Value *shadowCompare(IRBuilder<> &B, CmpInst::Predicate Pred, Value *A, Value *C) {
+    if (!Mpfr)
+      return B.CreateFCmp(Pred, A, C);
+    Value *Holds = B.CreateCall(rt(NUMFUZZ_SYM_MPFR_COMPARE, I32, {I32, ST, ST}), {B.getInt32(Pred), A, C});
+    return B.CreateICmpNE(Holds, B.getInt32(0));
   }
 
   Constant *str(StringRef S) {
@@ -192,6 +285,10 @@ private:
     auto It = Shadow.find(V);
     if (It != Shadow.end())
       return It->second;
+    if (Mpfr) {
+      IRBuilder<> B(At);
+      return fromValue(B, V);
+    }
     if (auto *C = dyn_cast<ConstantFP>(V)) {
       APFloat A = C->getValueAPF();
       bool Lost;
@@ -247,7 +344,7 @@ private:
     if (!Count)
       return;
     IRBuilder<> B(&*F.getEntryBlock().getFirstInsertionPt());
-    FunctionCallee Arg = rt(NUMFUZZ_SYM_SHADOW_ARG, F80, {PtrTy, I32, I32, Dbl});
+    FunctionCallee Arg = rt(NUMFUZZ_SYM_SHADOW_ARG, ST, {PtrTy, I32, I32, Dbl});
     unsigned K = 0;
     for (Argument &A : F.args()) {
       if (!shadowed(A.getType()))
@@ -259,7 +356,7 @@ private:
   void visit(Function &F, Instruction *I) {
     if (auto *Phi = dyn_cast<PHINode>(I)) {
       if (shadowed(Phi->getType())) {
-        auto *Sh = PHINode::Create(F80, Phi->getNumIncomingValues(), "", Phi->getIterator());
+        auto *Sh = PHINode::Create(ST, Phi->getNumIncomingValues(), "", Phi->getIterator());
         Shadow[Phi] = Sh;
         Phis.push_back({Phi, Sh});
       }
@@ -278,14 +375,14 @@ private:
       return visitLoad(B, Ld);
     if (auto *Cmp = dyn_cast<FCmpInst>(I)) {
       if (shadowed(Cmp->getOperand(0)->getType()))
-        compared(B, Cmp, B.CreateFCmp(Cmp->getPredicate(), get(Cmp->getOperand(0), I), get(Cmp->getOperand(1), I)),
+        compared(B, Cmp, shadowCompare(B, Cmp->getPredicate(), get(Cmp->getOperand(0), I), get(Cmp->getOperand(1), I)),
                  Cmp->getOperand(0), Cmp->getOperand(1));
       return;
     }
     if (auto *Cast = dyn_cast<BitCastInst>(I)) {
       Value *Src = Cast->getOperand(0);
       if (shadowed(Src->getType()) && Cast->getType()->isIntegerTy())
-        B.CreateCall(rt(NUMFUZZ_SYM_SHADOW_BITS, Void, {Dbl, F80, PtrTy}), {toDouble(B, Src), get(Src, I), where(I)});
+        B.CreateCall(rt(NUMFUZZ_SYM_SHADOW_BITS, Void, {Dbl, ST, PtrTy}), {toDouble(B, Src), get(Src, I), where(I)});
       return;
     }
     if (!shadowed(I->getType()))
@@ -297,6 +394,8 @@ private:
   // S, or the NaN that says "born from an infinity" (numfuzz-abi's shadow.rs) when S is a NaN
   // that operands without NaNs but with an infinity made.
   Value *born(IRBuilder<> &B, Value *S, ArrayRef<Value *> Operands) {
+    if (Mpfr)
+      return S; // the MPFR runtime tags its NaNs itself
     Value *Inf = ConstantFP::getInfinity(F80);
     Value *AnyNaN = nullptr, *AnyInf = nullptr;
     Function *Fabs = intrinsicDecl(M, Intrinsic::fabs, {F80});
@@ -322,7 +421,7 @@ private:
     SmallVector<LoadInst *, 4> Loads;
     zeroFrom(Operand, Loads, 4);
     for (LoadInst *Ld : Loads)
-      S = B.CreateCall(rt(NUMFUZZ_SYM_SHADOW_POLE, F80, {F80, F80, PtrTy}), {S, OperandShadow, Ld->getPointerOperand()});
+      S = B.CreateCall(rt(NUMFUZZ_SYM_SHADOW_POLE, ST, {ST, ST, PtrTy}), {S, OperandShadow, Ld->getPointerOperand()});
     return S;
   }
 
@@ -356,24 +455,35 @@ private:
   Value *arithmetic(IRBuilder<> &B, Instruction *I) {
     if (auto *Bin = dyn_cast<BinaryOperator>(I)) {
       Value *A = get(Bin->getOperand(0), I), *C = get(Bin->getOperand(1), I);
-      Value *S = born(B, B.CreateBinOp(Bin->getOpcode(), A, C), {A, C});
+      Value *S = Mpfr ? B.CreateCall(rt(NUMFUZZ_SYM_MPFR_ARITH, ST, {I32, ST, ST}),
+                                     {B.getInt32(arithOp(Bin->getOpcode())), A, C})
+                      : born(B, B.CreateBinOp(Bin->getOpcode(), A, C), {A, C});
       return Bin->getOpcode() == Instruction::FDiv ? pole(B, S, Bin->getOperand(1), C) : S;
     }
     if (I->getOpcode() == Instruction::FNeg)
-      return B.CreateFNeg(get(I->getOperand(0), I));
+      return Mpfr ? B.CreateCall(rt(NUMFUZZ_SYM_MPFR_NEG, ST, {ST}), {get(I->getOperand(0), I)})
+                  : B.CreateFNeg(get(I->getOperand(0), I));
     Value *Src = I->getNumOperands() ? I->getOperand(0) : nullptr;
     switch (I->getOpcode()) {
     case Instruction::FPExt:
     case Instruction::FPTrunc:
       // float <-> double keep the wider shadow; a long double is its own shadow, a half or a
       // binary128 restarts.
-      if (Src->getType()->isX86_FP80Ty())
-        return Src;
-      return shadowed(Src->getType()) ? get(Src, I) : B.CreateFPCast(Src, F80);
+      if (shadowed(Src->getType()))
+        return get(Src, I);
+      if (Mpfr)
+        return fromValue(B, Src);
+      return Src->getType()->isX86_FP80Ty() ? Src : B.CreateFPCast(Src, F80);
     case Instruction::SIToFP:
-      return B.CreateSIToFP(Src, F80);
-    case Instruction::UIToFP:
-      return B.CreateUIToFP(Src, F80);
+    case Instruction::UIToFP: {
+      bool Unsigned = I->getOpcode() == Instruction::UIToFP;
+      if (!Mpfr)
+        return Unsigned ? B.CreateUIToFP(Src, F80) : B.CreateSIToFP(Src, F80);
+      if (Src->getType()->getScalarSizeInBits() > 64)
+        return fromValue(B, I);
+      Value *Wide = Unsigned ? B.CreateZExt(Src, I64) : B.CreateSExt(Src, I64);
+      return B.CreateCall(rt(NUMFUZZ_SYM_MPFR_FROM_INT, ST, {I64, I32}), {Wide, B.getInt32(Unsigned)});
+    }
     case Instruction::Select:
       return B.CreateSelect(I->getOperand(0), get(I->getOperand(1), I), get(I->getOperand(2), I));
     default:
@@ -382,7 +492,7 @@ private:
   }
 
   void compared(IRBuilder<> &B, Instruction *Real, Value *ShadowOutcome, Value *A, Value *Bv) {
-    FunctionCallee Cmp = rt(NUMFUZZ_SYM_SHADOW_CMP, Void, {I32, I32, Dbl, F80, Dbl, F80, PtrTy});
+    FunctionCallee Cmp = rt(NUMFUZZ_SYM_SHADOW_CMP, Void, {I32, I32, Dbl, ST, Dbl, ST, PtrTy});
     B.CreateCall(Cmp, {B.CreateZExt(Real, I32), B.CreateZExt(ShadowOutcome, I32), toDouble(B, A), get(A, Real),
                        toDouble(B, Bv), get(Bv, Real), where(Real)});
   }
@@ -390,7 +500,7 @@ private:
   void visitLoad(IRBuilder<> &B, LoadInst *Ld) {
     Type *T = Ld->getType();
     if (shadowed(T)) {
-      FunctionCallee Load = rt(NUMFUZZ_SYM_SHADOW_LOAD, F80, {PtrTy, Dbl, I32});
+      FunctionCallee Load = rt(NUMFUZZ_SYM_SHADOW_LOAD, ST, {PtrTy, Dbl, I32});
       Shadow[Ld] = B.CreateCall(Load, {Ld->getPointerOperand(), toDouble(B, Ld), B.getInt32(widthOf(T))});
     } else if (T->isIntegerTy(32) || T->isIntegerTy(64)) {
       FunctionCallee IntLoad = rt(NUMFUZZ_SYM_SHADOW_INT_LOAD, Void, {PtrTy, I32, PtrTy});
@@ -427,7 +537,7 @@ private:
     if (!shadowed(V->getType()))
       return;
     IRBuilder<> B(St);
-    FunctionCallee Store = rt(NUMFUZZ_SYM_SHADOW_STORE, Void, {PtrTy, Dbl, F80, I32});
+    FunctionCallee Store = rt(NUMFUZZ_SYM_SHADOW_STORE, Void, {PtrTy, Dbl, ST, I32});
     Value *Width = B.CreateOr(B.getInt32(widthOf(V->getType())),
                               B.CreateSelect(constness(V), B.getInt32(NUMFUZZ_SHADOW_STORED_CONSTANT), B.getInt32(0)));
     B.CreateCall(Store, {St->getPointerOperand(), toDouble(B, V), get(V, St), Width});
@@ -442,6 +552,11 @@ private:
     // returns its `_e`'s OVERFLOW_ERROR value) travels as the NaN from a returned constant; the
     // caller passes it on as the infinity it is and computes on its bound (see `returned`).
     Value *S = get(V, Ret);
+    if (Mpfr) {
+      B.CreateCall(rt(NUMFUZZ_SYM_SHADOW_SET_RET, Void, {PtrTy, Dbl, ST, I32}),
+                   {&F, toDouble(B, V), S, B.CreateZExt(constness(V), I32)});
+      return;
+    }
     Function *Fabs = intrinsicDecl(M, Intrinsic::fabs, {F80});
     Value *Infinite = B.CreateFCmpOEQ(B.CreateCall(Fabs, {S}), ConstantFP::getInfinity(F80));
     S = B.CreateSelect(B.CreateAnd(constness(V), Infinite), NaNFromReturnedConstant, S);
@@ -454,11 +569,20 @@ private:
   // answer, not a value the wider format computed, and it enters as a bound (the runtime's
   // __numfuzz_shadow_bound).
   void returned(IRBuilder<> &B, CallBase *C, Value *S) {
+    bool Computed =
+        any_of(C->users(), [&](User *U) { return isa<Instruction>(U) && computesOn(cast<Instruction>(U)); });
+    if (Mpfr) {
+      Shadow[C] = B.CreateCall(rt(NUMFUZZ_SYM_MPFR_RETURNED, ST, {ST, Dbl}), {S, toDouble(B, C)});
+      if (Computed)
+        Consumed[C] = B.CreateCall(rt(NUMFUZZ_SYM_SHADOW_BOUND, ST, {ST, Dbl, I32}),
+                                   {S, toDouble(B, C), B.getInt32(widthOf(C->getType()))});
+      return;
+    }
     Type *I80 = IntegerType::get(Ctx, 80);
     Value *Bits = B.CreateAnd(B.CreateBitCast(S, I80), ConstantInt::get(I80, APInt::getSignedMaxValue(80)));
     Value *FromConstant = B.CreateICmpEQ(Bits, B.CreateBitCast(NaNFromReturnedConstant, I80));
     Shadow[C] = B.CreateSelect(FromConstant, B.CreateFPExt(C, F80), S);
-    if (any_of(C->users(), [&](User *U) { return isa<Instruction>(U) && computesOn(cast<Instruction>(U)); }))
+    if (Computed)
       Consumed[C] = B.CreateCall(rt(NUMFUZZ_SYM_SHADOW_BOUND, F80, {F80, I32, Dbl, I32}),
                                  {S, B.CreateZExt(FromConstant, I32), toDouble(B, C), B.getInt32(widthOf(C->getType()))});
   }
@@ -484,14 +608,14 @@ private:
   // the shadow can repeat, such as lgamma_r's pointer).
   Value *libm(CallBase *Call, StringRef Name) {
     auto Wide = WideOf.find(Name);
-    if (Wide == WideOf.end())
+    if (Wide == WideOf.end() && !Mpfr)
       return nullptr;
     unsigned Shape = Libm[Name];
     SmallVector<Type *, 2> Params;
     SmallVector<Value *, 2> Args;
     for (Value *A : Call->args()) {
       if (shadowed(A->getType())) {
-        Params.push_back(F80);
+        Params.push_back(ST);
         Args.push_back(get(A, Call));
       } else if (A->getType()->isIntegerTy() && Shape == NUMFUZZ_SHAPE_FLOAT_INT) {
         Params.push_back(A->getType());
@@ -501,8 +625,8 @@ private:
       }
     }
     IRBuilder<> B(Call->getNextNode());
-    Value *S = born(B, B.CreateCall(rt(Wide->second.c_str(), F80, Params), Args), Args);
     unsigned Op = LibmOp.lookup(Name);
+    Value *S = Mpfr ? mpfrCall(B, Op, Args) : born(B, B.CreateCall(rt(Wide->second.c_str(), F80, Params), Args), Args);
     bool Log = Op == NUMFUZZ_OP_LOG || Op == NUMFUZZ_OP_LOG2 || Op == NUMFUZZ_OP_LOG10;
     return Log ? pole(B, S, Call->getArgOperand(0), Args[0]) : S;
   }
@@ -517,7 +641,10 @@ private:
     }
     if (ID == Intrinsic::is_fpclass && shadowed(II->getArgOperand(0)->getType())) {
       Value *X = II->getArgOperand(0);
-      Value *S = B.CreateCall(intrinsicDecl(M, ID, {F80}), {get(X, II), II->getArgOperand(1)});
+      Value *S = Mpfr ? B.CreateICmpNE(B.CreateCall(rt(NUMFUZZ_SYM_MPFR_IS_FPCLASS, I32, {ST, I32}),
+                                                    {get(X, II), II->getArgOperand(1)}),
+                                       B.getInt32(0))
+                      : B.CreateCall(intrinsicDecl(M, ID, {F80}), {get(X, II), II->getArgOperand(1)});
       compared(B, II, S, X, X);
       return;
     }
@@ -531,7 +658,7 @@ private:
     SmallVector<Value *, 3> Args;
     for (Value *A : II->args())
       Args.push_back(shadowed(A->getType()) ? get(A, II) : A);
-    Shadow[II] = born(B, B.CreateCall(intrinsicDecl(M, ID, Tys), Args), Args);
+    Shadow[II] = Mpfr ? mpfrCall(B, mpfrOp(ID), Args) : born(B, B.CreateCall(intrinsicDecl(M, ID, Tys), Args), Args);
   }
 
   // A call to code that may be instrumented: the float arguments' shadows go ahead of it and
@@ -550,7 +677,7 @@ private:
     for (Value *A : Call->args()) {
       if (!Args || !shadowed(A->getType()))
         continue;
-      B.CreateCall(rt(NUMFUZZ_SYM_SHADOW_SET_ARG, Void, {I32, Dbl, F80}),
+      B.CreateCall(rt(NUMFUZZ_SYM_SHADOW_SET_ARG, Void, {I32, Dbl, ST}),
                    {B.getInt32(K++), toDouble(B, A), get(A, Call)});
     }
     if (!Result || isa<InvokeInst>(Call) || Call->isTerminator())
@@ -558,9 +685,9 @@ private:
     Instruction *Last = Otherwise ? cast<Instruction>(Otherwise) : Call;
     IRBuilder<> After(Last->getNextNode());
     if (!Otherwise)
-      Otherwise = After.CreateFPExt(Call, F80);
+      Otherwise = Mpfr ? fromValue(After, Call) : After.CreateFPExt(Call, F80);
     returned(After, Call,
-             After.CreateCall(rt(NUMFUZZ_SYM_SHADOW_GET_RET, F80, {PtrTy, Dbl, F80}),
+             After.CreateCall(rt(NUMFUZZ_SYM_SHADOW_GET_RET, ST, {PtrTy, Dbl, ST}),
                               {Callee, toDouble(After, Call), Otherwise}));
   }
 
@@ -568,14 +695,15 @@ private:
   void declaredResult(CallBase *Call) {
     Value *V = Call->getArgOperand(1);
     IRBuilder<> B(Call);
-    B.CreateCall(rt(NUMFUZZ_SYM_SHADOW_RESULT, Void, {PtrTy, Dbl, F80, I32}),
+    B.CreateCall(rt(NUMFUZZ_SYM_SHADOW_RESULT, Void, {PtrTy, Dbl, ST, I32}),
                  {Call->getArgOperand(0), toDouble(B, V), get(V, Call), B.getInt32(widthOf(V->getType()))});
     Call->eraseFromParent();
   }
 
   // A shadow build says so in its own section (numfuzz reads it from the ELF file).
   void markShadowBuild() {
-    Constant *Init = ConstantInt::get(Type::getInt8Ty(Ctx), 1);
+    // 1: x87 shadows; 2: MPFR shadows.
+    Constant *Init = ConstantInt::get(Type::getInt8Ty(Ctx), Mpfr ? 2 : 1);
     auto *GV = new GlobalVariable(M, Init->getType(), true, GlobalValue::PrivateLinkage, Init, ".numfuzz.shadow");
     GV->setSection(NUMFUZZ_SHADOW_SECTION);
     appendToCompilerUsed(M, {GV});

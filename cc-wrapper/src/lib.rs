@@ -8,7 +8,8 @@
 //! `NUMFUZZ_CC_TAINT=1` (the replay-only taint build of `numfuzz triage`: checkers plus
 //! DataFlowSanitizer, whose labels carry each exceptional value's findings to the results)
 //! and `NUMFUZZ_CC_SHADOW=1` (the replay-only shadow build: every float and double carries
-//! a shadow in x87 extended precision, which triage reads as a reference).
+//! a shadow in x87 extended precision, which triage reads as a reference; `=mpfr`: the same
+//! shadows as MPFR values, linked with `-lmpfr -lgmp`, which triage asks where x87 cannot tell).
 //!
 //! Compiles and links go through libafl_cc's `ClangWrapper`. Invocations that only ask clang
 //! something (`--version`, `-print-*`, `-dumpmachine`), preprocess (`-E`, `-M`) or compile
@@ -42,12 +43,15 @@ pub enum Mode {
     /// no edges, no checkers: a build triage replays for a reference where there is no
     /// oracle.
     Shadow,
+    /// The shadow build with MPFR shadows (`NUMFUZZ_CC_SHADOW=mpfr`): the widest exponent range
+    /// and a precision chosen per run, asked where the x87 shadow cannot tell.
+    MpfrShadow,
 }
 
 impl Mode {
     /// Builds that triage or `numfuzz cov` only replay: they need no in-process engine.
     pub fn replay_only(self) -> bool {
-        matches!(self, Mode::Taint | Mode::Shadow | Mode::Coverage)
+        matches!(self, Mode::Taint | Mode::Shadow | Mode::MpfrShadow | Mode::Coverage)
     }
 
     pub fn from_env() -> Mode {
@@ -56,6 +60,8 @@ impl Mode {
             Mode::Coverage
         } else if on(abi_env::CC_TAINT) {
             Mode::Taint
+        } else if std::env::var(abi_env::CC_SHADOW).is_ok_and(|v| v == "mpfr") {
+            Mode::MpfrShadow
         } else if on(abi_env::CC_SHADOW) {
             Mode::Shadow
         } else if on(abi_env::CC_NO_CHECKS) {
@@ -247,7 +253,8 @@ pub fn compile_flags(mode: Mode, tc: &Toolchain) -> Vec<String> {
                 flags.push(opt.into());
             }
         }
-        Mode::Shadow => {
+        // The pass reads NUMFUZZ_CC_SHADOW from the environment clang inherits.
+        Mode::Shadow | Mode::MpfrShadow => {
             flags.push("-g".into());
             flags.push(format!("-fpass-plugin={}", tc.shadow_pass.display()));
             // Vectors carry no shadows: keep the program's float code scalar.
@@ -295,6 +302,9 @@ pub fn link_flags(mode: Mode, tc: &Toolchain) -> Vec<String> {
     if mode == Mode::Coverage {
         flags.push("-fprofile-instr-generate".into());
     }
+    if mode == Mode::MpfrShadow {
+        flags.extend(["-lmpfr", "-lgmp"].map(String::from));
+    }
     // Native libraries the Rust runtime needs (`rustc --print native-static-libs`).
     flags.extend(["-lgcc_s", "-lutil", "-lrt", "-lpthread", "-lm", "-ldl"].map(String::from));
     flags
@@ -338,12 +348,13 @@ pub fn run(args: &[String], cpp: bool) -> Result<i32, WrapperError> {
         // `$CC -E` (such as "argument unused") as a broken preprocessor.
         return run_direct(compiler, args, &preprocessor_flags(&tc));
     }
-    let plugin = if mode == Mode::Shadow {
+    let plugin = if matches!(mode, Mode::Shadow | Mode::MpfrShadow) {
         &tc.shadow_pass
     } else {
         &tc.pass
     };
-    if matches!(mode, Mode::Fuzz | Mode::Taint | Mode::Shadow) && inv.sources > 0 && !plugin.exists() {
+    if matches!(mode, Mode::Fuzz | Mode::Taint | Mode::Shadow | Mode::MpfrShadow) && inv.sources > 0 && !plugin.exists()
+    {
         return Err(WrapperError::MissingPass(plugin.clone()));
     }
     let links = inv.links() && !inv.shared;

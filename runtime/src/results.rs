@@ -131,6 +131,40 @@ pub unsafe extern "C" fn numfuzz_rt_result_f80(name: *const c_char, v: *const F8
     unsafe { declare(name, (*v).value(), Some(label), None) }
 }
 
+/// MPFR shadow builds: `shadow_mpfr.c`'s `__numfuzz_mpfr_result`, with the shadow as a
+/// decimal (its exponent may be far beyond any hardware format's).
+///
+/// # Safety
+/// As [`numfuzz_result_f32`]; `shadow` is a NUL-terminated string; `unreliable` is null or a
+/// NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn numfuzz_rt_result_shadowed_text(
+    name: *const c_char,
+    v: f64,
+    width: u32,
+    shadow: *const c_char,
+    unreliable: *const c_char,
+) {
+    // SAFETY: forwarded contract.
+    let shadow = unsafe {
+        ShadowValue {
+            value: CStr::from_ptr(shadow).to_string_lossy().into_owned(),
+            unreliable: (!unreliable.is_null()).then(|| CStr::from_ptr(unreliable).to_string_lossy().into_owned()),
+        }
+    };
+    // SAFETY: forwarded contract.
+    unsafe { declare(name, widened(v, width), None, Some(shadow)) }
+}
+
+/// A result that arrived as a double: a float's value again when `width` is 4.
+fn widened(v: f64, width: u32) -> Float {
+    if width == 4 {
+        Float::from_f32(v as f32)
+    } else {
+        Float::from_f64(v)
+    }
+}
+
 /// Shadow builds: `shadow.c`'s `__numfuzz_shadow_result`, with the result's width in bytes (a
 /// float arrives widened), its shadow and why
 /// it is unreliable (null: it is not).
@@ -154,11 +188,5 @@ pub unsafe extern "C" fn numfuzz_rt_result_shadowed(
         }
     };
     // SAFETY: forwarded contract.
-    let v = if width == 4 {
-        Float::from_f32(v as f32)
-    } else {
-        Float::from_f64(v)
-    };
-    // SAFETY: forwarded contract.
-    unsafe { declare(name, v, None, Some(shadow)) }
+    unsafe { declare(name, widened(v, width), None, Some(shadow)) }
 }

@@ -2,6 +2,7 @@
 
 use crate::cmp::CmpOperand;
 use crate::op::{FloatType, Op, OpShape};
+use crate::shadow::mpfr::symbols as mpfr;
 use crate::shadow::symbols as shadow;
 use crate::signature::FieldType;
 use crate::site::SITE_UNASSIGNED;
@@ -235,6 +236,15 @@ fn constants(w: &mut String) {
                 quoted(crate::shadow::NAN_FROM_CONSTANT_REASON),
             ),
             ("SHADOW_STORED_CONSTANT", format!("{}u", crate::shadow::STORED_CONSTANT)),
+            ("SHADOW_X87_RANGE_REASON", quoted(crate::shadow::X87_RANGE_REASON)),
+            ("MPFR_PREFIX", quoted(crate::shadow::mpfr::PREFIX)),
+            (
+                "MPFR_DEFAULT_PRECISION",
+                format!("{}u", crate::shadow::mpfr::DEFAULT_PRECISION),
+            ),
+            ("MPFR_MAX_VALUES", format!("{}ull", crate::shadow::mpfr::MAX_VALUES)),
+            ("MPFR_EXHAUSTED_REASON", quoted(crate::shadow::mpfr::EXHAUSTED_REASON)),
+            ("ENV_CC_SHADOW", quoted(crate::env::CC_SHADOW)),
             ("TAINT_LABELS", crate::taint::LABELS.to_string()),
             (
                 "RUNTIME_MARKER",
@@ -381,8 +391,24 @@ fn entry_points(w: &mut String) {
         ("SHADOW_POLE", shadow::POLE),
         ("SHADOW_BOUND", shadow::BOUND),
         ("SHADOW_RESULT", shadow::RESULT),
+        ("MPFR_FROM_F64", mpfr::FROM_F64),
+        ("MPFR_FROM_F80", mpfr::FROM_F80),
+        ("MPFR_FROM_INT", mpfr::FROM_INT),
+        ("MPFR_ARITH", mpfr::ARITH),
+        ("MPFR_NEG", mpfr::NEG),
+        ("MPFR_CALL1", mpfr::CALL1),
+        ("MPFR_CALL2", mpfr::CALL2),
+        ("MPFR_CALL3", mpfr::CALL3),
+        ("MPFR_CALL_INT", mpfr::CALL_INT),
+        ("MPFR_COMPARE", mpfr::COMPARE),
+        ("MPFR_IS_FPCLASS", mpfr::IS_FPCLASS),
+        ("MPFR_RETURNED", mpfr::RETURNED),
+        ("MPFR_RESET", mpfr::RESET),
     ] {
         writeln!(w, "#define NUMFUZZ_SYM_{name} \"{sym}\"").unwrap();
+    }
+    for (name, code) in crate::shadow::mpfr::op::ALL {
+        writeln!(w, "#define NUMFUZZ_MPFR_OP_{name} {code}u").unwrap();
     }
 }
 

@@ -93,6 +93,100 @@ pub fn is_provisional(reason: &str) -> bool {
     reason == NAN_FROM_INFINITY_REASON || reason == NAN_FROM_CONSTANT_REASON
 }
 
+/// Why an x87 shadow is unreliable when some shadow of the run went beyond x87's own range
+/// (its overflow or underflow flag): a non-finite or zero shadow may be x87's range error, not
+/// the true value's (`log(exp(-1e5))`: x87 stops near 1e-4951). Triage asks the MPFR shadow.
+pub const X87_RANGE_REASON: &str = "a shadow went beyond the range of its own format (x87 overflow or underflow)";
+
+/// MPFR shadow builds (`NUMFUZZ_CC_SHADOW=mpfr numfuzz-cc`, file `TARGET.mpfr`): the same
+/// shadows as the x87 build, each an MPFR value with the widest exponent MPFR has (2^±(2^62))
+/// and a precision chosen per run ([`env::SHADOW_PRECISION`](crate::env::SHADOW_PRECISION) in
+/// bits, default [`DEFAULT_PRECISION`](mpfr::DEFAULT_PRECISION)). Triage replays it where the
+/// x87 shadow cannot decide, at two precisions: a result that moves between them is unjudged.
+///
+/// The pass calls the entry points of [`symbols`] with [`PREFIX`](mpfr::PREFIX) in place of
+/// `__numfuzz_shadow_`, a shadow handle (`void *`, an MPFR value of the run) in place of each
+/// `long double`, and these differences: `SET_RET` takes a fourth argument, `int constant` (the
+/// returned value is a constant of the program; the runtime tags a constant infinity as
+/// [`NAN_FROM_RETURNED_CONSTANT`] does), and `BOUND` takes `(handle s, double v, unsigned width)`
+/// (the handle's tag says whether it came from a returned constant). A NaN's tag ([`NAN_FROM_INFINITY`],
+/// [`NAN_FROM_CONSTANT`]) lives beside the MPFR value, which has no payload. Arithmetic,
+/// conversions, comparisons and libm calls are runtime calls too ([`mpfr::symbols`]).
+pub mod mpfr {
+    /// What an MPFR build's entry points start with instead of `__numfuzz_shadow_`.
+    pub const PREFIX: &str = "__numfuzz_mpfr_";
+    /// Bits of precision when the environment names none.
+    pub const DEFAULT_PRECISION: u32 = 128;
+    /// The second precision triage replays at: a result that differs from the first's beyond
+    /// rounding depends on precision no shadow had.
+    pub const CHECK_PRECISION: u32 = 512;
+    /// Values one run may create (each lives until the next input); past it the run's shadows
+    /// are unreliable with [`EXHAUSTED_REASON`].
+    pub const MAX_VALUES: u64 = 1 << 21;
+    pub const EXHAUSTED_REASON: &str = "the MPFR shadow ran out of its 2097152 values for one run";
+
+    /// Operation codes of MPFR calls that have no checked operation of their own (the others
+    /// pass their [`Op`](crate::op::Op) code): LLVM intrinsics the program may call.
+    pub mod op {
+        pub const FABS: u32 = 1000;
+        pub const FLOOR: u32 = 1001;
+        pub const CEIL: u32 = 1002;
+        pub const TRUNC: u32 = 1003;
+        pub const RINT: u32 = 1004;
+        pub const ROUND: u32 = 1005;
+        pub const ROUNDEVEN: u32 = 1006;
+        pub const COPYSIGN: u32 = 1007;
+        pub const MINNUM: u32 = 1008;
+        pub const MAXNUM: u32 = 1009;
+        pub const EXP10: u32 = 1010;
+        pub const ALL: [(&str, u32); 11] = [
+            ("FABS", FABS),
+            ("FLOOR", FLOOR),
+            ("CEIL", CEIL),
+            ("TRUNC", TRUNC),
+            ("RINT", RINT),
+            ("ROUND", ROUND),
+            ("ROUNDEVEN", ROUNDEVEN),
+            ("COPYSIGN", COPYSIGN),
+            ("MINNUM", MINNUM),
+            ("MAXNUM", MAXNUM),
+            ("EXP10", EXP10),
+        ];
+    }
+
+    /// The MPFR build's own entry points (`handle` is `void *`).
+    pub mod symbols {
+        /// `handle (double v)`: a value with no shadow (a constant, an argument from code that
+        /// was not instrumented) starts from itself.
+        pub const FROM_F64: &str = "__numfuzz_mpfr_from_f64";
+        /// `handle (long double v)`.
+        pub const FROM_F80: &str = "__numfuzz_mpfr_from_f80";
+        /// `handle (int64_t v, int is_unsigned)`: `sitofp`/`uitofp` (an unsigned is passed as
+        /// its 64 bits).
+        pub const FROM_INT: &str = "__numfuzz_mpfr_from_int";
+        /// `handle (unsigned op, handle a, handle b)`: `fadd`…`frem` by their [`Op`](crate::op::Op) code.
+        pub const ARITH: &str = "__numfuzz_mpfr_arith";
+        /// `handle (handle a)`.
+        pub const NEG: &str = "__numfuzz_mpfr_neg";
+        /// `handle (unsigned op, handle a)`, `(op, a, b)`, `(op, a, b, c)`, `(op, a, int n)`:
+        /// a libm function or intrinsic by its code.
+        pub const CALL1: &str = "__numfuzz_mpfr_call1";
+        pub const CALL2: &str = "__numfuzz_mpfr_call2";
+        pub const CALL3: &str = "__numfuzz_mpfr_call3";
+        pub const CALL_INT: &str = "__numfuzz_mpfr_call_int";
+        /// `int (unsigned predicate, handle a, handle b)`: an `fcmp` (LLVM's predicate numbers).
+        pub const COMPARE: &str = "__numfuzz_mpfr_compare";
+        /// `int (handle a, unsigned mask)`: `llvm.is.fpclass` on the shadow, as an infinitely
+        /// wide float (never subnormal).
+        pub const IS_FPCLASS: &str = "__numfuzz_mpfr_is_fpclass";
+        /// `handle (handle s, double v)`: the caller's shadow of a call's result `v` whose
+        /// callee returned `s`: the infinity itself for a constant infinity the callee returned.
+        pub const RETURNED: &str = "__numfuzz_mpfr_returned";
+        /// `void (void)`: a new input (called by `__numfuzz_shadow_reset`).
+        pub const RESET: &str = "__numfuzz_mpfr_reset";
+    }
+}
+
 /// Runtime entry points a shadow build calls (`long double` is `x86_fp80` by value).
 pub mod symbols {
     /// `long double (const void *fn, unsigned index, unsigned count, double v)`: argument
@@ -149,6 +243,20 @@ mod tests {
             ARG, CALL, SET_ARG, SET_RET, GET_RET, LOAD, STORE, COPY, INT_LOAD, BITS, CMP, POLE, BOUND, RESULT,
         ] {
             assert!(s.starts_with("__numfuzz_shadow_"), "{s}");
+        }
+    }
+
+    #[test]
+    fn mpfr_entry_points_share_the_prefix_and_op_codes_miss_every_op() {
+        use super::mpfr::symbols::*;
+        for s in [
+            FROM_F64, FROM_F80, FROM_INT, ARITH, NEG, CALL1, CALL2, CALL3, CALL_INT, COMPARE, IS_FPCLASS, RETURNED,
+            RESET,
+        ] {
+            assert!(s.starts_with(super::mpfr::PREFIX), "{s}");
+        }
+        for (_, code) in super::mpfr::op::ALL {
+            assert!(crate::op::Op::from_code(code as u16).is_none() && code < u16::MAX as u32);
         }
     }
 }

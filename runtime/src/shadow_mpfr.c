@@ -1,0 +1,413 @@
+/* MPFR shadow builds' runtime (NUMFUZZ_CC_SHADOW=mpfr): the entry points the shadow pass calls
+ * in an MPFR build (see numfuzz-abi's shadow.rs, module `mpfr`).
+ *
+ * A shadow is a handle to an MPFR value of the run, with the widest exponent range MPFR has
+ * and the precision NUMFUZZ_SHADOW_PRECISION names (bits). Values are never freed during a
+ * run: they come from an arena that the next input reuses, so a handle stays valid wherever
+ * the program keeps it (memory, call slots). A NaN carries a tag beside it, the x87 build's
+ * payload: born from an infinity, from a stored constant, from a returned constant.
+ *
+ * This object is pulled out of the runtime archive only by an MPFR build, which links
+ * -lmpfr -lgmp; shadow.c's reset calls ours through a weak reference. */
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <float.h>
+
+#include <mpfr.h>
+
+#include "numfuzz_abi.h"
+#include "shadow_core.h"
+
+void numfuzz_rt_result_shadowed_text(const char *name, double v, unsigned width, const char *shadow,
+                                     const char *unreliable);
+
+/* A NaN's origin, ordered as the x87 payloads (the larger one wins when two NaNs meet). */
+enum tag { TAG_NONE = 0, TAG_FROM_INFINITY = 1, TAG_FROM_CONSTANT = 2, TAG_FROM_RETURNED_CONSTANT = 3 };
+
+typedef struct nf_mp {
+  mpfr_t v;
+  int tag;
+} nf_mp;
+
+#define CHUNK 4096
+static __thread nf_mp **chunks;
+static __thread size_t chunk_count;
+static __thread uint64_t used;       /* values handed out this run */
+static __thread uint64_t initialised; /* values with limbs at `precision` */
+static __thread mpfr_prec_t precision;
+static __thread nf_mp exhausted;     /* what every operation returns once the arena is full */
+static __thread int exhausted_ready;
+
+static mpfr_prec_t wanted_precision(void) {
+  const char *p = getenv(NUMFUZZ_ENV_SHADOW_PRECISION);
+  long bits = p ? strtol(p, NULL, 10) : 0;
+  if (bits < MPFR_PREC_MIN || bits > 1 << 16)
+    bits = NUMFUZZ_MPFR_DEFAULT_PRECISION;
+  return (mpfr_prec_t)bits;
+}
+
+void __numfuzz_mpfr_reset(void) {
+  mpfr_set_emin(mpfr_get_emin_min());
+  mpfr_set_emax(mpfr_get_emax_max());
+  mpfr_clear_flags();
+  mpfr_prec_t p = wanted_precision();
+  if (p != precision) {
+    for (uint64_t i = 0; i < initialised; i++)
+      mpfr_set_prec(chunks[i / CHUNK][i % CHUNK].v, p);
+    precision = p;
+  }
+  if (!exhausted_ready) {
+    mpfr_init2(exhausted.v, 53);
+    mpfr_set_nan(exhausted.v);
+    exhausted_ready = 1;
+  }
+  used = 0;
+}
+
+/* A fresh value of the run (tag none; its number is whatever the caller sets). */
+static nf_mp *fresh(void) {
+  if (!precision)
+    __numfuzz_mpfr_reset();
+  if (used >= NUMFUZZ_MPFR_MAX_VALUES) {
+    nf_core_mark_unreliable(NUMFUZZ_MPFR_EXHAUSTED_REASON, NULL);
+    return &exhausted;
+  }
+  if (used / CHUNK >= chunk_count) {
+    chunks = realloc(chunks, (chunk_count + 1) * sizeof *chunks);
+    if (!chunks || !(chunks[chunk_count] = malloc(CHUNK * sizeof(nf_mp))))
+      abort();
+    chunk_count++;
+  }
+  nf_mp *x = &chunks[used / CHUNK][used % CHUNK];
+  if (used >= initialised) {
+    mpfr_init2(x->v, precision);
+    initialised = used + 1;
+  }
+  used++;
+  x->tag = TAG_NONE;
+  return x;
+}
+
+static union nf_shadow handle(nf_mp *x) {
+  union nf_shadow u;
+  memset(&u, 0, sizeof u);
+  u.handle = x;
+  return u;
+}
+
+static nf_mp *tagged_nan(int tag) {
+  nf_mp *x = fresh();
+  mpfr_set_nan(x->v);
+  x->tag = tag;
+  return x;
+}
+
+nf_mp *__numfuzz_mpfr_from_f64(double v) {
+  nf_mp *x = fresh();
+  mpfr_set_d(x->v, v, MPFR_RNDN);
+  return x;
+}
+
+nf_mp *__numfuzz_mpfr_from_f80(long double v) {
+  nf_mp *x = fresh();
+  mpfr_set_ld(x->v, v, MPFR_RNDN);
+  return x;
+}
+
+nf_mp *__numfuzz_mpfr_from_int(int64_t v, int is_unsigned) {
+  nf_mp *x = fresh();
+  if (is_unsigned)
+    mpfr_set_ui(x->v, (unsigned long)(uint64_t)v, MPFR_RNDN);
+  else
+    mpfr_set_si(x->v, (long)v, MPFR_RNDN);
+  return x;
+}
+
+/* r's tag from its operands, as x87 payloads travel: a NaN operand's tag passes on (the largest
+ * of them); a NaN that operands without NaNs but with an infinity made is born from it. */
+static nf_mp *born(nf_mp *r, nf_mp *a, nf_mp *b, nf_mp *c) {
+  if (!mpfr_nan_p(r->v))
+    return r;
+  nf_mp *ops[3] = {a, b, c};
+  int any_nan = 0, any_inf = 0, tag = TAG_NONE;
+  for (int i = 0; i < 3; i++) {
+    if (!ops[i])
+      continue;
+    if (mpfr_nan_p(ops[i]->v)) {
+      any_nan = 1;
+      tag = ops[i]->tag > tag ? ops[i]->tag : tag;
+    }
+    any_inf |= mpfr_inf_p(ops[i]->v) != 0;
+  }
+  r->tag = any_nan ? tag : any_inf ? TAG_FROM_INFINITY : TAG_NONE;
+  return r;
+}
+
+nf_mp *__numfuzz_mpfr_arith(unsigned op, nf_mp *a, nf_mp *b) {
+  nf_mp *r = fresh();
+  switch (op) {
+  case NUMFUZZ_OP_FADD: mpfr_add(r->v, a->v, b->v, MPFR_RNDN); break;
+  case NUMFUZZ_OP_FSUB: mpfr_sub(r->v, a->v, b->v, MPFR_RNDN); break;
+  case NUMFUZZ_OP_FMUL: mpfr_mul(r->v, a->v, b->v, MPFR_RNDN); break;
+  case NUMFUZZ_OP_FDIV: mpfr_div(r->v, a->v, b->v, MPFR_RNDN); break;
+  case NUMFUZZ_OP_FREM: mpfr_fmod(r->v, a->v, b->v, MPFR_RNDN); break;
+  default: mpfr_set_nan(r->v);
+  }
+  return born(r, a, b, NULL);
+}
+
+nf_mp *__numfuzz_mpfr_neg(nf_mp *a) {
+  nf_mp *r = fresh();
+  mpfr_neg(r->v, a->v, MPFR_RNDN);
+  r->tag = a->tag;
+  return r;
+}
+
+/* One-argument functions by their op code (the checked libm ops and the intrinsics with an
+ * MPFR op code of their own); 0 when `op` is none of them. */
+static int unary(unsigned op, mpfr_ptr r, mpfr_srcptr a) {
+  int sign;
+  switch (op) {
+  case NUMFUZZ_OP_SQRT: return mpfr_sqrt(r, a, MPFR_RNDN), 1;
+  case NUMFUZZ_OP_CBRT: return mpfr_cbrt(r, a, MPFR_RNDN), 1;
+  case NUMFUZZ_OP_EXP: return mpfr_exp(r, a, MPFR_RNDN), 1;
+  case NUMFUZZ_OP_EXP2: return mpfr_exp2(r, a, MPFR_RNDN), 1;
+  case NUMFUZZ_MPFR_OP_EXP10: return mpfr_exp10(r, a, MPFR_RNDN), 1;
+  case NUMFUZZ_OP_EXPM1: return mpfr_expm1(r, a, MPFR_RNDN), 1;
+  case NUMFUZZ_OP_LOG: return mpfr_log(r, a, MPFR_RNDN), 1;
+  case NUMFUZZ_OP_LOG2: return mpfr_log2(r, a, MPFR_RNDN), 1;
+  case NUMFUZZ_OP_LOG10: return mpfr_log10(r, a, MPFR_RNDN), 1;
+  case NUMFUZZ_OP_LOG1P: return mpfr_log1p(r, a, MPFR_RNDN), 1;
+  case NUMFUZZ_OP_SIN: return mpfr_sin(r, a, MPFR_RNDN), 1;
+  case NUMFUZZ_OP_COS: return mpfr_cos(r, a, MPFR_RNDN), 1;
+  case NUMFUZZ_OP_TAN: return mpfr_tan(r, a, MPFR_RNDN), 1;
+  case NUMFUZZ_OP_ASIN: return mpfr_asin(r, a, MPFR_RNDN), 1;
+  case NUMFUZZ_OP_ACOS: return mpfr_acos(r, a, MPFR_RNDN), 1;
+  case NUMFUZZ_OP_ATAN: return mpfr_atan(r, a, MPFR_RNDN), 1;
+  case NUMFUZZ_OP_SINH: return mpfr_sinh(r, a, MPFR_RNDN), 1;
+  case NUMFUZZ_OP_COSH: return mpfr_cosh(r, a, MPFR_RNDN), 1;
+  case NUMFUZZ_OP_TANH: return mpfr_tanh(r, a, MPFR_RNDN), 1;
+  case NUMFUZZ_OP_ASINH: return mpfr_asinh(r, a, MPFR_RNDN), 1;
+  case NUMFUZZ_OP_ACOSH: return mpfr_acosh(r, a, MPFR_RNDN), 1;
+  case NUMFUZZ_OP_ATANH: return mpfr_atanh(r, a, MPFR_RNDN), 1;
+  case NUMFUZZ_OP_LGAMMA: return mpfr_lgamma(r, &sign, a, MPFR_RNDN), 1;
+  case NUMFUZZ_OP_TGAMMA: return mpfr_gamma(r, a, MPFR_RNDN), 1;
+  case NUMFUZZ_OP_ERF: return mpfr_erf(r, a, MPFR_RNDN), 1;
+  case NUMFUZZ_OP_ERFC: return mpfr_erfc(r, a, MPFR_RNDN), 1;
+  case NUMFUZZ_MPFR_OP_FABS: return mpfr_abs(r, a, MPFR_RNDN), 1;
+  case NUMFUZZ_MPFR_OP_FLOOR: return mpfr_floor(r, a), 1;
+  case NUMFUZZ_MPFR_OP_CEIL: return mpfr_ceil(r, a), 1;
+  case NUMFUZZ_MPFR_OP_TRUNC: return mpfr_trunc(r, a), 1;
+  case NUMFUZZ_MPFR_OP_RINT: return mpfr_rint(r, a, MPFR_RNDN), 1;
+  case NUMFUZZ_MPFR_OP_ROUND: return mpfr_round(r, a), 1;
+  case NUMFUZZ_MPFR_OP_ROUNDEVEN: return mpfr_roundeven(r, a), 1;
+  default: return 0;
+  }
+}
+
+static int binary(unsigned op, mpfr_ptr r, mpfr_srcptr a, mpfr_srcptr b) {
+  switch (op) {
+  case NUMFUZZ_OP_POW: return mpfr_pow(r, a, b, MPFR_RNDN), 1;
+  case NUMFUZZ_OP_ATAN2: return mpfr_atan2(r, a, b, MPFR_RNDN), 1;
+  case NUMFUZZ_OP_HYPOT: return mpfr_hypot(r, a, b, MPFR_RNDN), 1;
+  case NUMFUZZ_OP_FMOD: return mpfr_fmod(r, a, b, MPFR_RNDN), 1;
+  case NUMFUZZ_OP_REMAINDER: return mpfr_remainder(r, a, b, MPFR_RNDN), 1;
+  case NUMFUZZ_MPFR_OP_COPYSIGN: return mpfr_copysign(r, a, b, MPFR_RNDN), 1;
+  case NUMFUZZ_MPFR_OP_MINNUM: return mpfr_min(r, a, b, MPFR_RNDN), 1;
+  case NUMFUZZ_MPFR_OP_MAXNUM: return mpfr_max(r, a, b, MPFR_RNDN), 1;
+  default: return 0;
+  }
+}
+
+nf_mp *__numfuzz_mpfr_call1(unsigned op, nf_mp *a) {
+  nf_mp *r = fresh();
+  if (!unary(op, r->v, a->v))
+    mpfr_set_nan(r->v);
+  /* fabs and the roundings pass a NaN's tag on; they make no NaN of their own. */
+  return born(r, a, NULL, NULL);
+}
+
+nf_mp *__numfuzz_mpfr_call2(unsigned op, nf_mp *a, nf_mp *b) {
+  nf_mp *r = fresh();
+  if (!binary(op, r->v, a->v, b->v))
+    mpfr_set_nan(r->v);
+  return born(r, a, b, NULL);
+}
+
+nf_mp *__numfuzz_mpfr_call3(unsigned op, nf_mp *a, nf_mp *b, nf_mp *c) {
+  nf_mp *r = fresh();
+  if (op == NUMFUZZ_OP_FMA || op == NUMFUZZ_OP_FMULADD)
+    mpfr_fma(r->v, a->v, b->v, c->v, MPFR_RNDN);
+  else
+    mpfr_set_nan(r->v);
+  return born(r, a, b, c);
+}
+
+nf_mp *__numfuzz_mpfr_call_int(unsigned op, nf_mp *a, int n) {
+  nf_mp *r = fresh();
+  if (op == NUMFUZZ_OP_LDEXP || op == NUMFUZZ_OP_SCALBN)
+    mpfr_mul_2si(r->v, a->v, n, MPFR_RNDN);
+  else if (op == NUMFUZZ_OP_POWI)
+    mpfr_pow_si(r->v, a->v, n, MPFR_RNDN);
+  else
+    mpfr_set_nan(r->v);
+  return born(r, a, NULL, NULL);
+}
+
+/* LLVM's fcmp predicates are masks: bit 0 equal, 1 greater, 2 less, 3 unordered. */
+int __numfuzz_mpfr_compare(unsigned predicate, nf_mp *a, nf_mp *b) {
+  if (mpfr_nan_p(a->v) || mpfr_nan_p(b->v))
+    return (predicate >> 3) & 1;
+  int c = mpfr_cmp(a->v, b->v);
+  return (predicate >> (c == 0 ? 0 : c > 0 ? 1 : 2)) & 1;
+}
+
+/* llvm.is.fpclass's mask bits: 0 sNaN, 1 qNaN, 2 -inf, 3 -normal, 4 -subnormal, 5 -zero,
+ * 6 +zero, 7 +subnormal, 8 +normal, 9 +inf. A shadow is never subnormal. */
+int __numfuzz_mpfr_is_fpclass(nf_mp *a, unsigned mask) {
+  int bit;
+  if (mpfr_nan_p(a->v))
+    bit = 1;
+  else if (mpfr_inf_p(a->v))
+    bit = mpfr_signbit(a->v) ? 2 : 9;
+  else if (mpfr_zero_p(a->v))
+    bit = mpfr_signbit(a->v) ? 5 : 6;
+  else
+    bit = mpfr_signbit(a->v) ? 3 : 8;
+  return (mask >> bit) & 1;
+}
+
+/* The value lost what its shadow holds: Inf, NaN, zero or subnormal where the shadow is not, or
+ * the two differ beyond rounding noise (2^-30 relative). */
+static int lossy(double v, nf_mp *s) {
+  if (isnan(v) || mpfr_nan_p(s->v))
+    return isnan(v) != (mpfr_nan_p(s->v) != 0);
+  if (isinf(v) || mpfr_inf_p(s->v))
+    return mpfr_cmp_d(s->v, v) != 0;
+  mpfr_t d;
+  mpfr_init2(d, 64);
+  mpfr_sub_d(d, s->v, v, MPFR_RNDN);
+  mpfr_abs(d, d, MPFR_RNDN);
+  mpfr_mul_2si(d, d, 30, MPFR_RNDN);
+  int far = mpfr_cmpabs(d, s->v) > 0 && mpfr_cmp_d(d, fabs(v)) > 0;
+  mpfr_clear(d);
+  return far;
+}
+
+static int lossy_cell(double v, union nf_shadow s) { return lossy(v, s.handle); }
+
+nf_mp *__numfuzz_mpfr_arg(const void *fn, unsigned index, unsigned count, double v) {
+  union nf_shadow s;
+  return nf_core_arg(fn, index, count, v, &s) ? s.handle : __numfuzz_mpfr_from_f64(v);
+}
+
+void __numfuzz_mpfr_call(const void *callee) { nf_core_call(callee); }
+
+void __numfuzz_mpfr_set_arg(unsigned index, double v, nf_mp *s) { nf_core_set_arg(index, v, handle(s)); }
+
+/* A constant infinity the function returns on a branch of its own travels as the NaN from a
+ * returned constant (see the x87 pass's visitReturn). */
+void __numfuzz_mpfr_set_ret(const void *fn, double v, nf_mp *s, int constant) {
+  if (constant && mpfr_inf_p(s->v))
+    s = tagged_nan(TAG_FROM_RETURNED_CONSTANT);
+  nf_core_set_ret(fn, v, handle(s));
+}
+
+nf_mp *__numfuzz_mpfr_get_ret(const void *callee, double v, nf_mp *otherwise) {
+  union nf_shadow s;
+  return nf_core_get_ret(callee, v, &s) ? s.handle : otherwise;
+}
+
+nf_mp *__numfuzz_mpfr_returned(nf_mp *s, double v) {
+  return s->tag == TAG_FROM_RETURNED_CONSTANT ? __numfuzz_mpfr_from_f64(v) : s;
+}
+
+nf_mp *__numfuzz_mpfr_bound(nf_mp *s, double v, unsigned width) {
+  if (s->tag != TAG_FROM_RETURNED_CONSTANT)
+    return s;
+  nf_core_set_bounded();
+  nf_mp *r = fresh();
+  mpfr_set_si_2exp(r->v, v < 0 ? -1 : 1, width == 4 ? 128 : 1024, MPFR_RNDN);
+  return r;
+}
+
+nf_mp *__numfuzz_mpfr_load(const void *p, double v, unsigned width) {
+  union nf_shadow s;
+  return nf_core_load(p, v, width, &s) ? s.handle : __numfuzz_mpfr_from_f64(v);
+}
+
+void __numfuzz_mpfr_store(void *p, double v, nf_mp *s, unsigned width) {
+  int constant = (width & NUMFUZZ_SHADOW_STORED_CONSTANT) != 0;
+  width &= ~NUMFUZZ_SHADOW_STORED_CONSTANT;
+  /* A stored constant infinity is an overflow branch's answer (numfuzz-abi's NAN_FROM_CONSTANT). */
+  nf_mp *kept = constant && isinf(v) ? tagged_nan(TAG_FROM_CONSTANT) : s;
+  nf_core_store(p, v, handle(kept), width, constant && v == 0);
+}
+
+nf_mp *__numfuzz_mpfr_pole(nf_mp *s, nf_mp *operand, const void *p) {
+  if (mpfr_zero_p(operand->v) && nf_core_constant_zero_at(p))
+    return tagged_nan(TAG_FROM_CONSTANT);
+  return s;
+}
+
+void __numfuzz_mpfr_copy(void *dst, const void *src, uint64_t n) { nf_core_copy(dst, src, n); }
+
+void __numfuzz_mpfr_int_load(const void *p, unsigned width, const char *where) {
+  nf_core_int_load(p, width, where, lossy_cell);
+}
+
+void __numfuzz_mpfr_bits(double v, nf_mp *s, const char *where) {
+  if (lossy(v, s))
+    nf_core_mark_unreliable(NF_LOST_BITS, where);
+}
+
+void __numfuzz_mpfr_cmp(int real, int shadow, double a, nf_mp *sa, double b, nf_mp *sb, const char *where) {
+  if (real != shadow && (lossy(a, sa) || lossy(b, sb)))
+    nf_core_mark_unreliable(NF_LOST_BRANCH, where);
+}
+
+static const char *provisional(nf_mp *s) {
+  if (!mpfr_nan_p(s->v))
+    return NULL;
+  if (s->tag == TAG_FROM_INFINITY)
+    return NUMFUZZ_SHADOW_NAN_FROM_INFINITY_REASON;
+  if (s->tag == TAG_FROM_CONSTANT)
+    return NUMFUZZ_SHADOW_NAN_FROM_CONSTANT_REASON;
+  return NULL;
+}
+
+/* |s| is larger than the format's largest finite value (NaN is not). */
+static int beyond_format(nf_mp *s, unsigned width) {
+  if (mpfr_nan_p(s->v))
+    return 0;
+  mpfr_t largest;
+  mpfr_init2(largest, 53);
+  mpfr_set_d(largest, width == 4 ? FLT_MAX : DBL_MAX, MPFR_RNDN);
+  int beyond = mpfr_cmpabs(s->v, largest) > 0;
+  mpfr_clear(largest);
+  return beyond;
+}
+
+void __numfuzz_mpfr_result(const char *name, double v, nf_mp *s, unsigned width) {
+  if (mpfr_overflow_p() || mpfr_underflow_p())
+    nf_core_mark_unreliable("an MPFR shadow went beyond MPFR's own exponent range", NULL);
+  const char *why = nf_core_unreliable();
+  if (!why)
+    why = provisional(s);
+  /* A bound within the format (or a NaN made from one) says nothing of the true value. */
+  if (!why && nf_core_bounded() && !beyond_format(s, width))
+    why = NUMFUZZ_SHADOW_NAN_FROM_CONSTANT_REASON;
+  /* 21 significant digits, the x87 build's, in a form triage's decimals parse (nan, inf). */
+  char text[96];
+  if (mpfr_nan_p(s->v))
+    snprintf(text, sizeof text, "nan");
+  else if (mpfr_inf_p(s->v))
+    snprintf(text, sizeof text, mpfr_signbit(s->v) ? "-inf" : "inf");
+  else
+    mpfr_snprintf(text, sizeof text, "%.20Re", s->v);
+  numfuzz_rt_result_shadowed_text(name, v, width, text, why);
+}
