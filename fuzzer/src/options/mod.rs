@@ -2,6 +2,8 @@
 //! several share (`-j`, the replay time limit, `-m`, `--signature`) and their value parsers.
 
 mod cov;
+#[cfg(test)]
+mod doc;
 mod harness;
 mod replay;
 mod run;
