@@ -38,4 +38,11 @@ if ! command -v cargo >/dev/null 2>&1; then
   echo "setup.sh: cargo not found; install Rust (https://rustup.rs) and re-run" >&2
   exit 1
 fi
-echo "setup.sh: system packages ready"
+# mdbook builds the book (docs/, scripts/test.sh): a fixed version, installed once with cargo.
+# Only its search feature: CI builds the book and never serves or watches it.
+mdbook_version=0.5.4
+if [ "$(mdbook --version 2>/dev/null)" != "mdbook v$mdbook_version" ]; then
+  echo "setup.sh: installing mdbook $mdbook_version (cargo install, a few minutes the first time)"
+  cargo install mdbook --version "$mdbook_version" --locked --no-default-features --features search --quiet
+fi
+echo "setup.sh: system packages and mdbook ready"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The project's test command (what CI runs): install, build, unit + integration tests,
-# clippy, rustfmt and the module-cycle check (scripts/lib/module_cycles.py). Integration
+# clippy, rustfmt, the module-cycle check (scripts/lib/module_cycles.py), the book's links
+# (scripts/lib/check_links.py) and the book itself (mdbook build docs). Integration
 # tests compile real C with the release numfuzz-cc.
 #
 #   scripts/test.sh          everything (CI): also the GSL and fdlibm suites, which build
@@ -9,8 +10,10 @@
 #                            tests, clippy, rustfmt, and the integration tests that compile small C
 #                            files and replay them or fuzz for seconds; not the suites that build
 #                            GSL or fdlibm, the campaign-length tests (campaign, cmp_solving,
-#                            local_search, faults) or the exactness property (fenv_property,
-#                            1.2 million operations); no setup step
+#                            local_search, faults), the exactness property (fenv_property,
+#                            1.2 million operations) or the book's tour (book_tour, 30 builds
+#                            and a campaign); no setup step and no book build (its links are
+#                            checked)
 #
 # Either way it fails if a process started by a test outlives the suite (see `leftovers`).
 set -euo pipefail
@@ -68,7 +71,7 @@ if ((fast)); then
   for t in fuzzer/tests/*.rs; do
     name=$(basename "$t" .rs)
     case "$name" in
-      gsl | fdlibm | campaign | cmp_solving | local_search | faults | fenv_property) ;;
+      gsl | fdlibm | campaign | cmp_solving | local_search | faults | fenv_property | book_tour) ;;
       *) quick+=(--test "$name") ;;
     esac
   done
@@ -80,6 +83,7 @@ if ((fast)); then
   cargo clippy --release --workspace --all-targets -- -D warnings
   cargo fmt --all -- --check
   python3 scripts/lib/module_cycles.py
+  python3 scripts/lib/check_links.py
   passed="test.sh --fast: all checks passed in $((SECONDS - start)) s (scripts/test.sh runs the rest)"
   exit 0
 fi
@@ -92,4 +96,6 @@ cargo test --release --workspace
 cargo clippy --release --workspace --all-targets -- -D warnings
 cargo fmt --all -- --check
 python3 scripts/lib/module_cycles.py
+python3 scripts/lib/check_links.py
+mdbook build docs
 passed="test.sh: all checks passed"
