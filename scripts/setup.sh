@@ -9,10 +9,13 @@
 #   python3-mpmath: the reference oracles of the GSL and fdlibm benchmarks (targets/*/oracle.py,
 #   run by Debian's /usr/bin/python3)
 #   chromium: the HTML report's test loads the page in headless Chromium (fuzzer/tests/html.rs)
+#   libmpfr-dev: the MPFR shadow builds (NUMFUZZ_CC_SHADOW=mpfr): the runtime compiles against
+#   mpfr.h and such a build links -lmpfr -lgmp
 set -euo pipefail
 
 packages=(clang-19 llvm-19-dev libclang-rt-19-dev lld-19 afl++ autoconf automake libtool make tmux
-          newlib-source xz-utils binutils dpkg-dev python3 python3-mpmath gnuplot-nox chromium)
+          newlib-source xz-utils binutils dpkg-dev python3 python3-mpmath gnuplot-nox chromium
+          libmpfr-dev)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -48,6 +48,9 @@ pub struct Target {
     pub is_taint: bool,
     /// A shadow build (`NUMFUZZ_CC_SHADOW=1 numfuzz-cc`): replay only.
     pub is_shadow: bool,
+    /// A shadow build whose shadows are MPFR values (`NUMFUZZ_CC_SHADOW=mpfr`): every unit
+    /// compiled so (the pass marks its section with 2, an x87 unit with 1).
+    pub is_mpfr_shadow: bool,
     /// The source file that defines the harness, as the compiler saw it (absolute).
     pub harness_source: Option<PathBuf>,
     /// A coverage build (`NUMFUZZ_CC_COVERAGE=1 numfuzz-cc`, llvm-cov's mapping inside): no
@@ -93,7 +96,11 @@ impl Target {
             many => return Err(TargetError::ManySignatures(path.to_path_buf(), many.join(" | "))),
         };
         let is_taint = file.section_by_name(TAINT_SECTION).is_some();
-        let is_shadow = file.section_by_name(SHADOW_SECTION).is_some();
+        let shadow_marks = file
+            .section_by_name(SHADOW_SECTION)
+            .and_then(|s| s.data().ok().map(<[u8]>::to_vec));
+        let is_shadow = shadow_marks.is_some();
+        let is_mpfr_shadow = shadow_marks.is_some_and(|m| !m.is_empty() && m.iter().all(|&b| b == 2));
         // A taint build's definitions carry DataFlowSanitizer's `.dfsan` suffix.
         let has_harness = file.symbols().chain(file.dynamic_symbols()).any(|s| {
             s.is_definition()
@@ -114,6 +121,7 @@ impl Target {
                 .map(PathBuf::from),
             is_taint,
             is_shadow,
+            is_mpfr_shadow,
             is_coverage: has_coverage_mapping(&file),
         })
     }
@@ -136,14 +144,14 @@ impl Target {
     }
 
     /// The name the reference oracle is asked about: `NUMFUZZ_FUNCTION`, else the file name
-    /// (without a `.taint` or `.shadow` suffix).
+    /// (without a `.taint`, `.shadow` or `.mpfr` suffix).
     pub fn function_name(&self) -> String {
         self.function.clone().unwrap_or_else(|| {
             let name = self
                 .path
                 .file_name()
                 .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-            [".taint", ".shadow"]
+            [".taint", ".shadow", ".mpfr"]
                 .iter()
                 .find_map(|s| name.strip_suffix(s))
                 .map_or_else(|| name.clone(), str::to_string)

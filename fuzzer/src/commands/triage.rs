@@ -33,6 +33,7 @@ pub fn run(args: TriageArgs) -> anyhow::Result<()> {
         minimize_bugs_only: args.minimize == Some(MinimizeWhich::Bugs),
         taint_target: args.taint_target.clone(),
         shadow_target: args.shadow_target.clone(),
+        mpfr_target: args.mpfr_target.clone(),
         oracle: args.oracle.clone(),
         oracle_timeout: Duration::from_secs(args.oracle_timeout),
         tolerance: args.tolerance,

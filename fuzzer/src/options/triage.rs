@@ -32,6 +32,12 @@ pub struct TriageArgs {
     /// present).
     #[arg(long)]
     pub shadow_target: Option<PathBuf>,
+    /// The MPFR shadow build of the target (NUMFUZZ_CC_SHADOW=mpfr numfuzz-cc), asked where
+    /// the shadow build cannot tell: beyond x87's range or precision, or when it calls a
+    /// result a true range error or undefined (default: TARGET.mpfr beside the target, if
+    /// present).
+    #[arg(long)]
+    pub mpfr_target: Option<PathBuf>,
     /// A reference oracle: a command that reads one JSON line per input and answers the true
     /// value of each declared result (protocol in the README), e.g. targets/gsl/oracle.py.
     #[arg(long, value_name = "CMD")]

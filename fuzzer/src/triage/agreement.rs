@@ -109,6 +109,7 @@ mod tests {
             verdict,
             tolerance: 1e-6,
             beside: false,
+            by_mpfr: false,
         })
     }
 

@@ -6,7 +6,7 @@
 use super::attribution;
 use super::consequence::{self, Consequence};
 use super::oracle::Verdict;
-use super::references::References;
+use super::references::{References, Source};
 use super::report::{Finding, Reference};
 use super::taint;
 use crate::replay::{Replay, Replayer};
@@ -106,9 +106,14 @@ impl Judge<'_> {
             return None;
         }
         let judged = references.verdict(self.signature, bytes, &replay)?;
+        let source = if judged.by_mpfr {
+            Source::Mpfr
+        } else {
+            references.source()
+        };
         let mut reference = Reference {
             judged,
-            source: references.source(),
+            source,
             input: input.to_string(),
             reaches: None,
             root: None,

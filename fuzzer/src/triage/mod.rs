@@ -57,6 +57,8 @@ pub enum TriageError {
     NotTaint(PathBuf),
     #[error("--shadow-target `{0}` is not a shadow build; build it with NUMFUZZ_CC_SHADOW=1 numfuzz-cc (same sources and flags as the target)")]
     NotShadow(PathBuf),
+    #[error("--mpfr-target `{0}` is not an MPFR shadow build; build it with NUMFUZZ_CC_SHADOW=mpfr numfuzz-cc (same sources and flags as the target, the library too)")]
+    NotMpfrShadow(PathBuf),
 }
 
 /// What to triage and how.
@@ -80,6 +82,9 @@ pub struct Options {
     /// The shadow build (default: `TARGET.shadow` beside the target, when it is one), the
     /// reference without an oracle.
     pub shadow_target: Option<PathBuf>,
+    /// The MPFR shadow build (default: `TARGET.mpfr` beside the target, when it is one), asked
+    /// where the shadow build cannot tell.
+    pub mpfr_target: Option<PathBuf>,
     /// The reference oracle's command line.
     pub oracle: Option<String>,
     /// How long it may take to answer one input.
@@ -121,6 +126,21 @@ fn resolve_shadow(explicit: Option<&Path>, target: &Target) -> Result<Option<Pat
     Ok(Target::inspect_numfuzz(&beside)
         .ok()
         .filter(|t| t.is_shadow)
+        .map(|_| beside))
+}
+
+/// The MPFR shadow build: `explicit`, else `TARGET.mpfr` beside the target when that is one.
+fn resolve_mpfr(explicit: Option<&Path>, target: &Target) -> Result<Option<PathBuf>, TriageError> {
+    if let Some(path) = explicit {
+        if !Target::inspect_numfuzz(path)?.is_mpfr_shadow {
+            return Err(TriageError::NotMpfrShadow(path.to_path_buf()));
+        }
+        return Ok(Some(path.to_path_buf()));
+    }
+    let beside = beside_target(&target.path, ".mpfr");
+    Ok(Target::inspect_numfuzz(&beside)
+        .ok()
+        .filter(|t| t.is_mpfr_shadow)
         .map(|_| beside))
 }
 
@@ -189,7 +209,7 @@ pub fn triage(opts: &Options, progress: impl Fn(usize, usize) + Sync) -> Result<
         &campaign,
         &replays,
         &builds.replayer,
-        builds.shadow.as_ref(),
+        (builds.shadow.as_ref(), builds.mpfr.as_ref()),
         &builds.target,
         signature,
     );
@@ -227,6 +247,7 @@ struct Builds {
     replayer: Replayer,
     taint: Option<Replayer>,
     shadow: Option<PathBuf>,
+    mpfr: Option<PathBuf>,
 }
 
 /// The target (`--target`, else the campaign's) and the builds beside it, with their limits.
@@ -234,6 +255,7 @@ fn builds(opts: &Options, campaign: &Campaign) -> Result<Builds, TriageError> {
     let (target, args) = resolve_target(campaign, opts.target.as_deref())?;
     let taint_target = resolve_taint(opts.taint_target.as_deref(), &target)?;
     let shadow = resolve_shadow(opts.shadow_target.as_deref(), &target)?;
+    let mpfr = resolve_mpfr(opts.mpfr_target.as_deref(), &target)?;
     let taint = taint_target.map(|t| Replayer {
         target: t,
         args: args.clone(),
@@ -253,6 +275,7 @@ fn builds(opts: &Options, campaign: &Campaign) -> Result<Builds, TriageError> {
         replayer,
         taint,
         shadow,
+        mpfr,
     })
 }
 
@@ -375,19 +398,22 @@ fn references(
     campaign: &Campaign,
     replays: &[std::io::Result<Replay>],
     replayer: &Replayer,
-    shadow_target: Option<&PathBuf>,
+    (shadow_target, mpfr_target): (Option<&PathBuf>, Option<&PathBuf>),
     target: &Target,
     signature: Option<&Signature>,
 ) -> (Option<References>, Option<agreement::Agreement>) {
+    // Every operation calls the runtime: give the shadow builds room, as the taint build.
+    let shadow_replayer = |build: &PathBuf, slower: u32| Replayer {
+        target: build.clone(),
+        args: replayer.args.clone(),
+        timeout: opts.timeout * slower,
+        memory_limit_mb: None,
+    };
     let shadow = shadow_target.map(|shadow| {
         References::shadow(
-            Replayer {
-                target: shadow.clone(),
-                args: replayer.args.clone(),
-                // Every operation calls the runtime: give it room, as the taint build.
-                timeout: opts.timeout * 4,
-                memory_limit_mb: None,
-            },
+            shadow_replayer(shadow, 4),
+            // MPFR's operations cost tens of x87 ones.
+            mpfr_target.map(|m| shadow_replayer(m, 20)),
             &target.function_name(),
             opts.tolerance,
         )

@@ -307,6 +307,8 @@ pub struct ResultVerdict {
     pub tolerance: f64,
     /// The reference is the shadow's limit beside the input (see `limit`), not its value at it.
     pub beside: bool,
+    /// The reference is the MPFR shadow's, where the x87 shadow could not tell.
+    pub by_mpfr: bool,
 }
 
 /// The worst verdict over an input's primary results (`None` when no reference is known).
@@ -328,6 +330,7 @@ pub fn judge(results: &[ResultReport], j: &Judgement, handled: bool, tolerance: 
                 verdict,
                 tolerance,
                 beside: false,
+                by_mpfr: false,
             })
         })
         // The first of the worst: `max_by_key` keeps the last, which showed an imaginary part's

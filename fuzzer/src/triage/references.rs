@@ -10,13 +10,19 @@
 //! program has no value either (`undefined`). Finite results are not judged by the shadow
 //! (its last digits are not a reference for an accurate library), nor are results whose
 //! shadow the run marked unreliable.
+//!
+//! x87 has a 15-bit exponent and a 64-bit significand. Where that is not enough, the MPFR
+//! shadow build (`TARGET.mpfr`, `NUMFUZZ_CC_SHADOW=mpfr`) is the next rung of a ladder: it is
+//! replayed, at 128 and 512 bits, only for the results the x87 shadow cannot decide (unreliable,
+//! provisional, or saying `range` or `undefined`), and its answer replaces x87's when it is the
+//! same at both precisions; when it is not, the result is left unjudged, with MPFR's reason.
 
 use super::limit::{self, scientific};
 use super::oracle::{self, Judgement, Oracle, Request, RequestResult, ResultVerdict};
 use crate::replay::{Replay, ReplayEnding, Replayer};
 use numfuzz_abi::op::FloatType;
 use numfuzz_abi::report::ResultReport;
-use numfuzz_abi::shadow::is_provisional;
+use numfuzz_abi::shadow::{is_provisional, mpfr};
 use numfuzz_abi::signature::Signature;
 use numfuzz_abi::value::Value;
 use serde::Serialize;
@@ -29,7 +35,10 @@ use std::time::Duration;
 #[serde(rename_all = "lowercase")]
 pub enum Source {
     Oracle,
+    /// The x87 shadow build.
     Shadow,
+    /// The MPFR shadow build, where the x87 one could not tell.
+    Mpfr,
 }
 
 impl Source {
@@ -37,6 +46,7 @@ impl Source {
         match self {
             Source::Oracle => "oracle",
             Source::Shadow => "shadow",
+            Source::Mpfr => "mpfr",
         }
     }
 }
@@ -59,6 +69,8 @@ enum Backend {
     },
     Shadow {
         replayer: Replayer,
+        /// The MPFR shadow build, the ladder's second rung.
+        mpfr: Option<Replayer>,
         /// Inputs whose shadows the run marked unreliable.
         unreliable: Mutex<usize>,
     },
@@ -71,6 +83,8 @@ pub struct References {
     tolerance: f64,
     /// Answers by input bytes (`None`: no reference known).
     answers: Mutex<HashMap<Vec<u8>, Option<ResultVerdict>>>,
+    /// Why a non-finite primary result of an input got no reference, by input bytes.
+    unjudged: Mutex<HashMap<Vec<u8>, String>>,
     asked: Mutex<usize>,
 }
 
@@ -85,6 +99,7 @@ impl References {
             function: function.to_string(),
             tolerance,
             answers: Mutex::new(HashMap::new()),
+            unjudged: Mutex::new(HashMap::new()),
             asked: Mutex::new(0),
         }
     }
@@ -103,10 +118,11 @@ impl References {
         References::new(backend, function, tolerance)
     }
 
-    /// The shadow build `replayer` runs.
-    pub fn shadow(replayer: Replayer, function: &str, tolerance: f64) -> References {
+    /// The shadow build `replayer` runs, with the MPFR shadow build `mpfr` runs above it.
+    pub fn shadow(replayer: Replayer, mpfr: Option<Replayer>, function: &str, tolerance: f64) -> References {
         let backend = Backend::Shadow {
             replayer,
+            mpfr,
             unreliable: Mutex::new(0),
         };
         References::new(backend, function, tolerance)
@@ -140,6 +156,19 @@ impl References {
         *lock(&self.asked)
     }
 
+    /// The MPFR shadow build's path, when the ladder has one.
+    pub fn mpfr_build(&self) -> Option<String> {
+        match &self.backend {
+            Backend::Shadow { mpfr: Some(m), .. } => Some(m.target.display().to_string()),
+            _ => None,
+        }
+    }
+
+    /// Why no reference judged `bytes`' non-finite result (asked before with [`Self::verdict`]).
+    pub fn why_unjudged(&self, bytes: &[u8]) -> Option<String> {
+        lock(&self.unjudged).get(bytes).cloned()
+    }
+
     /// Shadow: inputs whose shadows were unreliable.
     pub fn unreliable(&self) -> usize {
         match &self.backend {
@@ -163,17 +192,32 @@ impl References {
             return None;
         }
         *lock(&self.asked) += 1;
-        // Result indices whose reference is the shadow's limit beside the input.
+        // Result indices whose reference is the shadow's limit beside the input, or MPFR's.
         let mut beside: Vec<u32> = Vec::new();
+        let mut by_mpfr: Vec<u32> = Vec::new();
         let judgement = match &self.backend {
             Backend::Oracle { oracle, error, .. } => self.ask_oracle(oracle, error, signature, bytes, replay)?,
-            Backend::Shadow { replayer, unreliable } => {
+            Backend::Shadow {
+                replayer,
+                mpfr,
+                unreliable,
+            } => {
                 let mut shadow = replayer.run_bytes(bytes).ok()?;
                 let narrow = replayer
                     .run_bytes_with_env(bytes, &[(numfuzz_abi::env::SHADOW_PRECISION, "53".into())])
                     .ok()?;
-                mark_unstable(&mut shadow.results, &narrow.results);
-                let (mut judgement, provisional) = shadow_judgement(&replay.results, &shadow.results);
+                mark_unstable(&mut shadow.results, &narrow.results, X87_PRECISIONS);
+                let (mut judgement, mut provisional) = shadow_judgement(&replay.results, &shadow.results);
+                let mut why = unjudged_reasons(&replay.results, &shadow.results, "x87");
+                if let Some(mpfr) = mpfr {
+                    let ladder = Ladder {
+                        returned: &replay.results,
+                        judgement: &mut judgement,
+                        provisional: &mut provisional,
+                        why: &mut why,
+                    };
+                    by_mpfr = ladder.climb(mpfr, bytes);
+                }
                 let marked = shadow
                     .results
                     .iter()
@@ -194,12 +238,20 @@ impl References {
                 if judgement.references.iter().all(Option::is_none) && (marked || noisy) {
                     *lock(unreliable) += 1;
                 }
+                let first_reason = why
+                    .iter()
+                    .zip(&judgement.references)
+                    .find_map(|(w, r)| r.is_none().then_some(w.as_ref()).flatten());
+                if let Some(reason) = first_reason {
+                    lock(&self.unjudged).insert(bytes.to_vec(), reason.clone());
+                }
                 judgement
             }
         };
         let mut verdict = oracle::judge(&replay.results, &judgement, handled, self.tolerance);
         if let Some(v) = verdict.as_mut() {
             v.beside = beside.contains(&v.index);
+            v.by_mpfr = !v.beside && by_mpfr.contains(&v.index);
         }
         lock(&self.answers).insert(bytes.to_vec(), verdict.clone());
         verdict
@@ -237,6 +289,123 @@ impl References {
                 None
             }
         }
+    }
+}
+
+/// How [`mark_unstable`] names the two precisions of the x87 shadow and of the MPFR one.
+pub const X87_PRECISIONS: (&str, &str) = ("a 64-bit significand", "53 bits");
+pub const MPFR_PRECISIONS: (&str, &str) = ("512 bits (MPFR)", "128 bits");
+
+/// Whether a returned decimal is Inf or NaN.
+fn non_finite(value: &str) -> bool {
+    value.trim().parse::<f64>().is_ok_and(|v| !v.is_finite())
+}
+
+/// Why each primary non-finite result of `returned` has no reference in `shadowed` (a run of
+/// the shadow build called `build`), aligned with `returned`: `None` where it has one.
+fn unjudged_reasons(returned: &[ResultReport], shadowed: &[ResultReport], build: &str) -> Vec<Option<String>> {
+    returned
+        .iter()
+        .map(|r| {
+            if r.index.is_none() || !non_finite(&r.value) {
+                return None;
+            }
+            let twin = shadowed.iter().find(|s| s.index == r.index);
+            match twin.and_then(|t| t.shadow.as_ref()) {
+                None => Some(format!("the {build} shadow build declared no such result")),
+                Some(s) => s.unreliable.as_ref().map(|why| format!("{build} shadow: {why}")),
+            }
+        })
+        .collect()
+}
+
+/// The ladder's second rung on one input: the MPFR shadow build asked about the results the x87
+/// shadow left undecided, the judgement and its reasons updated in place.
+struct Ladder<'a> {
+    returned: &'a [ResultReport],
+    judgement: &'a mut Judgement,
+    /// Indices whose x87 reference is a provisional NaN (see [`shadow_judgement`]).
+    provisional: &'a mut Vec<u32>,
+    why: &'a mut Vec<Option<String>>,
+}
+
+impl Ladder<'_> {
+    /// Positions of the primary non-finite results x87 does not call `wrong` with a reliable,
+    /// finite reference: unreliable, provisional, `range` or `undefined`.
+    fn undecided(&self) -> Vec<usize> {
+        let decided = |r: &ResultReport, reference: &Option<String>| {
+            reference.as_deref().is_some_and(|v| {
+                r.index.is_some_and(|i| !self.provisional.contains(&i))
+                    && oracle::verdict(r.ty, &r.value, v, false, 0.0) == Some(oracle::Verdict::Wrong)
+            })
+        };
+        (self.returned.iter().zip(&self.judgement.references))
+            .enumerate()
+            .filter(|(_, (r, reference))| r.index.is_some() && non_finite(&r.value) && !decided(r, reference))
+            .map(|(k, _)| k)
+            .collect()
+    }
+
+    /// Replays `mpfr` at both precisions when something is undecided; returns the indices of
+    /// the results its reference now judges.
+    fn climb(self, mpfr: &Replayer, bytes: &[u8]) -> Vec<u32> {
+        let undecided = self.undecided();
+        if undecided.is_empty() {
+            return Vec::new();
+        }
+        let run = |bits: u32| {
+            mpfr.run_bytes_with_env(bytes, &[(numfuzz_abi::env::SHADOW_PRECISION, bits.to_string())])
+                .ok()
+                .filter(|r| matches!(r.ending, ReplayEnding::Completed { .. }))
+        };
+        let runs = (run(mpfr::CHECK_PRECISION), run(mpfr::DEFAULT_PRECISION));
+        let (Some(mut wide), Some(narrow)) = runs else {
+            let failed =
+                vec![Some("the MPFR shadow build did not complete this input".to_string()); self.returned.len()];
+            self.settle(&undecided, None, &failed);
+            return Vec::new();
+        };
+        mark_unstable(&mut wide.results, &narrow.results, MPFR_PRECISIONS);
+        let (answer, provisional) = shadow_judgement(self.returned, &wide.results);
+        let reasons = unjudged_reasons(self.returned, &wide.results, "MPFR");
+        // A provisional NaN in MPFR too is no answer: x87's limit beside the input may still be.
+        let references: Vec<Option<String>> = (answer.references.into_iter().zip(self.returned))
+            .map(|(a, r)| a.filter(|_| r.index.is_none_or(|i| !provisional.contains(&i))))
+            .collect();
+        self.settle(&undecided, Some(&references), &reasons)
+    }
+
+    /// Takes MPFR's reference for each undecided result that has one; one without keeps x87's
+    /// provisional NaN (judged beside the input, or not at all) and otherwise loses x87's answer,
+    /// which only MPFR could have confirmed: a `range` or `undefined` stands only where MPFR says
+    /// it at both precisions.
+    fn settle(
+        self,
+        undecided: &[usize],
+        references: Option<&[Option<String>]>,
+        reasons: &[Option<String>],
+    ) -> Vec<u32> {
+        let mut judged = Vec::new();
+        for &k in undecided {
+            let Some(index) = self.returned[k].index else { continue };
+            match references.and_then(|r| r[k].clone()) {
+                Some(reference) => {
+                    self.judgement.references[k] = Some(reference);
+                    self.provisional.retain(|&i| i != index);
+                    self.why[k] = None;
+                    judged.push(index);
+                }
+                None => {
+                    if !self.provisional.contains(&index) {
+                        self.judgement.references[k] = None;
+                    }
+                    if let Some(why) = reasons[k].clone() {
+                        self.why[k] = Some(why);
+                    }
+                }
+            }
+        }
+        judged
     }
 }
 
@@ -290,9 +459,9 @@ fn close(a: &str, b: &str, rel: f64) -> bool {
     }
 }
 
-/// Marks unreliable each shadow of `wide` (the run with a 64-bit significand) whose twin in
-/// `narrow` (53 bits) is a different value or missing.
-pub fn mark_unstable(wide: &mut [ResultReport], narrow: &[ResultReport]) {
+/// Marks unreliable each shadow of `wide` (the run at the higher precision) whose twin in
+/// `narrow` is a different value or missing; `names` names the two precisions.
+pub fn mark_unstable(wide: &mut [ResultReport], narrow: &[ResultReport], names: (&str, &str)) {
     for r in wide.iter_mut() {
         let twin = narrow
             .iter()
@@ -305,11 +474,11 @@ pub fn mark_unstable(wide: &mut [ResultReport], narrow: &[ResultReport]) {
             Some(t) if same_value(&shadow.value, &t.value) || same_range_answer(r.ty, &shadow.value, &t.value) => {}
             Some(t) => {
                 shadow.unreliable = Some(format!(
-                    "the shadow changes with its own precision ({} with a 64-bit significand, {} with 53 bits): rounding noise",
-                    shadow.value, t.value
+                    "the shadow changes with its own precision ({} with {}, {} with {}): rounding noise",
+                    shadow.value, names.0, t.value, names.1
                 ))
             }
-            None => shadow.unreliable = Some("the run with a 53-bit significand declared no such result".into()),
+            None => shadow.unreliable = Some(format!("the run with {} declared no such result", names.1)),
         }
     }
 }
@@ -512,12 +681,13 @@ mod tests {
             result(Some(0), "inf", Some(("7.2607462726743071e302", true))),
             result(Some(1), "NaN", Some(("-5.5e4045", true))),
         ];
-        mark_unstable(&mut wide, &narrow);
+        mark_unstable(&mut wide, &narrow, X87_PRECISIONS);
         assert_eq!(wide[0].shadow.as_ref().unwrap().unreliable, None);
         let mut beyond = [result(Some(0), "inf", Some(("1.2089993224776409332e336", true)))];
         mark_unstable(
             &mut beyond,
             &[result(Some(0), "inf", Some(("1.2110790106247267277e336", true)))],
+            X87_PRECISIONS,
         );
         assert_eq!(beyond[0].shadow.as_ref().unwrap().unreliable, None, "tgamma(184)");
         let why = wide[1].shadow.as_ref().unwrap().unreliable.clone().unwrap();

@@ -220,7 +220,7 @@ impl Finding {
             && self
                 .reference
                 .as_ref()
-                .is_some_and(|r| r.source == Source::Shadow && r.judged.verdict == Verdict::UnreportedRange)
+                .is_some_and(|r| r.source != Source::Oracle && r.judged.verdict == Verdict::UnreportedRange)
     }
 
     /// An exception that makes the library return a non-finite or wrong value without saying

@@ -84,7 +84,7 @@ pub fn sources_line(report: &Report) -> Option<String> {
                 "references from `{}` (tolerance {:e}, {} inputs judged)",
                 o.command, o.tolerance, o.judged
             ),
-            (None, Source::Shadow) => format!(
+            (None, Source::Shadow | Source::Mpfr) => format!(
                 "references of non-finite results from the shadow build {} ({} inputs asked, {} with unreliable shadows)",
                 o.command, o.judged, o.unreliable
             ),
@@ -243,7 +243,8 @@ impl BugView {
                 let by = match (r.source, r.judged.beside) {
                     (Source::Oracle, _) => "",
                     (Source::Shadow, false) => ", by the shadow build",
-                    (Source::Shadow, true) => ", the shadow build's limit beside the input",
+                    (Source::Mpfr, false) => ", by the MPFR shadow build",
+                    (Source::Shadow | Source::Mpfr, true) => ", the shadow build's limit beside the input",
                 };
                 format!(
                     "{} ({}, result {}{by})",

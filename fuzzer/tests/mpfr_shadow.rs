@@ -1,0 +1,151 @@
+//! The MPFR shadow build as the ladder's second rung: C functions whose true result needs more
+//! than x87's 15-bit exponent or 64-bit significand (a log of a value below x87's range, a log
+//! of a difference that x87 rounds to zero, inf - inf of two x87 overflows whose true
+//! difference is finite), and ones whose Inf is the answer (a true overflow, a pole, the log
+//! of an exact zero). Each is built with numfuzz-cc as the target, a taint build, an x87 shadow
+//! build and an MPFR one (`NUMFUZZ_CC_SHADOW=mpfr`); what the MPFR build reports, and the bug
+//! list triage makes with and without it.
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+use testkit::{both, compile, compile_with_taint_and_shadow, events, numfuzz, run, Built, HandCampaign};
+
+const CASES: &str = r#"#include <numfuzz.h>
+#include <math.h>
+NUMFUZZ_SIGNATURE("i32,f64");
+NUMFUZZ_FUNCTION("wide");
+__attribute__((noinline)) static double log_of_tiny(double x) { return log(exp(-x)); }
+__attribute__((noinline)) static double log_of_difference(double x) { return log((1.0 + x) - 1.0); }
+__attribute__((noinline)) static double cancelled_overflows(double x) { return (exp(x) - exp(x - 0.1)) / exp(x); }
+__attribute__((noinline)) static double true_overflow(double x) { return exp(x) * exp(x); }
+__attribute__((noinline)) static double pole(double x) { return 1.0 / (x - 1.0); }
+__attribute__((noinline)) static double log_of_zero(double x) { return log(x - 1.0); }
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  int c = nf_i32(data, size, 0);
+  double x = nf_f64(data, size, 1), r = 0;
+  switch (c) {
+  case 1: r = log_of_tiny(x); break;
+  case 2: r = log_of_difference(x); break;
+  case 3: r = cancelled_overflows(x); break;
+  case 4: r = true_overflow(x); break;
+  case 5: r = pole(x); break;
+  case 6: r = log_of_zero(x); break;
+  }
+  NUMFUZZ_RESULT(r);
+  return 0;
+}
+"#;
+
+const LINE_LOG_OF_TINY: u64 = 5;
+const LINE_LOG_OF_DIFFERENCE: u64 = 6;
+const LINE_CANCELLED_OVERFLOWS: u64 = 7;
+const LINE_TRUE_OVERFLOW: u64 = 8;
+const LINE_POLE: u64 = 9;
+const LINE_LOG_OF_ZERO: u64 = 10;
+
+fn input(case: i32, x: f64) -> Vec<u8> {
+    let mut b = case.to_le_bytes().to_vec();
+    b.extend_from_slice(&x.to_le_bytes());
+    b
+}
+
+/// x = 1e5: e^-x is 1e-43430, below x87's 1e-4951. x = 1e-30: 1 + x is 1 at 64 bits.
+/// x = 12000: e^x overflows x87 (beyond 1.2e4932), e^x - e^(x-0.1) over e^x is 0.0952.
+const INPUTS: [(i32, f64); 6] = [(1, 1e5), (2, 1e-30), (3, 12000.0), (4, 400.0), (5, 1.0), (6, 1.0)];
+
+fn build() -> Built {
+    let built = compile_with_taint_and_shadow("wide", &[("wide.c", CASES)], &["-O2"]);
+    let mpfr = compile("wide", &[("wide.c", CASES)], &["-O2"], &[("NUMFUZZ_CC_SHADOW", "mpfr")]);
+    std::fs::copy(&mpfr.exe, built.path("wide.mpfr")).expect("copy the MPFR build");
+    built
+}
+
+/// The MPFR build's shadow of the primary result, at `bits` of precision.
+fn mpfr_shadow(built: &Built, bytes: &[u8], bits: &str) -> (String, Option<String>) {
+    let env = [
+        ("NUMFUZZ_REPORT", "json"),
+        ("NUMFUZZ_ABORT", "0"),
+        ("NUMFUZZ_SHADOW_PRECISION", bits),
+    ];
+    let out = run(&built.path("wide.mpfr"), &[], bytes, &env);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    events(&stderr)
+        .into_iter()
+        .find_map(|e| match e {
+            numfuzz_abi::report::ReportEvent::Result(r) if r.index == Some(0) => r.shadow,
+            _ => None,
+        })
+        .map(|s| (s.value, s.unreliable))
+        .unwrap_or_else(|| panic!("no shadowed result:\n{stderr}"))
+}
+
+#[test]
+fn the_mpfr_build_computes_beyond_x87s_range_and_precision() {
+    let built = build();
+    // (1 + 1e-30 at 128 bits keeps 8 of the 1e-30's digits: its log is off in the 11th.)
+    let near = |case: i32, x: f64, want: f64, tolerance: f64| {
+        for bits in ["128", "512"] {
+            let (value, unreliable) = mpfr_shadow(&built, &input(case, x), bits);
+            assert_eq!(unreliable, None, "case {case} at {bits} bits");
+            let got: f64 = value.parse().unwrap_or_else(|_| panic!("`{value}` is not a decimal"));
+            let error = ((got - want) / want).abs();
+            assert!(error < tolerance, "case {case} at {bits} bits: {value}, want {want}");
+        }
+    };
+    near(1, 1e5, -1e5, 1e-15);
+    near(2, 1e-30, (1e-30f64).ln(), 1e-9);
+    near(3, 12000.0, 1.0 - (-0.1f64).exp(), 1e-15);
+    let (value, _) = mpfr_shadow(&built, &input(4, 400.0), "128");
+    assert!(value.ends_with("e+347"), "e^800: {value}");
+    assert_eq!(mpfr_shadow(&built, &input(5, 1.0), "128").0, "inf");
+    assert_eq!(mpfr_shadow(&built, &input(6, 1.0), "128").0, "-inf");
+}
+
+/// Triage over one saved input per case: each finding's class and reference by line.
+fn triage(built: &Built, name: &str) -> BTreeMap<u64, (String, Value)> {
+    let root = built.path(name);
+    let c = HandCampaign::new(&root, &built.exe, &["default"]);
+    for (k, (case, x)) in INPUTS.iter().enumerate() {
+        c.crash("default", &format!("id:{k:06},case:{case}"), &input(*case, *x));
+    }
+    let o = numfuzz(&["triage", root.to_str().unwrap(), "--format", "json"]);
+    assert!(o.status.success(), "{}", both(&o));
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let mut by_line = BTreeMap::new();
+    for f in doc["findings"].as_array().unwrap() {
+        let class = f["class"].as_str().unwrap().to_string();
+        // The root of each case: a bug, or what its escape is called.
+        if ["bug", "range", "undefined"].contains(&class.as_str()) {
+            by_line.insert(f["location"]["line"].as_u64().unwrap(), (class, f["reference"].clone()));
+        }
+    }
+    by_line
+}
+
+#[test]
+fn where_x87_cannot_tell_the_mpfr_build_judges() {
+    let built = build();
+    let with = triage(&built, "out");
+    for line in [LINE_LOG_OF_TINY, LINE_LOG_OF_DIFFERENCE, LINE_CANCELLED_OVERFLOWS] {
+        let (class, reference) = &with[&line];
+        assert_eq!(class, "bug", "line {line}: {with:#?}");
+        assert_eq!(
+            (&reference["source"], &reference["verdict"]),
+            (&"mpfr".into(), &"wrong".into()),
+            "line {line}: {reference:#}"
+        );
+    }
+    // True range errors stay what they are: MPFR says so at both precisions.
+    for line in [LINE_TRUE_OVERFLOW, LINE_POLE, LINE_LOG_OF_ZERO] {
+        assert_eq!(with[&line].0, "range", "line {line}: {with:#?}");
+    }
+
+    // Without the MPFR build: the log of a difference equal at 64 bits is a true -inf to x87 (a
+    // real bug hidden), the two beyond x87's range are escapes no reference judged.
+    std::fs::remove_file(built.path("wide.mpfr")).unwrap();
+    let without = triage(&built, "out-without");
+    assert_eq!(without[&LINE_LOG_OF_DIFFERENCE].0, "range", "{without:#?}");
+    for line in [LINE_LOG_OF_TINY, LINE_CANCELLED_OVERFLOWS] {
+        assert_eq!(without[&line].1, Value::Null, "line {line}: {without:#?}");
+    }
+}
