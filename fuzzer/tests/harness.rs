@@ -285,3 +285,143 @@ fn an_unknown_conventions_key_is_one_line_naming_the_file_and_line() {
         "{err}"
     );
 }
+
+/// A header of one function whose prototype has no parameter names, as many libraries write.
+const UNNAMED_HEADER: &str = "double cdf(double, double, double, int, int);\nint cdf_e(double x, double *sgn);\n";
+
+/// `numfuzz harness unnamed.h -o DIR/h --conventions DIR/conv.toml EXTRA...` with `conventions`.
+fn harness_unnamed(dir: &Path, conventions: &str, extra: &[&str]) -> std::process::Output {
+    let header = dir.join("unnamed.h");
+    std::fs::write(&header, UNNAMED_HEADER).unwrap();
+    let conv = dir.join("conv.toml");
+    std::fs::write(&conv, conventions).unwrap();
+    let out = dir.join("h");
+    let mut args = vec!["harness", path(&header), "-o", path(&out), "--conventions", path(&conv)];
+    args.extend_from_slice(extra);
+    numfuzz(&args)
+}
+
+/// The one line of a failed run's stderr; asserts that it failed and wrote nothing.
+fn one_line_error(dir: &Path, o: &std::process::Output) -> String {
+    assert!(!o.status.success(), "{}", both(o));
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(!dir.join("h").exists(), "an error wrote {}", dir.join("h").display());
+    err
+}
+
+#[test]
+fn unnamed_parameters_are_named_by_position_in_the_conventions() {
+    let dir = tempdir();
+    let o = harness_unnamed(dir.path(), "[function.cdf]\ndomain = { arg0 = \"[0,1]\" }\n", &[]);
+    assert!(o.status.success(), "{}", both(&o));
+    let m = manifest(&dir.path().join("h"));
+    assert_eq!(m["harnesses"][0]["signature"], "f64[0,1],f64,f64,i32,i32", "{m:#}");
+
+    let dir = tempdir();
+    let o = harness_unnamed(dir.path(), "[function.cdf]\n\ndomain = { x = \"[0,1]\" }\n", &[]);
+    let err = one_line_error(dir.path(), &o);
+    let conv = dir.path().join("conv.toml");
+    assert!(
+        err.contains(&format!(
+            "conventions file `{}`:3: [function.cdf] domain names `x`, which is no parameter of cdf \
+             (its parameters: arg0, arg1, arg2, arg3, arg4; a parameter the header leaves unnamed is argK",
+            conv.display()
+        )),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_parameter_table_that_matches_no_parameter_is_one_line_naming_the_parameters() {
+    let dir = tempdir();
+    let o = harness_unnamed(
+        dir.path(),
+        "[defaults]\nint_bound = 10\n[parameter.log_p]\nresult = \"named\"\n",
+        &[],
+    );
+    let err = one_line_error(dir.path(), &o);
+    assert!(
+        err.contains(":3: [parameter.log_p] names no parameter of any function the headers declare (their parameters: arg0, arg1, arg2, arg3, arg4, sgn, x;"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_role_that_names_no_parameter_of_its_function_is_one_line_naming_them() {
+    let dir = tempdir();
+    let o = harness_unnamed(dir.path(), "[function.cdf]\nrole = { sgn = \"output\" }\n", &[]);
+    let err = one_line_error(dir.path(), &o);
+    assert!(
+        err.contains(":2: [function.cdf] role names `sgn`, which is no parameter of cdf (its parameters: arg0, arg1,"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_function_no_header_declares_is_an_error_unless_the_conventions_describe_other_headers_too() {
+    let conventions = "[function.cdf_e]\nresult = { sgn = \"named\" }\n[function.pdf]\nskip = \"no\"\n";
+    let dir = tempdir();
+    let err = one_line_error(dir.path(), &harness_unnamed(dir.path(), conventions, &[]));
+    assert!(
+        err.contains(":3: [function.pdf] names no function the headers declare"),
+        "{err}"
+    );
+
+    // A file that describes other headers too: a warning, and the harnesses are written.
+    let shared = format!("[defaults]\nother_headers = true\n{conventions}");
+    let o = harness_unnamed(dir.path(), &shared, &[]);
+    assert!(o.status.success(), "{}", both(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("warning: ") && err.contains("[function.pdf] names no function"),
+        "{err}"
+    );
+
+    // A function the filters leave out is still declared: its table is no mistake.
+    let dir = tempdir();
+    let o = harness_unnamed(
+        dir.path(),
+        conventions.split("[function.pdf]").next().unwrap(),
+        &["--include", "^cdf$"],
+    );
+    assert!(o.status.success(), "{}", both(&o));
+}
+
+#[test]
+fn list_prints_each_function_s_parameters_types_and_uses_and_writes_nothing() {
+    let dir = tempdir();
+    let o = harness_unnamed(
+        dir.path(),
+        "[function.cdf_e]\nresult = { sgn = \"named\" }\n",
+        &["--list"],
+    );
+    assert!(o.status.success(), "{}", both(&o));
+    assert!(!dir.path().join("h").exists(), "--list wrote to -o");
+    let text = String::from_utf8_lossy(&o.stdout);
+    let lines: Vec<Vec<&str>> = text.lines().map(|l| l.split_whitespace().collect()).collect();
+    let expected: &[&[&str]] = &[
+        &["cdf", "(unnamed.h):", "harnessed,", "signature", "f64,f64,f64,i32,i32"],
+        &["arg0", "(unnamed)", "double", "input", "f64"],
+        &["arg1", "(unnamed)", "double", "input", "f64"],
+        &["arg2", "(unnamed)", "double", "input", "f64"],
+        &["arg3", "(unnamed)", "int", "input", "i32"],
+        &["arg4", "(unnamed)", "int", "input", "i32"],
+        &["return", "double", "result", "return", "(primary)"],
+        &["cdf_e", "(unnamed.h):", "harnessed,", "signature", "f64"],
+        &["x", "double", "input", "f64"],
+        &["sgn", "double", "*", "result", "sgn", "(named)"],
+        &["return", "int", "result", "return", "(named)"],
+    ];
+    assert_eq!(lines, expected, "{text}");
+
+    // Without -o, filtered.
+    let header = dir.path().join("unnamed.h");
+    let o = numfuzz(&["harness", path(&header), "--list", "--include", "_e$"]);
+    assert!(o.status.success(), "{}", both(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.starts_with("cdf_e (unnamed.h): ") && !text.contains("\ncdf "),
+        "{text}"
+    );
+}

@@ -2,7 +2,7 @@
 
 use crate::options::HarnessArgs;
 use numfuzz::harness::build::{self, BuildOptions};
-use numfuzz::harness::{generate, Options};
+use numfuzz::harness::{generate, list_functions, Options};
 
 pub fn run(args: HarnessArgs) -> anyhow::Result<()> {
     if !args.libs.is_empty() && args.build.is_none() {
@@ -10,20 +10,18 @@ pub fn run(args: HarnessArgs) -> anyhow::Result<()> {
     }
     let opts = Options {
         headers: args.headers,
-        out: args.out.clone(),
         include: args.include,
         exclude: args.exclude,
         conventions: args.conventions,
         clang: args.clang,
         clang_args: args.clang_args,
     };
-    let g = generate(&opts)?;
-    if !g.unknown_in_conventions.is_empty() {
-        eprintln!(
-            "numfuzz: warning: the conventions name functions no header declares: {}",
-            g.unknown_in_conventions.join(", ")
-        );
-    }
+    let out = match args.out {
+        Some(out) if !args.list => out,
+        _ => return print_list(&opts),
+    };
+    let g = generate(&opts, &out)?;
+    warn_of(&g.conventions_warnings);
     let m = &g.manifest;
     println!(
         "harnessed {} functions of {} in {} headers; skipped {} (see {})",
@@ -31,14 +29,14 @@ pub fn run(args: HarnessArgs) -> anyhow::Result<()> {
         g.considered,
         m.headers.len(),
         m.skipped.len(),
-        args.out.join("skipped.md").display()
+        out.join("skipped.md").display()
     );
     let Some(command) = &args.build else {
         return Ok(());
     };
     let functions: Vec<String> = m.harnesses.iter().map(|h| h.function.clone()).collect();
     let failures = build::build(
-        &args.out,
+        &out,
         &functions,
         &BuildOptions {
             command,
@@ -53,12 +51,28 @@ pub fn run(args: HarnessArgs) -> anyhow::Result<()> {
         "built {} of {} harness binaries in {} (fuzz, .taint, .shadow)",
         functions.len() * 3 - failures.len(),
         functions.len() * 3,
-        args.out.join("bin").display()
+        out.join("bin").display()
     );
     anyhow::ensure!(
         failures.len() < functions.len() * 3 || functions.is_empty(),
         "no harness compiled; see the logs in {}",
-        args.out.join("build/harness").display()
+        out.join("build/harness").display()
     );
     Ok(())
+}
+
+/// `--list`: the functions' parameters on stdout, nothing written.
+fn print_list(opts: &Options) -> anyhow::Result<()> {
+    let (text, warnings) = list_functions(opts)?;
+    warn_of(&warnings);
+    print!("{text}");
+    Ok(())
+}
+
+/// The conventions' tables that name nothing in these headers, where the file says it also
+/// describes others (`other_headers`).
+fn warn_of(conventions_warnings: &[String]) {
+    for w in conventions_warnings {
+        eprintln!("numfuzz: warning: {w}");
+    }
 }

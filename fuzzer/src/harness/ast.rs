@@ -41,7 +41,11 @@ pub enum CType {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Param {
+    /// The name the header gives it, else `argK`, K its position from 0 (what the conventions
+    /// call it).
     pub name: String,
+    /// The header gives it no name (`double f(double, int *);`).
+    pub unnamed: bool,
     /// The type as the header spells it (clang's `qualType`).
     pub spelled: String,
     pub ty: CType,
@@ -358,8 +362,10 @@ impl Collected {
             .enumerate()
             .map(|(k, p)| {
                 let ty = p.ty.clone().unwrap_or_default();
+                let given = p.name.clone().filter(|n| !n.is_empty());
                 Param {
-                    name: p.name.clone().filter(|n| !n.is_empty()).unwrap_or(format!("arg{k}")),
+                    unnamed: given.is_none(),
+                    name: given.unwrap_or(format!("arg{k}")),
                     ty: self.resolve(&ty, 0),
                     spelled: ty.qual,
                 }

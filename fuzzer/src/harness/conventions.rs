@@ -5,6 +5,10 @@
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
+use toml::Spanned;
+
+/// A key as written, with where: the check of what the keys name reports its line.
+pub type Key = Spanned<String>;
 
 /// Default bound on integer arguments: orders and counts beyond it make recurrences run for
 /// seconds (targets/gsl/conventions.toml gives GSL's measurements) and say little about
@@ -19,9 +23,16 @@ pub struct Conventions {
     #[serde(default, rename = "struct")]
     pub structs: BTreeMap<String, StructConvention>,
     #[serde(default, rename = "function")]
-    pub functions: BTreeMap<String, FunctionConvention>,
+    pub functions: BTreeMap<Key, FunctionConvention>,
     #[serde(default, rename = "parameter")]
-    pub parameters: BTreeMap<String, ParameterConvention>,
+    pub parameters: BTreeMap<Key, ParameterConvention>,
+    /// Where the text came from, to locate a key: `conventions file `PATH`` (empty when parsed
+    /// from a string).
+    #[serde(skip)]
+    origin: String,
+    /// The byte offset of every newline of the text.
+    #[serde(skip)]
+    newlines: Vec<usize>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -33,6 +44,10 @@ pub struct Defaults {
     pub includes: Vec<String>,
     /// C statements run once before the first input (e.g. switching off an aborting handler).
     pub init: Option<String>,
+    /// The file also describes headers not given to this run (one file for several runs over
+    /// different headers): a `[function]` or `[parameter]` table naming nothing in these is a
+    /// warning, not an error.
+    pub other_headers: bool,
 }
 
 impl Default for Defaults {
@@ -42,6 +57,7 @@ impl Default for Defaults {
             int_bound: DEFAULT_INT_BOUND,
             includes: Vec::new(),
             init: None,
+            other_headers: false,
         }
     }
 }
@@ -84,13 +100,13 @@ pub struct FunctionConvention {
     pub oracle: Option<String>,
     /// Declared domain per parameter name, e.g. `{ x = "[0,inf]" }`.
     #[serde(default)]
-    pub domain: BTreeMap<String, String>,
+    pub domain: BTreeMap<Key, String>,
     /// Role per pointer parameter name.
     #[serde(default)]
-    pub role: BTreeMap<String, Role>,
+    pub role: BTreeMap<Key, Role>,
     /// Kind per output (a parameter's name, or `return`), e.g. `{ sgn = "named" }`.
     #[serde(default)]
-    pub result: BTreeMap<String, ResultKind>,
+    pub result: BTreeMap<Key, ResultKind>,
 }
 
 /// Defaults for every parameter of this name, in every function.
@@ -132,18 +148,30 @@ impl Conventions {
     pub fn load(path: &Path) -> anyhow::Result<Conventions> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| anyhow::anyhow!("cannot read conventions file `{}`: {e}", path.display()))?;
-        Conventions::parse(&text).map_err(|e| anyhow::anyhow!("conventions file `{}`{e}", path.display()))
+        let origin = format!("conventions file `{}`", path.display());
+        let mut conv = Conventions::parse(&text).map_err(|e| anyhow::anyhow!("{origin}{e}"))?;
+        conv.origin = origin;
+        Ok(conv)
     }
 
     /// Parses the TOML text; the error starts with `:LINE: ` when toml locates it.
     pub fn parse(text: &str) -> Result<Conventions, String> {
-        toml::from_str(text).map_err(|e| {
+        let mut conv: Conventions = toml::from_str(text).map_err(|e| {
             let message = e.message().split_whitespace().collect::<Vec<_>>().join(" ");
             match e.span() {
-                Some(span) => format!(":{}: {message}", 1 + text[..span.start].matches('\n').count()),
+                Some(span) => format!(":{}: {message}", line_of(text, span.start)),
                 None => format!(": {message}"),
             }
-        })
+        })?;
+        conv.newlines = text.match_indices('\n').map(|(i, _)| i).collect();
+        Ok(conv)
+    }
+
+    /// `MESSAGE` located at `key`: `conventions file `PATH`:LINE: MESSAGE` (`:LINE: MESSAGE`
+    /// when parsed from a string), as the parse errors are.
+    pub fn located(&self, key: &Key, message: &str) -> String {
+        let line = 1 + self.newlines.partition_point(|&n| n < key.span().start);
+        format!("{}:{line}: {message}", self.origin)
     }
 
     pub fn function(&self, name: &str) -> Option<&FunctionConvention> {
@@ -188,6 +216,11 @@ impl Conventions {
     pub fn struct_primary(&self, struct_name: &str) -> Option<&str> {
         self.structs.get(struct_name).and_then(|s| s.primary.as_deref())
     }
+}
+
+/// The 1-based line of byte `offset` of `text`.
+fn line_of(text: &str, offset: usize) -> usize {
+    1 + text[..offset].matches('\n').count()
 }
 
 #[cfg(test)]

@@ -193,16 +193,19 @@ mod tests {
             params: vec![
                 Param {
                     name: "x".into(),
+                    unnamed: false,
                     spelled: "double".into(),
                     ty: f64.clone(),
                 },
                 Param {
                     name: "n".into(),
+                    unnamed: false,
                     spelled: "int".into(),
                     ty: CType::Int(FieldType::I32),
                 },
                 Param {
                     name: "out".into(),
+                    unnamed: false,
                     spelled: "double *".into(),
                     ty: CType::Pointer {
                         pointee: Box::new(f64),
@@ -243,6 +246,7 @@ mod tests {
             Conventions::parse("[parameter.mode]\ndomain = \"[0,2]\"\n[parameter.k]\ndomain = \"[-3,-1]\"\n").unwrap();
         let int = |name: &str, spelled: &str, field| Param {
             name: name.into(),
+            unnamed: false,
             spelled: spelled.into(),
             ty: CType::Int(field),
         };
@@ -254,6 +258,7 @@ mod tests {
             params: vec![
                 Param {
                     name: "x".into(),
+                    unnamed: false,
                     spelled: "double".into(),
                     ty: CType::Float(FloatType::F64),
                 },

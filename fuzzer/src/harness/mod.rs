@@ -6,8 +6,10 @@ pub mod ast;
 pub mod build;
 pub mod conventions;
 pub mod emit;
+pub mod list;
 pub mod manifest;
 pub mod plan;
+pub mod unmatched;
 
 use conventions::Conventions;
 use manifest::{HarnessEntry, Manifest, SkippedEntry};
@@ -15,9 +17,9 @@ use regex::Regex;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
+/// Which functions of which headers, read how.
 pub struct Options {
     pub headers: Vec<PathBuf>,
-    pub out: PathBuf,
     pub include: Option<Regex>,
     pub exclude: Option<Regex>,
     pub conventions: Option<PathBuf>,
@@ -32,49 +34,100 @@ pub struct Generated {
     pub considered: usize,
     /// What a harness compile needs: the headers' directories and the clang arguments.
     pub compile_flags: Vec<String>,
-    /// Function names the conventions mention that no header declares.
-    pub unknown_in_conventions: Vec<String>,
+    /// The conventions' tables that name nothing in these headers (`defaults.other_headers`).
+    pub conventions_warnings: Vec<String>,
 }
 
-/// Writes DIR/src/F.c per harnessed function, DIR/manifest.json and DIR/skipped.md.
-pub fn generate(opts: &Options) -> anyhow::Result<Generated> {
-    let headers = absolute_headers(&opts.headers)?;
-    let conv = match &opts.conventions {
-        Some(p) => Conventions::load(p)?,
-        None => Conventions::default(),
-    };
-    let all = ast::prototypes(&opts.clang, &headers, &opts.clang_args)?;
-    // Names the conventions mention but no header declares (a filter does not make them so).
-    let declared: BTreeSet<&str> = all.iter().map(|p| p.name.as_str()).collect();
-    let unknown_in_conventions = conv
-        .functions
-        .keys()
-        .filter(|f| !declared.contains(f.as_str()))
-        .cloned()
-        .collect();
-    let protos: Vec<&ast::Prototype> = all
-        .iter()
-        .filter(|p| opts.include.as_ref().is_none_or(|r| r.is_match(&p.name)))
-        .filter(|p| opts.exclude.as_ref().is_none_or(|r| !r.is_match(&p.name)))
-        .collect();
-    let names = include_names(&headers, &opts.clang_args);
-    let all_includes: Vec<String> = headers.iter().map(|h| names[h].clone()).collect();
+/// The headers read and the conventions checked against them.
+struct Reading {
+    headers: Vec<PathBuf>,
+    conv: Conventions,
+    /// Every function the headers declare, whatever the filters.
+    declared: Vec<ast::Prototype>,
+    /// How a harness includes each header.
+    include_names: HashMap<PathBuf, String>,
+    conventions_warnings: Vec<String>,
+}
+
+impl Reading {
+    fn new(opts: &Options) -> anyhow::Result<Reading> {
+        let headers = absolute_headers(&opts.headers)?;
+        let conv = match &opts.conventions {
+            Some(p) => Conventions::load(p)?,
+            None => Conventions::default(),
+        };
+        let declared = ast::prototypes(&opts.clang, &headers, &opts.clang_args)?;
+        let conventions_warnings = check_conventions(&conv, &declared)?;
+        Ok(Reading {
+            include_names: include_names(&headers, &opts.clang_args),
+            headers,
+            conv,
+            declared,
+            conventions_warnings,
+        })
+    }
+
+    /// The functions `--include` and `--exclude` select.
+    fn selected(&self, opts: &Options) -> Vec<&ast::Prototype> {
+        self.declared
+            .iter()
+            .filter(|p| opts.include.as_ref().is_none_or(|r| r.is_match(&p.name)))
+            .filter(|p| opts.exclude.as_ref().is_none_or(|r| !r.is_match(&p.name)))
+            .collect()
+    }
+}
+
+/// The conventions' keys that name nothing: the first is the error (with how many more); in a
+/// file that also describes other headers, those naming what they may declare are warnings.
+fn check_conventions(conv: &Conventions, declared: &[ast::Prototype]) -> anyhow::Result<Vec<String>> {
+    let shared = conv.defaults.other_headers;
+    let (warnings, errors): (Vec<_>, Vec<_>) = unmatched::unmatched(conv, declared)
+        .into_iter()
+        .partition(|u| shared && u.other_headers);
+    if let Some(first) = errors.first() {
+        let hint = match first.other_headers {
+            true => "; if the file also describes other headers, say so: `other_headers = true` under [defaults]",
+            false => "",
+        };
+        let more = match errors.len() - 1 {
+            0 => String::new(),
+            n => format!(" (and {n} more keys that name nothing)"),
+        };
+        anyhow::bail!("{}{hint}{more}", first.message);
+    }
+    Ok(warnings.into_iter().map(|u| u.message).collect())
+}
+
+/// `numfuzz harness --list`: the selected functions' parameters, types and uses; writes nothing.
+pub fn list_functions(opts: &Options) -> anyhow::Result<(String, Vec<String>)> {
+    let r = Reading::new(opts)?;
+    let text = list::listing(&r.selected(opts), |p| r.include_names[&p.header].clone(), &r.conv)?;
+    Ok((text, r.conventions_warnings))
+}
+
+/// Writes OUT/src/F.c per harnessed function, OUT/manifest.json and OUT/skipped.md; nothing
+/// when the headers or the conventions are wrong.
+pub fn generate(opts: &Options, out: &Path) -> anyhow::Result<Generated> {
+    let r = Reading::new(opts)?;
+    let selected = r.selected(opts);
+    let planned = plan_all(&selected, &r.conv)?;
+    let all_includes: Vec<String> = r.headers.iter().map(|h| r.include_names[h].clone()).collect();
     let cx = emit::Context {
-        includes: &conv.defaults.includes,
+        includes: &r.conv.defaults.includes,
         headers: &all_includes,
-        init: conv.defaults.init.as_deref(),
+        init: r.conv.defaults.init.as_deref(),
     };
-    let src = opts.out.join("src");
+    let src = out.join("src");
     std::fs::create_dir_all(&src).map_err(|e| anyhow::anyhow!("cannot create `{}`: {e}", src.display()))?;
     let mut manifest = Manifest {
         schema_version: manifest::SCHEMA_VERSION,
-        headers: headers.iter().map(|h| h.display().to_string()).collect(),
+        headers: r.headers.iter().map(|h| h.display().to_string()).collect(),
         harnesses: Vec::new(),
         skipped: Vec::new(),
     };
-    for p in protos.iter().copied() {
-        let header = &names[&p.header];
-        match plan::plan(p, &conv)? {
+    for (p, planned) in selected.iter().zip(planned) {
+        let header = &r.include_names[&p.header];
+        match planned {
             Ok(plan) => {
                 write_if_changed(
                     &src.join(format!("{}.c", p.name)),
@@ -91,13 +144,19 @@ pub fn generate(opts: &Options) -> anyhow::Result<Generated> {
         }
     }
     remove_stale(&src, &manifest)?;
-    manifest.write(&opts.out)?;
+    manifest.write(out)?;
     Ok(Generated {
-        considered: protos.len(),
-        compile_flags: compile_flags(&headers, &names, &opts.clang_args),
-        unknown_in_conventions,
+        considered: selected.len(),
+        compile_flags: compile_flags(&r.headers, &r.include_names, &opts.clang_args),
+        conventions_warnings: r.conventions_warnings,
         manifest,
     })
+}
+
+/// Every function's plan before anything is written: a conventions mistake found while
+/// planning (a domain that does not parse) leaves the output directory as it was.
+fn plan_all(protos: &[&ast::Prototype], conv: &Conventions) -> anyhow::Result<Vec<Result<plan::Plan, plan::Skip>>> {
+    protos.iter().map(|p| plan::plan(p, conv)).collect()
 }
 
 /// The headers as absolute, canonical paths; a missing one is an error.

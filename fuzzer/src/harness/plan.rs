@@ -72,12 +72,15 @@ pub struct Plan {
 impl Plan {
     /// The NUMFUZZ_SIGNATURE text, e.g. `f64[0,inf],i32`.
     pub fn signature(&self) -> String {
-        let fields: Vec<String> = self
-            .inputs
-            .iter()
-            .map(|i| format!("{}{}", i.field.name(), i.domain.as_deref().unwrap_or("")))
-            .collect();
+        let fields: Vec<String> = self.inputs.iter().map(Input::signature_field).collect();
         fields.join(",")
+    }
+}
+
+impl Input {
+    /// Its field as the signature writes it, e.g. `f64[0,inf]`.
+    pub fn signature_field(&self) -> String {
+        format!("{}{}", self.field.name(), self.domain.as_deref().unwrap_or(""))
     }
 }
 
@@ -113,14 +116,7 @@ pub fn plan(p: &Prototype, conv: &Conventions) -> anyhow::Result<Result<Plan, Sk
     if p.variadic {
         return Ok(Err(skip(None, "takes variable arguments (`...`)")));
     }
-    let mut b = Builder {
-        proto: p,
-        conv,
-        inputs: Vec::new(),
-        locals: Vec::new(),
-        args: Vec::new(),
-        candidates: Vec::new(),
-    };
+    let mut b = Builder::new(p, conv);
     let ret = match b.ret()? {
         Ok(r) => r,
         Err(s) => return Ok(Err(s)),
@@ -183,6 +179,51 @@ struct Builder<'a> {
     candidates: Vec<Candidate>,
 }
 
+/// What the harness does with one parameter or the return value (`numfuzz harness --list`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Use {
+    /// A field of the input, as the signature writes it (`f64[0,inf]`).
+    Input(String),
+    /// Written by the function: the results declared from it.
+    Output(Vec<ResultDecl>),
+    /// Read from its input field, passed by address and declared as results after the call.
+    Inout(String, Vec<ResultDecl>),
+    /// An integer return read as a status.
+    Status,
+    /// A `void` return.
+    Nothing,
+    /// No scalar harness can pass it; the reason.
+    Skipped(String),
+}
+
+/// What the harness would do with the return value and with each parameter of `p`, each
+/// planned on its own, so that a function's skipped parameter does not hide the others.
+pub fn uses(p: &Prototype, conv: &Conventions) -> anyhow::Result<(Use, Vec<Use>)> {
+    let mut b = Builder::new(p, conv);
+    let ret = match b.ret()? {
+        Err(s) => Use::Skipped(s.reason),
+        Ok(Return::Void) => Use::Nothing,
+        Ok(Return::Kept { status: true, .. }) => Use::Status,
+        Ok(Return::Kept { .. }) => Use::Output(choose_primary(&p.name, conv, b.candidates)),
+    };
+    let params = p.params.iter().map(|param| param_use(p, conv, param));
+    Ok((ret, params.collect::<anyhow::Result<_>>()?))
+}
+
+fn param_use(p: &Prototype, conv: &Conventions, param: &Param) -> anyhow::Result<Use> {
+    let mut b = Builder::new(p, conv);
+    if let Err(s) = b.param(param)? {
+        return Ok(Use::Skipped(s.reason));
+    }
+    let field = b.inputs.first().map(Input::signature_field);
+    let results = choose_primary(&p.name, conv, b.candidates);
+    Ok(match field {
+        Some(f) if results.is_empty() => Use::Input(f),
+        Some(f) => Use::Inout(f, results),
+        None => Use::Output(results),
+    })
+}
+
 /// A C identifier made from a parameter name.
 fn ident(name: &str) -> String {
     name.chars()
@@ -209,7 +250,18 @@ fn declared(p: &Param) -> String {
     format!("{}{sep}{}", p.spelled, p.name)
 }
 
-impl Builder<'_> {
+impl<'a> Builder<'a> {
+    fn new(proto: &'a Prototype, conv: &'a Conventions) -> Builder<'a> {
+        Builder {
+            proto,
+            conv,
+            inputs: Vec::new(),
+            locals: Vec::new(),
+            args: Vec::new(),
+            candidates: Vec::new(),
+        }
+    }
+
     fn ret(&mut self) -> anyhow::Result<Result<Return, Skip>> {
         let p = self.proto;
         let c_type = || pointee_c_type(&format!("{}*", p.spelled_return));
@@ -450,6 +502,7 @@ mod tests {
     fn param(name: &str, spelled: &str, ty: CType) -> Param {
         Param {
             name: name.into(),
+            unnamed: false,
             spelled: spelled.into(),
             ty,
         }

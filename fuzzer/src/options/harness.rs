@@ -13,8 +13,12 @@ pub struct HarnessArgs {
     #[arg(required = true, value_name = "HEADER")]
     pub headers: Vec<PathBuf>,
     /// Output directory: src/F.c, manifest.json, skipped.md (and bin/, build/ with --build).
-    #[arg(short = 'o', long = "output", required = true, value_name = "DIR")]
-    pub out: PathBuf,
+    #[arg(short = 'o', long = "output", required_unless_present = "list", value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Print each function's parameters as the conventions name them (an unnamed one is argK),
+    /// their types and what the harness would do with each; write nothing.
+    #[arg(long, conflicts_with_all = ["build", "libs"])]
+    pub list: bool,
     /// Only functions whose name this regular expression matches.
     #[arg(long, value_name = "REGEX", value_parser = regex)]
     pub include: Option<regex::Regex>,
