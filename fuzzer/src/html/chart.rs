@@ -1,7 +1,7 @@
 //! Inline SVG charts: lines over time and horizontal bars. Plain shapes with axes and a
 //! legend, no script; an empty chart says so in a text element.
 
-use super::escape;
+use super::{escape, Html};
 use std::fmt::Write as _;
 
 /// One line: its points in drawing order, and the points drawn as a dot besides.
@@ -43,12 +43,12 @@ fn tick(v: f64) -> String {
 }
 
 /// An `<svg>` holding only `message` (a chart without data).
-pub fn empty(axes: &Axes, message: &str) -> String {
-    format!(
+pub fn empty(axes: &Axes, message: &str) -> Html {
+    Html::trusted(format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"800\" height=\"80\" role=\"img\"><title>{}</title><text x=\"10\" y=\"40\">{}</text></svg>\n",
         escape(axes.title),
         escape(message)
-    )
+    ))
 }
 
 /// Axes from 0 to `max_x` and 0 to `max_y`, with their labels and end ticks.
@@ -90,7 +90,7 @@ fn frame(out: &mut String, axes: &Axes, max_x: f64, max_y: f64) {
 
 /// A line chart of `series` (one polyline each, in order), or `empty_message` when there is
 /// no point to draw.
-pub fn lines(axes: &Axes, series: &[Series], empty_message: &str) -> String {
+pub fn lines(axes: &Axes, series: &[Series], empty_message: &str) -> Html {
     if series.iter().all(|s| s.points.is_empty()) {
         return empty(axes, empty_message);
     }
@@ -142,12 +142,12 @@ pub fn lines(axes: &Axes, series: &[Series], empty_message: &str) -> String {
         );
     }
     out.push_str("</svg>\n");
-    out
+    Html::trusted(out)
 }
 
 /// Horizontal bars: one group per row (`label`, a value per name of `names`), longest bar
 /// scaled to the width.
-pub fn bars(title: &str, names: &[&str], rows: &[(String, Vec<usize>)]) -> String {
+pub fn bars(title: &str, names: &[&str], rows: &[(String, Vec<usize>)]) -> Html {
     let axes = Axes { title, x: "", y: "" };
     if rows.is_empty() {
         return empty(&axes, "Nothing to chart.");
@@ -200,7 +200,7 @@ pub fn bars(title: &str, names: &[&str], rows: &[(String, Vec<usize>)]) -> Strin
         }
     }
     out.push_str("</svg>\n");
-    out
+    Html::trusted(out)
 }
 
 #[cfg(test)]
@@ -214,7 +214,7 @@ mod tests {
             x: "x",
             y: "y",
         };
-        let svg = lines(&axes, &[], "No records <yet>.");
+        let svg = lines(&axes, &[], "No records <yet>.").into_string();
         assert!(
             svg.starts_with("<svg") && svg.contains("<text x=\"10\" y=\"40\">No records &lt;yet&gt;.</text>"),
             "{svg}"
@@ -233,7 +233,8 @@ mod tests {
             "b",
             &["findings", "bugs"],
             &[("f<1>".into(), vec![4, 2]), ("g".into(), vec![0, 0])],
-        );
+        )
+        .into_string();
         assert!(
             svg.contains("width=\"480.0\"") && svg.contains("width=\"240.0\""),
             "{svg}"

@@ -1,0 +1,312 @@
+//! The JSON report of one campaign, `numfuzz triage --format json` (documented in the README,
+//! "JSON schema"): keys come in the order of the structs below, every key is always present
+//! (`null` when unknown), and `SCHEMA_VERSION` changes whenever a key is renamed, removed or
+//! changes meaning.
+
+use super::{Kind, Tool};
+use numfuzz_abi::report::{Frame, ResultReport};
+use serde::{Deserialize, Serialize};
+
+/// Version of the schema (2: consequences, chains, references and the bug list; 3: roots by
+/// repair (`root_by`, `via`), the `coincident` consequence and class, and the bugs whose cause
+/// is not isolated, `unexplained`; 4: references from the shadow build, `source` in `oracle`
+/// and in each `reference`, `oracle.unreliable`, the `range` and `out-of-domain` classes).
+pub const SCHEMA_VERSION: u32 = 4;
+
+/// How readers name this document in their errors.
+pub const KIND: Kind = Kind {
+    what: "a triage report",
+    schema: SCHEMA_VERSION,
+    advice: "run `numfuzz run-all --retriage` (or `numfuzz triage --format json` again) to write it anew",
+};
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TriageDoc {
+    pub schema_version: u32,
+    pub tool: Tool,
+    pub out_dir: String,
+    pub target: String,
+    pub signature: Option<String>,
+    pub instances: Vec<String>,
+    pub inputs_replayed: usize,
+    pub timeout_ms: u64,
+    /// `computed`, `no-results` or `no-taint-build`.
+    pub consequences: String,
+    pub taint_target: Option<String>,
+    pub oracle: Option<Oracle>,
+    pub shadow_agreement: Option<ShadowAgreement>,
+    pub summary: Summary,
+    /// The bug findings' ids, in the bug list's order.
+    pub bugs: Vec<String>,
+    pub unexplained: Vec<Unexplained>,
+    pub findings: Vec<Finding>,
+    pub crashes: Vec<Crash>,
+    pub hangs: Vec<Hang>,
+    pub not_reproduced: Vec<NotReproduced>,
+    pub minimized_dir: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Counts {
+    pub findings: usize,
+    pub silent: usize,
+    pub handled: usize,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ByKind {
+    #[serde(rename = "Invalid")]
+    pub invalid: Counts,
+    #[serde(rename = "DivByZero")]
+    pub div_by_zero: Counts,
+    #[serde(rename = "Overflow")]
+    pub overflow: Counts,
+    #[serde(rename = "Underflow")]
+    pub underflow: Counts,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Oracle {
+    /// `oracle` or `shadow`.
+    pub source: String,
+    pub command: String,
+    pub judged: usize,
+    pub unreliable: usize,
+    pub tolerance: f64,
+    pub error: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ShadowAgreement {
+    pub inputs: usize,
+    pub judged_by_both: usize,
+    pub agreed: usize,
+    pub pairs: Vec<VerdictPair>,
+    pub disagreements: Vec<Disagreement>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct VerdictPair {
+    pub oracle: Option<String>,
+    pub shadow: Option<String>,
+    pub inputs: usize,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Disagreement {
+    pub input: String,
+    pub returned: Option<String>,
+    pub oracle: Option<Judged>,
+    pub shadow: Option<Judged>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Judged {
+    pub value: String,
+    pub verdict: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Classes {
+    pub bug: usize,
+    pub chained: usize,
+    pub propagated: usize,
+    pub undefined: usize,
+    pub range: usize,
+    pub handled: usize,
+    pub coincident: usize,
+    pub absorbed: usize,
+    pub input_borne: usize,
+    pub out_of_domain: usize,
+    pub unjudged: usize,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ConsequenceCounts {
+    pub escapes: usize,
+    pub handled: usize,
+    pub coincident: usize,
+    pub absorbed: usize,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub findings: usize,
+    pub silent: usize,
+    pub handled: usize,
+    /// Entries of the exception bug list: the bug findings and the non-finite results whose
+    /// cause is not isolated (crashes and hangs are counted apart, below).
+    pub bugs: usize,
+    pub unexplained: usize,
+    pub repair_replays: usize,
+    pub wrong: usize,
+    pub classes: Classes,
+    pub consequences: ConsequenceCounts,
+    pub by_kind: ByKind,
+    pub crashes: usize,
+    pub hangs: usize,
+    pub not_reproduced: usize,
+}
+
+/// A saved input: its path relative to the campaign directory, and its fields.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Input {
+    pub path: String,
+    pub fields: Vec<Field>,
+}
+
+/// One input field: its type (`f64`, `i32`...), shortest round-trip decimal and hex.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Field {
+    #[serde(rename = "type")]
+    pub ty: String,
+    pub value: String,
+    pub hex: String,
+}
+
+impl Field {
+    /// An integer field (`i32`, `u8`...), whose value is printed as it is.
+    pub fn is_integer(&self) -> bool {
+        self.ty.starts_with('i') || self.ty.starts_with('u')
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Examples {
+    pub escapes: Option<Input>,
+    pub handled: Option<Input>,
+    pub coincident: Option<Input>,
+    pub absorbed: Option<Input>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Reproducer {
+    pub path: String,
+    pub build: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Unexplained {
+    pub input: Input,
+    pub results: Vec<ResultReport>,
+    /// The ids of the origins it raised.
+    pub origins: Vec<String>,
+    pub input_count: usize,
+    pub inputs: Vec<String>,
+    pub first_seen_ms: Option<u64>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Reference {
+    /// `oracle` or `shadow`.
+    pub source: String,
+    pub value: String,
+    pub verdict: String,
+    pub result: u32,
+    pub returned: String,
+    pub tolerance: f64,
+    pub input: String,
+    pub reaches: Option<bool>,
+    /// The shadow's limit beside the input (its value at the input is Inf or NaN).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub beside: bool,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Location {
+    pub file: String,
+    pub directory: String,
+    pub path: String,
+    pub line: u32,
+    pub column: u32,
+    pub function: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Operation {
+    pub op: String,
+    #[serde(rename = "type")]
+    pub ty: String,
+    pub to: Option<String>,
+    pub expression: String,
+    pub operands: Vec<String>,
+    pub operands_hex: Vec<String>,
+    pub result: Option<String>,
+    pub result_hex: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Minimized {
+    pub path: String,
+    pub fields: Vec<Field>,
+    pub expression: String,
+    pub results: Vec<ResultReport>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Finding {
+    pub id: String,
+    pub key: String,
+    pub kind: String,
+    pub status: String,
+    pub class: String,
+    pub consequence: Option<String>,
+    pub origin: bool,
+    pub input_borne: bool,
+    /// The id of its chain's root.
+    pub root: Option<String>,
+    pub root_by: Option<String>,
+    pub via: Option<String>,
+    pub escapes_to: Vec<String>,
+    pub reference: Option<Reference>,
+    pub reproducer: Option<Reproducer>,
+    pub location: Location,
+    pub operation: Operation,
+    pub input: Input,
+    pub results: Vec<ResultReport>,
+    pub examples: Examples,
+    pub input_count: usize,
+    pub silent_inputs: usize,
+    pub handled_inputs: usize,
+    pub first_seen_ms: Option<u64>,
+    pub inputs: Vec<String>,
+    pub minimized: Option<Minimized>,
+    pub minimize_note: Option<String>,
+}
+
+/// Real crashes with the same signal and top frame.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Crash {
+    pub signal: String,
+    pub frame: Option<Frame>,
+    pub stack: Vec<Frame>,
+    pub input: Input,
+    pub input_count: usize,
+    pub first_seen_ms: Option<u64>,
+    pub inputs: Vec<String>,
+}
+
+/// An input that exceeded the time limit, and where it was stopped.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Hang {
+    pub input: Input,
+    pub first_seen_ms: Option<u64>,
+    pub frame: Option<Frame>,
+    pub stack: Vec<Frame>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct NotReproduced {
+    pub input: String,
+    pub expected: String,
+    pub observed: String,
+}
+
+impl TriageDoc {
+    /// The findings that are bugs, in the bug list's order.
+    pub fn bug_findings(&self) -> impl Iterator<Item = &Finding> {
+        self.bugs
+            .iter()
+            .filter_map(|id| self.findings.iter().find(|f| f.id == *id))
+    }
+}
