@@ -1,201 +1,248 @@
 //! A self-contained HTML page of a triage report: the header (target, campaign, counts,
-//! where references came from), the bugs first, then the non-finite results whose cause is
-//! not isolated, the rest counted by class, and a chart of each instance's distinct exceptions
-//! and escapes over time (from its `exceptions.jsonl`).
+//! where references came from), real crashes and hangs first, then the bugs, the non-finite
+//! results whose cause is not isolated, the rest counted by class, and a chart of each
+//! instance's distinct exceptions and escapes over time (from its `exceptions.jsonl`).
 
 use super::{
-    consequence_note, elapsed, finding_cells, finding_titles, headline, judged, key_location, others_line,
+    consequence_note, count, elapsed, finding_cells, finding_titles, headline, judged, key_location, others_line,
     results_text, root_text, sources_line, BugView,
 };
 use crate::html::chart::{self, Axes, Series};
-use crate::html::{code, escape, page, paragraphs, table};
+use crate::html::{code, entry, heading, list, page, paragraphs, table, Html};
 use crate::replay::fields_decimal;
 use crate::triage::campaign::InstanceRecords;
 use crate::triage::report::{Finding, Report};
 use numfuzz_abi::kind::ExceptionKind;
 
-fn header(report: &Report) -> String {
+fn header(report: &Report) -> Html {
     let sig = report
         .signature
         .as_deref()
-        .map_or_else(|| "none (plain bytes)".into(), code);
-    let instances: Vec<String> = report.instances.iter().map(|i| code(i)).collect();
-    format!(
-        "<h1>numfuzz triage</h1>\n<p><strong>{}</strong></p>\n<p>Target {} (signature {sig}), campaign {} (instances {}).</p>\n{}",
-        escape(&headline(report)),
-        code(&report.target.display().to_string()),
-        code(&report.out_dir.display().to_string()),
-        instances.join(", "),
-        paragraphs([sources_line(report), consequence_note(report)].into_iter().flatten())
-    )
+        .map_or_else(|| Html::text("none (plain bytes)"), code);
+    let instances = Html::join(report.instances.iter().map(|i| code(i)), &Html::text(", "));
+    let mut about = Html::text("Target ");
+    about.push(code(&report.target.display().to_string()));
+    about.push(" (signature ");
+    about.push(sig);
+    about.push("), campaign ");
+    about.push(code(&report.out_dir.display().to_string()));
+    about.push(" (instances ");
+    about.push(instances);
+    about.push(").");
+    Html::concat([
+        heading(1, "numfuzz triage"),
+        Html::element("p", Html::element("strong", headline(report))).line(),
+        Html::element("p", about).line(),
+        paragraphs([sources_line(report), consequence_note(report)].into_iter().flatten()),
+    ])
 }
 
-/// One `<dt>`/`<dd>` pair; `value` is HTML.
-fn item(term: &str, value: &str) -> String {
-    format!("<dt>{}</dt><dd>{value}</dd>\n", escape(term))
-}
-
-/// The findings that hang under `f` in its chain, as a list.
-fn chain(report: &Report, f: &Finding) -> Option<String> {
-    let items: Vec<String> = report
+/// `Kind at location: expression`, of a finding under a bug.
+fn chained(report: &Report, f: &Finding) -> Option<Html> {
+    let items: Vec<Html> = report
         .chain(&f.key)
         .iter()
         .map(|c| {
-            format!(
-                "<li>{} at {}: {}</li>",
-                escape(&c.key.kind.to_string()),
-                code(&c.site.location()),
-                code(&c.example.expression())
-            )
+            let mut item = Html::text(&format!("{} at ", c.key.kind));
+            item.push(code(&c.site.location()));
+            item.push(": ");
+            item.push(code(&c.example.expression()));
+            item
         })
         .collect();
-    (!items.is_empty()).then(|| format!("<ul>{}</ul>", items.concat()))
+    (!items.is_empty()).then(|| list(items))
+}
+
+/// `kind at site in function`, a bug's heading after its number.
+fn at(n: usize, kind: &str, site: &str, function: &str) -> Html {
+    let mut title = Html::text(&format!("{n}. {kind} at "));
+    title.push(code(site));
+    title.push(" in ");
+    title.push(code(function));
+    title
 }
 
 /// One bug's entry: site and function in its heading, then what it shows.
-fn bug(report: &Report, n: usize, f: &Finding) -> String {
+fn bug(report: &Report, n: usize, f: &Finding) -> Html {
     let v = BugView::of(f);
-    let minimised = if v.minimized { " (minimised)" } else { "" };
+    let mut input = code(&v.input);
+    if v.minimized {
+        input.push(" (minimised)");
+    }
     let mut items = vec![
-        item("Operation", &code(&v.expression)),
-        item("Input", &format!("{}{minimised}", code(&v.input))),
-        item("Returned", &code(&v.returned)),
-        item("Reference", &v.reference.map_or_else(|| "-".into(), |r| escape(&r))),
+        ("Operation", code(&v.expression)),
+        ("Input", input),
+        ("Returned", code(&v.returned)),
+        ("Reference", Html::text(v.reference.as_deref().unwrap_or("-"))),
     ];
     if let Some(root) = root_text(f) {
-        items.push(item("Root", &escape(&root)));
+        items.push(("Root", Html::text(&root)));
     }
-    if let Some(c) = chain(report, f) {
-        items.push(item("Chain", &c));
+    if let Some(c) = chained(report, f) {
+        items.push(("Chain", c));
     }
     if let Some(r) = &f.reproducer {
-        let shown = format!("{}<pre>{}</pre>", code(&r.path.display().to_string()), escape(&r.build));
-        items.push(item("Reproducer", &shown));
+        let shown = Html::concat([
+            code(&r.path.display().to_string()),
+            Html::element("pre", r.build.as_str()),
+        ]);
+        items.push(("Reproducer", shown));
     }
-    format!(
-        "<section class=\"bug\">\n<h3>{n}. {} at {} in {}</h3>\n<dl>\n{}</dl>\n</section>\n",
-        escape(&f.key.kind.to_string()),
-        code(&f.site.location()),
-        code(crate::replay::function_of(&f.example)),
-        items.concat()
-    )
+    let title = at(
+        n,
+        &f.key.kind.to_string(),
+        &f.site.location(),
+        crate::replay::function_of(&f.example),
+    );
+    entry(title, items)
 }
 
-fn bugs(report: &Report) -> String {
-    let entries: Vec<String> = report.bugs().enumerate().map(|(n, f)| bug(report, n + 1, f)).collect();
-    if entries.is_empty() {
-        return "<h2>No bugs</h2>\n<p>No exception makes a declared result non-finite or wrong without the library reporting it.</p>\n".into();
+fn bugs(report: &Report) -> Html {
+    let entries: Html = report.bugs().enumerate().map(|(n, f)| bug(report, n + 1, f)).collect();
+    let n = report.bugs().count();
+    if n == 0 {
+        return Html::concat([
+            heading(2, "No bugs"),
+            paragraphs([
+                "No exception makes a declared result non-finite or wrong without the library reporting it."
+                    .to_string(),
+            ]),
+        ]);
     }
-    format!(
-        "<h2>Bugs ({})</h2>\n<p>Exceptions that make the function return a non-finite or wrong value without reporting it.</p>\n{}",
-        entries.len(),
-        entries.concat()
-    )
+    Html::concat([
+        heading(2, format!("Bugs ({n})")),
+        paragraphs([
+            "Exceptions that make the function return a non-finite or wrong value without reporting it.".to_string(),
+        ]),
+        entries,
+    ])
 }
 
-fn unexplained(report: &Report) -> String {
+fn unexplained(report: &Report) -> Html {
     if report.unexplained.is_empty() {
-        return String::new();
+        return Html::default();
     }
-    let rows: Vec<Vec<String>> = report
+    let rows: Vec<Vec<Html>> = report
         .unexplained
         .iter()
         .map(|u| {
-            let origins: Vec<String> = u
-                .origins
-                .iter()
-                .map(|k| format!("{} at {}", escape(&k.kind.to_string()), code(&key_location(k))))
-                .collect();
+            let origins = u.origins.iter().map(|k| {
+                let mut o = Html::text(&format!("{} at ", k.kind));
+                o.push(code(&key_location(k)));
+                o
+            });
             vec![
                 code(&fields_decimal(&u.input.fields)),
                 code(&results_text(&u.results)),
-                origins.join("<br>"),
-                u.inputs.len().to_string(),
+                Html::join(origins, &Html::br()),
+                Html::text(&u.inputs.len().to_string()),
             ]
         })
         .collect();
-    format!(
-        "<h2>Non-finite results whose cause is not isolated ({})</h2>\n<p>No exception's value reaches the result, and repairing any one alone leaves it non-finite.</p>\n{}",
-        rows.len(),
-        table(&["input", "returned", "exceptions raised", "inputs"], &rows, false)
-    )
+    Html::concat([
+        heading(
+            2,
+            format!("Non-finite results whose cause is not isolated ({})", rows.len()),
+        ),
+        paragraphs([
+            "No exception's value reaches the result, and repairing any one alone leaves it non-finite.".to_string(),
+        ]),
+        table(&["input", "returned", "exceptions raised", "inputs"], &rows, false),
+    ])
 }
 
 /// Every finding (with `--all`, or when consequences are missing), sortable, and without
 /// consequences the counts per kind.
-fn findings(report: &Report) -> String {
+fn findings(report: &Report) -> Html {
     let (minimized, judged) = (report.minimized_dir.is_some(), judged(report));
-    let rows: Vec<Vec<String>> = report
+    let rows: Vec<Vec<Html>> = report
         .findings
         .iter()
-        .map(|f| finding_cells(f, minimized, judged).iter().map(|c| escape(c)).collect())
+        .map(|f| {
+            finding_cells(f, minimized, judged)
+                .into_iter()
+                .map(Html::from)
+                .collect()
+        })
         .collect();
-    let mut out = format!(
-        "<h2>All findings ({})</h2>\n{}",
-        rows.len(),
-        table(&finding_titles(minimized, judged), &rows, true)
-    );
+    let mut out = Html::concat([
+        heading(2, format!("All findings ({})", rows.len())),
+        table(&finding_titles(minimized, judged), &rows, true),
+    ]);
     if !judged {
         let mut counts: Vec<(String, _)> = ExceptionKind::ALL
             .iter()
             .map(|&k| (k.to_string(), report.count(Some(k))))
             .collect();
         counts.push(("Total".into(), report.count(None)));
-        let rows: Vec<Vec<String>> = counts
+        let rows: Vec<Vec<Html>> = counts
             .into_iter()
-            .map(|(k, c)| vec![k, c.findings.to_string(), c.silent.to_string(), c.handled.to_string()])
+            .map(|(k, c)| {
+                [k, c.findings.to_string(), c.silent.to_string(), c.handled.to_string()]
+                    .map(Html::from)
+                    .to_vec()
+            })
             .collect();
-        out.push_str(&table(&["kind", "findings", "silent", "handled"], &rows, false));
+        out.push(table(&["kind", "findings", "silent", "handled"], &rows, false));
     }
     out
 }
 
-/// Real crashes, hangs and inputs that did not reproduce, briefly (the other formats say
-/// more).
-fn troubles(report: &Report) -> String {
-    let mut out = String::new();
+/// Real crashes and hangs: what they are, where, and an input of each.
+fn crashes_and_hangs(report: &Report) -> Html {
+    let mut out = Html::default();
     if !report.crashes.is_empty() {
-        let rows: Vec<Vec<String>> = report
+        let rows: Vec<Vec<Html>> = report
             .crashes
             .iter()
             .map(|g| {
                 vec![
-                    escape(&g.signal),
-                    g.frame.as_ref().map_or_else(|| "?".into(), |f| code(&f.display())),
-                    g.inputs.len().to_string(),
-                    elapsed(g.first_seen_ms),
+                    Html::text(&g.signal),
+                    g.frame.as_ref().map_or_else(|| Html::text("?"), |f| code(&f.display())),
+                    Html::text(&g.inputs.len().to_string()),
+                    Html::text(&elapsed(g.first_seen_ms)),
                     code(&g.input.rel),
+                    code(&fields_decimal(&g.input.fields)),
                 ]
             })
             .collect();
-        out.push_str("<h2>Real crashes</h2>\n");
-        out.push_str(&table(
-            &["signal", "top frame", "inputs", "first seen", "input"],
+        out.push(heading(2, format!("Real crashes ({})", report.crashes.len())));
+        out.push(table(
+            &["signal", "top frame", "inputs", "first seen", "input", "values"],
             &rows,
             false,
         ));
     }
     if !report.hangs.is_empty() {
-        let rows: Vec<Vec<String>> = report
+        let rows: Vec<Vec<Html>> = report
             .hangs
             .iter()
             .map(|h| {
                 vec![
                     code(&h.input.rel),
-                    h.frame.as_ref().map_or_else(|| "?".into(), |f| code(&f.display())),
+                    code(&fields_decimal(&h.input.fields)),
+                    h.frame.as_ref().map_or_else(|| Html::text("?"), |f| code(&f.display())),
                 ]
             })
             .collect();
-        out.push_str(&format!("<h2>Hangs (time limit {} ms)</h2>\n", report.timeout_ms));
-        out.push_str(&table(&["input", "stopped in"], &rows, false));
-    }
-    if !report.not_reproduced.is_empty() {
-        out.push_str(&paragraphs([format!(
-            "{} saved inputs did not reproduce (the other formats list them).",
-            report.not_reproduced.len()
-        )]));
+        out.push(heading(
+            2,
+            format!("Hangs ({}, time limit {} ms)", report.hangs.len(), report.timeout_ms),
+        ));
+        out.push(table(&["input", "values", "stopped in"], &rows, false));
     }
     out
+}
+
+/// Inputs that did not reproduce, briefly (the other formats list them).
+fn not_reproduced(report: &Report) -> Html {
+    if report.not_reproduced.is_empty() {
+        return Html::default();
+    }
+    paragraphs([format!(
+        "{} did not reproduce (the other formats list them).",
+        count(report.not_reproduced.len(), "saved input", "saved inputs")
+    )])
 }
 
 /// One line per instance: how many records (distinct exceptions and escapes) it had written
@@ -222,7 +269,7 @@ pub fn timeline_series(instances: &[InstanceRecords]) -> Vec<Series> {
         .collect()
 }
 
-fn timeline(report: &Report) -> String {
+fn timeline(report: &Report) -> Html {
     let axes = Axes {
         title: "Distinct exceptions and escapes over time (dots: escapes)",
         x: "seconds since the instance started",
@@ -233,24 +280,25 @@ fn timeline(report: &Report) -> String {
     } else {
         chart::lines(&axes, &timeline_series(&report.records), "")
     };
-    format!("<h2>Over time</h2>\n{svg}")
+    Html::concat([heading(2, "Over time"), svg])
 }
 
 pub fn render(report: &Report, all: bool) -> String {
     let mut body = header(report);
+    body.push(crashes_and_hangs(report));
     if report.findings.is_empty() {
-        body.push_str("<p>No floating-point exception findings.</p>\n");
+        body.push(paragraphs(["No floating-point exception findings.".to_string()]));
     } else if judged(report) {
-        body.push_str(&bugs(report));
-        body.push_str(&unexplained(report));
-        body.push_str(&paragraphs([others_line(report, all)]));
+        body.push(bugs(report));
+        body.push(unexplained(report));
+        body.push(paragraphs([others_line(report, all)]));
     }
     if !report.findings.is_empty() && (all || !judged(report)) {
-        body.push_str(&findings(report));
+        body.push(findings(report));
     }
-    body.push_str(&troubles(report));
-    body.push_str(&timeline(report));
-    page(&format!("numfuzz triage: {}", headline(report)), &body)
+    body.push(not_reproduced(report));
+    body.push(timeline(report));
+    page(&format!("numfuzz triage: {}", headline(report)), body)
 }
 
 #[cfg(test)]

@@ -1,109 +1,99 @@
-//! GitHub-flavoured Markdown for an issue tracker. With consequences: the bug table (root
-//! site, kind, function, minimal input, returned value, reference, chain) and one line of
-//! counts for the rest (`--all`: the table of every finding). Without: the findings table and
-//! a summary per kind. Then real crashes, hangs and inputs that did not reproduce.
+//! GitHub-flavoured Markdown for an issue tracker: real crashes and hangs first (a crash is a
+//! bug too), then, with consequences, the bug table (root site, kind, function, minimal input,
+//! returned value, reference, chain) and one line of counts for the rest (`--all`: the table of
+//! every finding); without, the findings table and a summary per kind. Inputs that did not
+//! reproduce last. Cells go through `crate::markdown`, which escapes them.
 
 use super::{
     consequence_note, count, elapsed, finding_cells, finding_titles, headline, judged, key_location, others_line,
     results_text, root_text, sources_line, BugView,
 };
+use crate::markdown::{table, Md};
 use crate::replay::{fields_decimal, DecodedField};
 use crate::triage::report::{Finding, Report, Unexplained};
 use numfuzz_abi::kind::ExceptionKind;
 use std::fmt::Write as _;
 
-/// Text safe inside a table cell.
-fn cell(text: &str) -> String {
-    text.replace('|', "\\|")
-}
-
-/// Text as inline code, safe inside a table cell.
-fn code(text: &str) -> String {
-    if text.is_empty() {
-        return String::new();
-    }
-    let fence = if text.contains('`') { "``" } else { "`" };
-    format!("{fence}{}{fence}", cell(text))
-}
-
-fn fields(fields: &[DecodedField]) -> String {
-    fields
-        .iter()
-        .map(|f| format!("{} ({})", code(&f.value), code(&f.hex)))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// A table with `titles` and `rows`.
-fn table(out: &mut String, titles: &[&str], rows: &[Vec<String>]) {
-    let _ = writeln!(out, "| {} |", titles.join(" | "));
-    let _ = writeln!(out, "|{}", "---|".repeat(titles.len()));
-    for r in rows {
-        let _ = writeln!(out, "| {} |", r.join(" | "));
-    }
+fn fields(fields: &[DecodedField]) -> Md {
+    Md::join(
+        fields.iter().map(|f| {
+            let mut m = Md::code(&f.value);
+            m.push(Md::join([Md::text(" ("), Md::code(&f.hex), Md::text(")")], ""));
+            m
+        }),
+        ", ",
+    )
 }
 
 /// The bug table's row of bug number `n`.
-fn bug_row(report: &Report, n: usize, f: &Finding) -> Vec<String> {
+fn bug_row(report: &Report, n: usize, f: &Finding) -> Vec<Md> {
     let v = BugView::of(f);
-    let chain: Vec<String> = report
+    let chain: Vec<Md> = report
         .chain(&f.key)
         .iter()
         .map(|c| {
-            format!(
-                "{} at {}: {}",
-                c.key.kind,
-                code(&c.site.location()),
-                code(&c.example.expression())
+            Md::join(
+                [
+                    Md::text(&format!("{} at ", c.key.kind)),
+                    Md::code(&c.site.location()),
+                    Md::text(": "),
+                    Md::code(&c.example.expression()),
+                ],
+                "",
             )
         })
         .collect();
+    let mut input = Md::code(&v.input);
+    if v.minimized {
+        input.push(" (minimised)");
+    }
     vec![
-        n.to_string(),
-        f.key.kind.to_string(),
-        code(&f.site.location()),
-        code(crate::replay::function_of(&f.example)),
-        code(&v.expression),
-        format!("{}{}", code(&v.input), if v.minimized { " (minimised)" } else { "" }),
-        code(&v.returned),
-        v.reference.map_or_else(|| "-".into(), |r| cell(&r)),
-        root_text(f).map_or_else(|| "-".into(), |r| cell(&r)),
-        if chain.is_empty() {
-            "-".into()
-        } else {
-            chain.join("<br>")
-        },
+        Md::text(&n.to_string()),
+        Md::text(&f.key.kind.to_string()),
+        Md::code(&f.site.location()),
+        Md::code(crate::replay::function_of(&f.example)),
+        Md::code(&v.expression),
+        input,
+        Md::code(&v.returned),
+        Md::text(v.reference.as_deref().unwrap_or("-")),
+        Md::text(root_text(f).as_deref().unwrap_or("-")),
+        or_dash(chain),
     ]
 }
 
+/// Items on lines of their own in one cell, or `-` for none.
+fn or_dash(items: Vec<Md>) -> Md {
+    if items.is_empty() {
+        Md::text("-")
+    } else {
+        Md::lines(items)
+    }
+}
+
 /// The bug table's row of entry `n`, a non-finite result whose cause is not isolated.
-fn unexplained_row(n: usize, u: &Unexplained) -> Vec<String> {
-    let origins: Vec<String> = u
+fn unexplained_row(n: usize, u: &Unexplained) -> Vec<Md> {
+    let origins: Vec<Md> = u
         .origins
         .iter()
-        .map(|k| format!("{} at {}", k.kind, code(&key_location(k))))
+        .map(|k| Md::join([Md::text(&format!("{} at ", k.kind)), Md::code(&key_location(k))], ""))
         .collect();
     vec![
-        n.to_string(),
-        "non-finite result".into(),
-        "cause not isolated".into(),
-        "-".into(),
-        "-".into(),
-        code(&fields_decimal(&u.input.fields)),
-        code(&results_text(&u.results)),
-        "-".into(),
-        "no exception's value reaches the result, and repairing any one alone leaves it non-finite".into(),
-        if origins.is_empty() {
-            "-".into()
-        } else {
-            origins.join("<br>")
-        },
+        Md::text(&n.to_string()),
+        Md::text("non-finite result"),
+        Md::text("cause not isolated"),
+        Md::text("-"),
+        Md::text("-"),
+        Md::code(&fields_decimal(&u.input.fields)),
+        Md::code(&results_text(&u.results)),
+        Md::text("-"),
+        Md::text("no exception's value reaches the result, and repairing any one alone leaves it non-finite"),
+        or_dash(origins),
     ]
 }
 
 /// The bug table.
 fn bugs(out: &mut String, report: &Report) {
-    let mut rows: Vec<Vec<String>> = report
+    let mut rows: Vec<Vec<Md>> = report
         .bugs()
         .enumerate()
         .map(|(n, f)| bug_row(report, n + 1, f))
@@ -140,7 +130,7 @@ fn bugs(out: &mut String, report: &Report) {
         "Root",
         "Chain",
     ];
-    table(out, &titles, &rows);
+    out.push_str(&table(&titles, &rows));
     out.push('\n');
     reproducers(out, report);
 }
@@ -168,6 +158,8 @@ fn reproducers(out: &mut String, report: &Report) {
 pub fn render(report: &Report, all: bool) -> String {
     let mut out = String::new();
     head(&mut out, report);
+    crashes(&mut out, report);
+    hangs(&mut out, report);
     let judged = judged(report);
     if report.findings.is_empty() {
         let _ = writeln!(out, "No floating-point exception findings.\n");
@@ -187,11 +179,13 @@ pub fn render(report: &Report, all: bool) -> String {
         findings(&mut out, report, judged);
         kind_summary(&mut out, report);
         if let Some(dir) = &report.minimized_dir {
-            let _ = writeln!(out, "Minimised inputs are in {}.\n", code(&dir.display().to_string()));
+            let _ = writeln!(
+                out,
+                "Minimised inputs are in {}.\n",
+                Md::code(&dir.display().to_string())
+            );
         }
     }
-    crashes(&mut out, report);
-    hangs(&mut out, report);
     not_reproduced(&mut out, report);
     out
 }
@@ -202,13 +196,13 @@ fn head(out: &mut String, report: &Report) {
     let sig = report
         .signature
         .as_deref()
-        .map_or_else(|| "none (plain bytes)".to_string(), code);
+        .map_or_else(|| Md::text("none (plain bytes)"), Md::code);
     let _ = writeln!(
         out,
         "Target {} (signature {sig}), campaign {} (instances {}).\n",
-        code(&report.target.display().to_string()),
-        code(&report.out_dir.display().to_string()),
-        report.instances.iter().map(|i| code(i)).collect::<Vec<_>>().join(", ")
+        Md::code(&report.target.display().to_string()),
+        Md::code(&report.out_dir.display().to_string()),
+        Md::join(report.instances.iter().map(|i| Md::code(i)), ", ")
     );
     for line in [sources_line(report), consequence_note(report)].into_iter().flatten() {
         let _ = writeln!(out, "{line}\n");
@@ -226,49 +220,44 @@ fn findings(out: &mut String, report: &Report, judged: bool) {
                 .map_or_else(String::new, |f| f.to_uppercase().collect::<String>() + c.as_str())
         })
         .collect();
-    let rows: Vec<Vec<String>> = report
+    let rows: Vec<Vec<Md>> = report
         .findings
         .iter()
         .map(|f| {
-            let mut cells = finding_cells(f, minimized, judged);
+            let cells = finding_cells(f, minimized, judged);
             // Code spans for what is code or data.
-            cells[1] = code(&cells[1]);
-            cells[2] = code(&cells[2]);
-            cells[3] = code(&cells[3]);
-            cells[4] = fields(&f.input.fields);
-            if let (true, Some(m)) = (minimized, &f.minimized) {
-                cells[8] = code(&crate::replay::fields_decimal(&m.fields));
-            }
             cells
                 .iter()
-                .map(|c| if c.starts_with('`') { c.clone() } else { cell(c) })
+                .enumerate()
+                .map(|(i, c)| match i {
+                    1..=3 => Md::code(c),
+                    4 => fields(&f.input.fields),
+                    9 if f.minimized.is_some() => Md::code(c),
+                    _ => Md::text(c),
+                })
                 .collect()
         })
         .collect();
-    table(out, &titles.iter().map(String::as_str).collect::<Vec<_>>(), &rows);
+    out.push_str(&table(&titles.iter().map(String::as_str).collect::<Vec<_>>(), &rows));
     out.push('\n');
 }
 
 /// Findings, silent and handled per kind, and in total.
 fn kind_summary(out: &mut String, report: &Report) {
-    let mut summary = Vec::new();
-    for kind in ExceptionKind::ALL {
-        let c = report.count(Some(kind));
-        summary.push(vec![
-            kind.to_string(),
-            c.findings.to_string(),
-            c.silent.to_string(),
-            c.handled.to_string(),
-        ]);
-    }
-    let c = report.count(None);
-    summary.push(vec![
-        "**Total**".into(),
-        c.findings.to_string(),
-        c.silent.to_string(),
-        c.handled.to_string(),
-    ]);
-    table(out, &["Kind", "Findings", "Silent", "Handled"], &summary);
+    let row = |label: Md, c: crate::triage::report::KindCount| {
+        vec![
+            label,
+            Md::text(&c.findings.to_string()),
+            Md::text(&c.silent.to_string()),
+            Md::text(&c.handled.to_string()),
+        ]
+    };
+    let mut summary: Vec<Vec<Md>> = ExceptionKind::ALL
+        .into_iter()
+        .map(|kind| row(Md::text(&kind.to_string()), report.count(Some(kind))))
+        .collect();
+    summary.push(row(Md::text("**Total**"), report.count(None)));
+    out.push_str(&table(&["Kind", "Findings", "Silent", "Handled"], &summary));
     out.push('\n');
 }
 
@@ -277,26 +266,28 @@ fn crashes(out: &mut String, report: &Report) {
         return;
     }
     let _ = writeln!(out, "### Real crashes\n");
-    let rows: Vec<Vec<String>> = report
+    let rows: Vec<Vec<Md>> = report
         .crashes
         .iter()
         .map(|g| {
-            let stack: Vec<String> = g.stack.iter().map(|f| code(&f.display())).collect();
+            let mut input = Md::code(&g.input.rel);
+            input.push(Md::join([Md::text(" "), fields(&g.input.fields)], ""));
             vec![
-                g.signal.clone(),
-                g.frame.as_ref().map_or_else(|| "?".into(), |f| code(&f.display())),
-                g.inputs.len().to_string(),
-                elapsed(g.first_seen_ms),
-                format!("{} {}", code(&g.input.rel), fields(&g.input.fields)),
-                stack.join(" ← "),
+                Md::text(&g.signal),
+                g.frame
+                    .as_ref()
+                    .map_or_else(|| Md::text("?"), |f| Md::code(&f.display())),
+                Md::text(&g.inputs.len().to_string()),
+                Md::text(&elapsed(g.first_seen_ms)),
+                input,
+                Md::join(g.stack.iter().map(|f| Md::code(&f.display())), " ← "),
             ]
         })
         .collect();
-    table(
-        out,
+    out.push_str(&table(
         &["Signal", "Top frame", "Inputs", "First seen", "Input", "Stack"],
         &rows,
-    );
+    ));
     out.push('\n');
 }
 
@@ -309,11 +300,11 @@ fn hangs(out: &mut String, report: &Report) {
         let at = h
             .frame
             .as_ref()
-            .map_or_else(String::new, |f| format!(", stopped in {}", code(&f.display())));
+            .map_or_else(String::new, |f| format!(", stopped in {}", Md::code(&f.display())));
         let _ = writeln!(
             out,
             "- {}: {}, first seen {}{at}",
-            code(&h.input.rel),
+            Md::code(&h.input.rel),
             fields(&h.input.fields),
             elapsed(h.first_seen_ms)
         );
@@ -331,7 +322,13 @@ fn not_reproduced(out: &mut String, report: &Report) {
         count(report.not_reproduced.len(), "input", "inputs")
     );
     for n in &report.not_reproduced {
-        let _ = writeln!(out, "- {}: expected {}; got {}", code(&n.input), n.expected, n.observed);
+        let _ = writeln!(
+            out,
+            "- {}: expected {}; got {}",
+            Md::code(&n.input),
+            n.expected,
+            n.observed
+        );
     }
     out.push('\n');
 }

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 const SCHEMA_URI: &str = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
 const BASE_ID: &str = "SRCROOT";
-const CRASH_RULE: &str = "Crash";
+pub(crate) const CRASH_RULE: &str = "Crash";
 
 /// The rule of each kind: (id, name, description). Index = the kind's index; `Crash` last.
 pub(crate) fn rules() -> Vec<(&'static str, &'static str, &'static str)> {
@@ -148,7 +148,7 @@ pub(crate) fn location(physical: PhysicalLocation, function: &str) -> Location {
 }
 
 /// Only frames in a source file (an absolute path) have a location.
-fn frame_location(f: &Frame, base: Option<&Path>) -> Option<Location> {
+pub(crate) fn frame_location(f: &Frame, base: Option<&Path>) -> Option<Location> {
     let file = f.file.as_deref().filter(|p| p.starts_with('/'))?;
     let physical = physical(file, f.line.unwrap_or(0), f.column.unwrap_or(0), base);
     Some(location(physical, &f.function))

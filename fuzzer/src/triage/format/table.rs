@@ -1,7 +1,8 @@
 //! The terminal report. With consequences: the bugs, each with its input, what the library
 //! returned, the reference and its chain, then one line of counts for the rest (`--all`: the
 //! table of every finding). Without: one aligned row per finding and a summary per kind.
-//! Then real crashes, hangs and inputs that did not reproduce.
+//! Real crashes and hangs come first (a crash is a bug too, and the plainest one); inputs that
+//! did not reproduce last.
 
 use super::{
     consequence_note, count, elapsed, finding_cells, finding_titles, headline, judged, others_line, results_text,
@@ -159,13 +160,13 @@ fn file_name(path: &str) -> &str {
 pub fn render(report: &Report, all: bool) -> String {
     let mut out = String::new();
     head(&mut out, report);
+    crashes(&mut out, report);
+    hangs(&mut out, report);
     if report.findings.is_empty() {
         let _ = writeln!(out, "No floating-point exception findings.");
     } else {
         findings(&mut out, report, all);
     }
-    crashes(&mut out, report);
-    hangs(&mut out, report);
     not_reproduced(&mut out, report);
     out
 }
@@ -251,7 +252,7 @@ fn crashes(out: &mut String, report: &Report) {
     if report.crashes.is_empty() {
         return;
     }
-    let _ = writeln!(out, "\nReal crashes ({}):", report.crashes.len());
+    let _ = writeln!(out, "Real crashes ({}):", report.crashes.len());
     for g in &report.crashes {
         let at = g
             .frame
@@ -277,6 +278,7 @@ fn crashes(out: &mut String, report: &Report) {
             let _ = writeln!(out, "    #{i} {}", frame.display());
         }
     }
+    out.push('\n');
 }
 
 fn hangs(out: &mut String, report: &Report) {
@@ -285,7 +287,7 @@ fn hangs(out: &mut String, report: &Report) {
     }
     let _ = writeln!(
         out,
-        "\nHangs ({}, time limit {} ms):",
+        "Hangs ({}, time limit {} ms):",
         report.hangs.len(),
         report.timeout_ms
     );
@@ -302,6 +304,7 @@ fn hangs(out: &mut String, report: &Report) {
             elapsed(h.first_seen_ms)
         );
     }
+    out.push('\n');
 }
 
 fn not_reproduced(out: &mut String, report: &Report) {
