@@ -3,7 +3,8 @@
 //! crash of one leaves the others running.
 
 use super::layout::Layout;
-use super::merge::TriageDoc;
+use super::merge::entry_keys;
+use crate::report_model::triage::TriageDoc;
 use std::collections::{BTreeSet, VecDeque};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -38,7 +39,7 @@ pub struct Progress {
     pub done: usize,
     pub failed: usize,
     pub running: Vec<(String, Instant)>,
-    /// Keys of the bug findings over the reports so far (distinct sites).
+    /// The merged bug list's entries over the reports so far (see `merge::entry_keys`).
     pub bug_keys: BTreeSet<String>,
     /// Seconds a finished job took, for the estimate.
     pub job_seconds: Vec<f64>,
@@ -121,7 +122,8 @@ fn campaign(settings: &JobSettings, layout: &Layout, function: &str, binary: &Pa
     std::fs::write(layout.campaign_done(function), b"").map_err(|e| e.to_string())
 }
 
-/// The triage of `function`'s campaign into its report (written whole or not at all).
+/// The triage of `function`'s campaign into its report (written whole or not at all: to a
+/// partial file renamed when it ends, and the log then names the report).
 fn triage(settings: &JobSettings, layout: &Layout, function: &str, binary: &Path) -> Result<TriageDoc, String> {
     let report = layout.report(function);
     let partial = report.with_extension("json.partial");
@@ -147,7 +149,17 @@ fn triage(settings: &JobSettings, layout: &Layout, function: &str, binary: &Path
         return Err(format!("numfuzz triage failed ({status}); see {}", log.display()));
     }
     std::fs::rename(&partial, &report).map_err(|e| e.to_string())?;
+    rename_in_log(&log, &partial, &report);
     super::read_report(&report)
+}
+
+/// Says `to` where the log says `from` (triage wrote through the partial file; the user
+/// looks for the report).
+fn rename_in_log(log: &Path, from: &Path, to: &Path) {
+    if let Ok(text) = std::fs::read_to_string(log) {
+        let renamed = text.replace(&from.display().to_string(), &to.display().to_string());
+        let _ = std::fs::write(log, renamed);
+    }
 }
 
 /// One function: its campaign, then its triage.
@@ -195,7 +207,7 @@ pub fn run_queue(
                     p.done += 1;
                     p.job_seconds.push(started.elapsed().as_secs_f64());
                     match &result {
-                        Ok(doc) => p.bug_keys.extend(bug_keys(doc)),
+                        Ok(doc) => p.bug_keys.extend(entry_keys(&function, doc)),
                         Err(_) => p.failed += 1,
                     }
                 });
@@ -211,14 +223,6 @@ pub fn run_queue(
         }
     });
     outcomes.into_inner().unwrap_or_else(|e| e.into_inner())
-}
-
-/// The keys of a report's bug findings.
-pub fn bug_keys(doc: &TriageDoc) -> impl Iterator<Item = String> + '_ {
-    doc.findings
-        .iter()
-        .filter(|f| doc.bugs.contains(&f.id))
-        .map(|f| f.key.clone())
 }
 
 pub fn with<T>(progress: &Mutex<Progress>, f: impl FnOnce(&mut Progress) -> T) -> T {

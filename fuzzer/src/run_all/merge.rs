@@ -1,178 +1,35 @@
 //! One report over many functions, from each function's `numfuzz triage --format json`.
 //!
-//! A finding is a (site, kind), named by its `key` (kind, source path, line, column,
-//! operation): a helper reached from twenty functions counts once. The bug list has one entry
-//! per root site that is a bug in some function's report, with the functions it is a bug in
-//! and, over all of them, the most ordinary input; non-finite results whose cause no single
-//! repair isolates follow, per function. Everything else is counted by class.
+//! Its bug list (see `report_model::merged` for what "bugs" counts): real crashes and hangs
+//! first, merged by stack (`crashes`); then one entry per root site that is a bug in some
+//! function's report, a finding being a (site, kind) named by its `key` (kind, source path,
+//! line, column, operation), so a helper reached from twenty functions counts once, with the
+//! functions it is a bug in and, over all of them, the most ordinary input; then the
+//! non-finite results whose cause no single repair isolates, per function. Everything else is
+//! counted by class.
 
-use crate::triage::ordinary::{self, Ordinariness};
+use super::crashes::{crash_key, earliest, hang_key, Groups, Origin};
+use super::order::order_of;
+use crate::report_model::merged::{Example, FunctionCounts, MergedBug, MergedCrash, MergedUnexplained};
+use crate::report_model::triage::{Finding, Location, TriageDoc};
 use crate::triage::report;
-use numfuzz_abi::signature::Signature;
-use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use numfuzz_abi::report::ResultReport;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 
-/// The parts of a triage JSON document (schema 4) the merge reads.
-#[derive(Clone, Debug, Deserialize)]
-pub struct TriageDoc {
-    pub schema_version: u32,
-    #[serde(default)]
-    pub signature: Option<String>,
-    pub summary: Summary,
-    #[serde(default)]
-    pub bugs: Vec<String>,
-    #[serde(default)]
-    pub unexplained: Vec<Unexplained>,
-    pub findings: Vec<FindingDoc>,
-    #[serde(default)]
-    pub crashes: Vec<serde_json::Value>,
-    #[serde(default)]
-    pub hangs: Vec<serde_json::Value>,
+/// One function's triage report (`None`: it has none), and where its inputs are.
+pub struct FunctionReport<'a> {
+    pub function: &'a str,
+    pub doc: Option<&'a TriageDoc>,
+    pub binary: &'a Path,
+    /// The campaign directory its report's input paths are relative to.
+    pub campaign: &'a Path,
 }
 
-#[derive(Clone, Debug, Deserialize)]
-pub struct Summary {
-    pub findings: usize,
-    #[serde(default)]
-    pub classes: BTreeMap<String, usize>,
-}
-
-#[derive(Clone, Debug, Deserialize, Serialize)]
-pub struct Field {
-    #[serde(rename = "type")]
-    pub ty: String,
-    pub value: String,
-}
-
-#[derive(Clone, Debug, Deserialize, Serialize)]
-pub struct ResultDoc {
-    /// The primary results' index (`None`: a named result).
-    #[serde(default)]
-    pub index: Option<u32>,
-    #[serde(default)]
-    pub name: Option<String>,
-    pub value: String,
-}
-
-#[derive(Clone, Debug, Deserialize)]
-pub struct InputDoc {
-    pub fields: Vec<Field>,
-}
-
-#[derive(Clone, Debug, Deserialize)]
-pub struct Location {
-    pub path: String,
-    pub line: u32,
-    pub column: u32,
-    #[serde(default)]
-    pub function: Option<String>,
-}
-
-#[derive(Clone, Debug, Deserialize)]
-pub struct Operation {
-    pub op: String,
-    pub expression: String,
-}
-
-#[derive(Clone, Debug, Deserialize, Serialize)]
-pub struct ReferenceDoc {
-    pub source: String,
-    pub value: String,
-    pub verdict: String,
-}
-
-#[derive(Clone, Debug, Deserialize)]
-pub struct Minimized {
-    pub fields: Vec<Field>,
-    pub expression: String,
-    pub results: Vec<ResultDoc>,
-}
-
-#[derive(Clone, Debug, Deserialize)]
-pub struct FindingDoc {
-    pub id: String,
-    pub key: String,
-    pub kind: String,
-    pub class: String,
-    pub location: Location,
-    pub operation: Operation,
-    #[serde(default)]
-    pub reference: Option<ReferenceDoc>,
-    pub input: InputDoc,
-    pub results: Vec<ResultDoc>,
-    #[serde(default)]
-    pub root: Option<String>,
-    #[serde(default)]
-    pub minimized: Option<Minimized>,
-    pub input_count: usize,
-    #[serde(default)]
-    pub first_seen_ms: Option<u64>,
-}
-
-#[derive(Clone, Debug, Deserialize)]
-pub struct Unexplained {
-    pub input: InputDoc,
-    pub results: Vec<ResultDoc>,
-    pub input_count: usize,
-}
-
-/// A bug's shown example: the most ordinary over the functions it is a bug in.
-#[derive(Clone, Debug, Serialize)]
-pub struct Example {
-    pub function: String,
-    pub input: Vec<Field>,
-    pub minimized: bool,
-    pub expression: String,
-    pub returned: Vec<ResultDoc>,
-    pub reference: Option<ReferenceDoc>,
-    /// The findings listed under it as chained, `Kind at file:line:col`.
-    pub chain: Vec<String>,
-    #[serde(skip)]
-    order: Ordinariness,
-}
-
-/// One root site that is a bug in at least one function.
-#[derive(Clone, Debug, Serialize)]
-pub struct MergedBug {
-    pub key: String,
-    pub kind: String,
-    pub site: String,
-    pub path: String,
-    pub line: u32,
-    pub column: u32,
-    pub op: String,
-    /// The C function the site is in.
-    pub in_function: Option<String>,
-    /// The harnessed functions whose report has it as a bug.
-    pub functions: Vec<String>,
-    /// Inputs behind it, over those functions.
-    pub inputs: usize,
-    pub first_seen_ms: Option<u64>,
-    pub example: Example,
-}
-
-/// A non-finite result of one function whose cause no single repair isolates.
-#[derive(Clone, Debug, Serialize)]
-pub struct MergedUnexplained {
-    pub function: String,
-    pub input: Vec<Field>,
-    pub returned: Vec<ResultDoc>,
-    pub inputs: usize,
-}
-
-/// One function's line of the merged report.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct FunctionCounts {
-    pub function: String,
-    /// `None`: no triage report (the campaign or its triage failed; see its log).
-    pub findings: Option<usize>,
-    pub bugs: usize,
-    pub crashes: usize,
-    pub hangs: usize,
-}
-
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default)]
 pub struct Merged {
+    pub crashes: Vec<MergedCrash>,
+    pub hangs: Vec<MergedCrash>,
     pub bugs: Vec<MergedBug>,
     pub unexplained: Vec<MergedUnexplained>,
     /// Distinct (site, kind) findings over every function.
@@ -183,6 +40,24 @@ pub struct Merged {
     pub functions: Vec<FunctionCounts>,
 }
 
+impl Merged {
+    /// Entries of the bug list: crashes, hangs, root sites and unexplained results.
+    pub fn bug_count(&self) -> usize {
+        self.crashes.len() + self.hangs.len() + self.bugs.len() + self.unexplained.len()
+    }
+}
+
+/// The entries of the merged bug list that one function's report touches, by name: merged
+/// reports count their bugs as the distinct names over every function (the progress line
+/// too), so every count agrees.
+pub fn entry_keys(function: &str, doc: &TriageDoc) -> BTreeSet<String> {
+    let crashes = doc.crashes.iter().map(crash_key);
+    let hangs = doc.hangs.iter().map(hang_key);
+    let roots = doc.bug_findings().map(|f| f.key.clone());
+    let unexplained = (0..doc.unexplained.len()).map(|n| format!("non-finite result {n} of {function}"));
+    crashes.chain(hangs).chain(roots).chain(unexplained).collect()
+}
+
 /// `path:line:col` with the path shortened to its last two components.
 pub fn site(l: &Location) -> String {
     let parts: Vec<&str> = l.path.rsplit('/').take(2).collect();
@@ -190,23 +65,7 @@ pub fn site(l: &Location) -> String {
     format!("{}:{}:{}", short.join("/"), l.line, l.column)
 }
 
-/// How ordinary a list of decoded fields is (unparsable fields count as edge values).
-fn order_of(fields: &[Field]) -> Ordinariness {
-    let types: Vec<&str> = fields.iter().map(|f| f.ty.as_str()).collect();
-    let encoded = Signature::parse(&types.join(",")).ok().and_then(|sig| {
-        let values: Vec<&str> = fields.iter().map(|f| f.value.as_str()).collect();
-        sig.encode_text(&values).ok().map(|bytes| (sig, bytes))
-    });
-    match encoded {
-        Some((sig, bytes)) => ordinary::of(Some(&sig), &bytes),
-        None => Ordinariness {
-            edge: true,
-            magnitude: f64::INFINITY,
-        },
-    }
-}
-
-fn example_of(function: &str, f: &FindingDoc, doc: &TriageDoc) -> Example {
+fn example_of(function: &str, f: &Finding, doc: &TriageDoc) -> Example {
     let (input, expression, returned, minimized) = match &f.minimized {
         Some(m) => (m.fields.clone(), m.expression.clone(), m.results.clone(), true),
         None => (
@@ -224,7 +83,6 @@ fn example_of(function: &str, f: &FindingDoc, doc: &TriageDoc) -> Example {
         .collect();
     Example {
         function: function.to_string(),
-        order: order_of(&input),
         input,
         minimized,
         expression,
@@ -234,61 +92,87 @@ fn example_of(function: &str, f: &FindingDoc, doc: &TriageDoc) -> Example {
     }
 }
 
-impl Merged {
-    /// Adds one function's report (`None`: it has none).
-    pub fn add(&mut self, function: &str, doc: Option<&TriageDoc>, seen: &mut BTreeMap<String, String>) {
-        let Some(doc) = doc else {
-            self.functions.push(FunctionCounts {
-                function: function.to_string(),
+fn new_bug(function: &str, f: &Finding, example: Example) -> MergedBug {
+    MergedBug {
+        key: f.key.clone(),
+        kind: f.kind.clone(),
+        site: site(&f.location),
+        path: f.location.path.clone(),
+        line: f.location.line,
+        column: f.location.column,
+        op: f.operation.op.clone(),
+        in_function: Some(f.location.function.clone()).filter(|s| !s.is_empty()),
+        functions: vec![function.to_string()],
+        inputs: f.input_count,
+        first_seen_ms: f.first_seen_ms,
+        example,
+    }
+}
+
+/// The merge in progress.
+#[derive(Default)]
+struct Merging {
+    merged: Merged,
+    crashes: Groups,
+    hangs: Groups,
+    /// Every finding's key, with its class in the first report that has it.
+    seen: BTreeMap<String, String>,
+}
+
+impl Merging {
+    fn add_bug(&mut self, function: &str, f: &Finding, doc: &TriageDoc) {
+        let example = example_of(function, f, doc);
+        match self.merged.bugs.iter_mut().find(|b| b.key == f.key) {
+            Some(b) => {
+                b.functions.push(function.to_string());
+                b.inputs += f.input_count;
+                b.first_seen_ms = earliest(b.first_seen_ms, f.first_seen_ms);
+                if order_of(&example.input) < order_of(&b.example.input) {
+                    b.example = example;
+                }
+            }
+            None => self.merged.bugs.push(new_bug(function, f, example)),
+        }
+    }
+
+    /// Adds one function's report.
+    fn add(&mut self, r: &FunctionReport) {
+        let Some(doc) = r.doc else {
+            self.merged.functions.push(FunctionCounts {
+                function: r.function.to_string(),
                 ..FunctionCounts::default()
             });
             return;
         };
-        for f in &doc.findings {
-            seen.entry(f.key.clone()).or_insert_with(|| f.class.clone());
-            if !doc.bugs.contains(&f.id) {
-                continue;
-            }
-            let example = example_of(function, f, doc);
-            match self.bugs.iter_mut().find(|b| b.key == f.key) {
-                Some(b) => {
-                    b.functions.push(function.to_string());
-                    b.inputs += f.input_count;
-                    b.first_seen_ms = match (b.first_seen_ms, f.first_seen_ms) {
-                        (Some(a), Some(c)) => Some(a.min(c)),
-                        (a, c) => a.or(c),
-                    };
-                    if example.order < b.example.order {
-                        b.example = example;
-                    }
-                }
-                None => self.bugs.push(MergedBug {
-                    key: f.key.clone(),
-                    kind: f.kind.clone(),
-                    site: site(&f.location),
-                    path: f.location.path.clone(),
-                    line: f.location.line,
-                    column: f.location.column,
-                    op: f.operation.op.clone(),
-                    in_function: f.location.function.clone(),
-                    functions: vec![function.to_string()],
-                    inputs: f.input_count,
-                    first_seen_ms: f.first_seen_ms,
-                    example,
-                }),
-            }
+        let origin = Origin {
+            function: r.function,
+            binary: r.binary,
+            campaign: r.campaign,
+        };
+        for c in &doc.crashes {
+            self.crashes.add(c.into(), &origin);
         }
-        self.unexplained
+        for h in &doc.hangs {
+            self.hangs.add(h.into(), &origin);
+        }
+        for f in &doc.findings {
+            self.seen.entry(f.key.clone()).or_insert_with(|| f.class.clone());
+        }
+        for f in doc.bug_findings() {
+            self.add_bug(r.function, f, doc);
+        }
+        self.merged
+            .unexplained
             .extend(doc.unexplained.iter().map(|u| MergedUnexplained {
-                function: function.to_string(),
+                function: r.function.to_string(),
                 input: u.input.fields.clone(),
                 returned: u.results.clone(),
                 inputs: u.input_count,
             }));
-        self.functions.push(FunctionCounts {
-            function: function.to_string(),
+        self.merged.functions.push(FunctionCounts {
+            function: r.function.to_string(),
             findings: Some(doc.summary.findings),
-            bugs: doc.bugs.len() + doc.unexplained.len(),
+            bug_entries: entry_keys(r.function, doc).len(),
             crashes: doc.crashes.len(),
             hangs: doc.hangs.len(),
         });
@@ -296,26 +180,28 @@ impl Merged {
 
     /// Ends the merge: counts the findings that are no bug anywhere and orders the bug list
     /// (most ordinary example first, then finite wrong results before NaN before Inf).
-    pub fn finish(mut self, seen: BTreeMap<String, String>) -> Merged {
-        self.findings = seen.len();
-        for (key, class) in seen {
-            if !self.bugs.iter().any(|b| b.key == key) {
-                *self.rest.entry(class).or_default() += 1;
+    fn finish(self) -> Merged {
+        let mut m = self.merged;
+        m.crashes = self.crashes.list;
+        m.hangs = self.hangs.list;
+        m.findings = self.seen.len();
+        for (key, class) in self.seen {
+            if !m.bugs.iter().any(|b| b.key == key) {
+                *m.rest.entry(class).or_default() += 1;
             }
         }
-        self.bugs.sort_by(|a, b| {
-            a.example
-                .order
-                .cmp(&b.example.order)
+        m.bugs.sort_by(|a, b| {
+            order_of(&a.example.input)
+                .cmp(&order_of(&b.example.input))
                 .then(returned_rank(&a.example.returned).cmp(&returned_rank(&b.example.returned)))
                 .then(a.site.cmp(&b.site))
         });
-        self
+        m
     }
 }
 
 /// The worst of the primary results, as triage orders its own bug list.
-fn returned_rank(results: &[ResultDoc]) -> u8 {
+fn returned_rank(results: &[ResultReport]) -> u8 {
     results
         .iter()
         .filter(|r| r.index.is_some())
@@ -324,58 +210,41 @@ fn returned_rank(results: &[ResultDoc]) -> u8 {
         .unwrap_or(0)
 }
 
-/// Merges the reports of `functions` (`None`: that function has no report).
-pub fn merge<'a>(reports: impl IntoIterator<Item = (&'a str, Option<&'a TriageDoc>)>) -> Merged {
-    let mut merged = Merged::default();
-    let mut seen = BTreeMap::new();
-    for (function, doc) in reports {
-        merged.add(function, doc, &mut seen);
+/// Merges the reports of every function, in order.
+pub fn merge<'a>(reports: impl IntoIterator<Item = FunctionReport<'a>>) -> Merged {
+    let mut merging = Merging::default();
+    for r in reports {
+        merging.add(&r);
     }
-    merged.finish(seen)
+    merging.finish()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
-
-    fn finding(id: &str, line: u32, class: &str, x: &str, root: Option<&str>) -> serde_json::Value {
-        json!({
-            "id": id, "key": format!("Overflow /src/lib/exp.c:{line}:5 fmul"), "kind": "Overflow", "class": class,
-            "location": {"path": "/src/lib/exp.c", "line": line, "column": 5, "function": "helper"},
-            "operation": {"op": "fmul", "expression": "1e300 * 1e300 = inf"},
-            "reference": null, "input": {"fields": [{"type": "f64", "value": x}]},
-            "results": [{"index": 0, "name": null, "value": "inf"}],
-            "root": root, "minimized": null, "input_count": 2, "first_seen_ms": 10
-        })
-    }
-
-    fn doc(findings: Vec<serde_json::Value>, bugs: &[&str]) -> TriageDoc {
-        serde_json::from_value(json!({
-            "schema_version": 4, "signature": "f64",
-            "summary": {"findings": findings.len(), "classes": {}},
-            "bugs": bugs, "unexplained": [], "findings": findings, "crashes": [], "hangs": []
-        }))
-        .unwrap()
-    }
+    use crate::run_all::fixtures::{crash, doc, finding, hang, reports};
 
     #[test]
     fn a_site_that_is_a_bug_in_two_functions_is_one_entry_with_the_most_ordinary_input() {
         let f = doc(
             vec![
-                finding("a", 10, "bug", "710", Some("a")),
-                finding("b", 20, "chained", "710", Some("a")),
+                finding("a", "Overflow", 10, "bug", "710", Some("a")),
+                finding("b", "Overflow", 20, "chained", "710", Some("a")),
             ],
             &["a"],
         );
         let g = doc(
             vec![
-                finding("a", 10, "bug", "1e300", Some("a")),
-                finding("c", 30, "absorbed", "2", None),
+                finding("a", "Overflow", 10, "bug", "1e300", Some("a")),
+                finding("c", "Overflow", 30, "absorbed", "2", None),
             ],
             &["a"],
         );
-        let m = merge([("f", Some(&f)), ("g", Some(&g)), ("h", None)]);
+        let m = merge(
+            reports(&[("f", Some(&f)), ("g", Some(&g)), ("h", None)])
+                .iter()
+                .map(|r| r.get()),
+        );
         assert_eq!(m.bugs.len(), 1);
         let b = &m.bugs[0];
         assert_eq!(
@@ -395,8 +264,41 @@ mod tests {
         let counts: Vec<_> = m
             .functions
             .iter()
-            .map(|c| (c.function.as_str(), c.findings, c.bugs))
+            .map(|c| (c.function.as_str(), c.findings, c.bug_entries))
             .collect();
         assert_eq!(counts, [("f", Some(2), 1), ("g", Some(2), 1), ("h", None, 0)]);
+    }
+
+    #[test]
+    fn crashes_and_hangs_are_entries_merged_by_stack_and_counted_once() {
+        let mut f = doc(vec![finding("a", "Overflow", 10, "bug", "710", Some("a"))], &["a"]);
+        f.crashes = vec![crash("SIGSEGV", "poke", 7, "1e300")];
+        f.hangs = vec![hang("spin", 9, 11, "2"), hang("spin", 9, 38, "3")];
+        let mut g = doc(Vec::new(), &[]);
+        g.crashes = vec![crash("SIGSEGV", "poke", 7, "0.5"), crash("SIGABRT", "poke", 7, "1")];
+        let m = merge(reports(&[("f", Some(&f)), ("g", Some(&g))]).iter().map(|r| r.get()));
+        let signals: Vec<_> = m.crashes.iter().map(|c| c.signal.as_deref()).collect();
+        assert_eq!(signals, [Some("SIGSEGV"), Some("SIGABRT")]);
+        let segv = &m.crashes[0];
+        assert_eq!(
+            (segv.functions.clone(), segv.inputs),
+            (vec!["f".to_string(), "g".into()], 2)
+        );
+        assert_eq!(segv.example.function, "g", "0.5 is more ordinary than 1e300");
+        assert_eq!(
+            segv.example.reproduce,
+            "numfuzz replay /h/bin/g /o/campaigns/g/default/crashes/id:000001"
+        );
+        assert_eq!(m.hangs.len(), 1, "two columns of one line are one place: {:?}", m.hangs);
+        assert_eq!(m.hangs[0].inputs, 2);
+        assert_eq!(m.bug_count(), 2 + 1 + 1);
+        let union: BTreeSet<String> = entry_keys("f", &f).into_iter().chain(entry_keys("g", &g)).collect();
+        assert_eq!(
+            union.len(),
+            m.bug_count(),
+            "the progress line counts what the report lists"
+        );
+        let entries: Vec<usize> = m.functions.iter().map(|c| c.bug_entries).collect();
+        assert_eq!(entries, [3, 2]);
     }
 }

@@ -1,18 +1,26 @@
 //! `numfuzz run-all`: one campaign per harness of a harness directory, each triaged as it
 //! ends, then one report merged over every function.
 
+mod crashes;
+mod entries;
+#[cfg(test)]
+mod fixtures;
 pub mod html;
 pub mod jobs;
 pub mod layout;
 pub mod manifest;
 pub mod merge;
+mod order;
 pub mod render;
+mod sarif;
+mod text;
 
+use crate::report_model::triage::{self, TriageDoc};
 use anyhow::{bail, Context};
 use jobs::{JobSettings, Outcome, Progress};
 use layout::Layout;
 use manifest::HarnessDir;
-use merge::{Merged, TriageDoc};
+use merge::{FunctionReport, Merged};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -53,9 +61,9 @@ pub struct Finished {
     pub layout: Layout,
 }
 
+/// One function's triage report; another schema's is a one-line error saying what to run.
 pub fn read_report(path: &Path) -> Result<TriageDoc, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    serde_json::from_str(&text).map_err(|e| format!("{} is not a triage report: {e}", path.display()))
+    crate::report_model::read(path, &triage::KIND)
 }
 
 /// Refuses an output directory that holds something else, or, with `--continue`, one that
@@ -130,7 +138,7 @@ pub fn run(opts: Options) -> anyhow::Result<Finished> {
         .filter(|f| !kept.contains(f))
         .map(|f| (f.clone(), harnesses.binary(f)))
         .collect();
-    let progress = progress_after(&layout, &state, &kept);
+    let progress = progress_after(&layout, &state, &kept)?;
     if !kept.is_empty() {
         eprintln!("run-all: {} functions kept from the earlier run", kept.len());
     }
@@ -142,29 +150,47 @@ pub fn run(opts: Options) -> anyhow::Result<Finished> {
         run_args: opts.run_args.clone(),
     };
     let failed = run_jobs(&settings, &layout, queue, opts.jobs, &progress);
-    let docs: Vec<(String, Option<TriageDoc>)> = state
-        .functions
-        .iter()
-        .map(|f| (f.clone(), read_report(&layout.report(f)).ok()))
-        .collect();
-    let merged = merge::merge(docs.iter().map(|(f, d)| (f.as_str(), d.as_ref())));
+    let merged = merge_reports(&layout, &harnesses, &state.functions)?;
     Ok(Finished { merged, failed, layout })
 }
 
+/// The merged report of `functions`. A report of another schema stops the merge: merging
+/// without it would drop its bugs without a word.
+fn merge_reports(layout: &Layout, harnesses: &HarnessDir, functions: &[String]) -> anyhow::Result<Merged> {
+    let mut docs = Vec::new();
+    for f in functions {
+        let path = layout.report(f);
+        let doc = match read_report(&path) {
+            Ok(doc) => Some(doc),
+            Err(_) if !path.exists() => None,
+            Err(why) => bail!("{why}"),
+        };
+        docs.push((f, doc, harnesses.binary(f), layout.campaign(f)));
+    }
+    Ok(merge::merge(docs.iter().map(|(function, doc, binary, campaign)| {
+        FunctionReport {
+            function,
+            doc: doc.as_ref(),
+            binary,
+            campaign,
+        }
+    })))
+}
+
 /// The progress shown, counting the functions whose reports are `kept` from an earlier run as
-/// done (with their bugs).
-fn progress_after(layout: &Layout, state: &State, kept: &[String]) -> Arc<Mutex<Progress>> {
+/// done (with their bugs); a kept report this numfuzz cannot read stops the run before any
+/// campaign starts.
+fn progress_after(layout: &Layout, state: &State, kept: &[String]) -> anyhow::Result<Arc<Mutex<Progress>>> {
     let progress = Arc::new(Mutex::new(Progress {
         total: state.functions.len(),
         done: kept.len(),
         ..Progress::default()
     }));
     for f in kept {
-        if let Ok(doc) = read_report(&layout.report(f)) {
-            jobs::with(&progress, |p| p.bug_keys.extend(jobs::bug_keys(&doc)));
-        }
+        let doc = read_report(&layout.report(f)).map_err(anyhow::Error::msg)?;
+        jobs::with(&progress, |p| p.bug_keys.extend(merge::entry_keys(f, &doc)));
     }
-    progress
+    Ok(progress)
 }
 
 /// Runs the queue's campaigns and triages, `at_once` at a time, showing progress every second;
