@@ -113,7 +113,7 @@ fn run_all_fuzzes_every_harness_and_merges_one_bug_list() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|f| (f["function"].as_str().unwrap().to_string(), f["bugs"].clone()))
+        .map(|f| (f["function"].as_str().unwrap().to_string(), f["bug_entries"].clone()))
         .collect();
     assert_eq!(
         functions.iter().map(|(f, _)| f.as_str()).collect::<Vec<_>>(),
@@ -207,4 +207,189 @@ fn run_all_refuses_what_it_cannot_run_in_one_line() {
     std::fs::write(out.join("notes.txt"), b"mine").unwrap();
     one_line(&run_all(&dir, &out, &[]), "holds other files");
     assert_eq!(std::fs::read(out.join("notes.txt")).unwrap(), b"mine");
+}
+
+/// A library that dereferences NULL in `poke` (mode 7) and loops forever in `spin` (mode 9).
+const RISKY: &str = r#"__attribute__((noinline)) static double poke(double x) { volatile double *p = 0; return *p + x; }
+__attribute__((noinline)) static double spin(double x) { for (volatile int i = 0;; i++) {} return x; }
+static double risky(double x, int mode) { return mode == 7 ? poke(x) : mode == 9 ? spin(x) : x * 0.5; }
+"#;
+
+/// A harness of `risky` named `function` (signature `f64,i32`).
+fn risky_harness(library: &Path, function: &str) -> String {
+    format!(
+        r#"#include <numfuzz.h>
+#include "{}"
+NUMFUZZ_SIGNATURE("f64,i32");
+NUMFUZZ_FUNCTION("{function}");
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {{
+  NUMFUZZ_RESULT(risky(nf_f64(data, size, 0), nf_i32(data, size, 1)));
+  return 0;
+}}
+"#,
+        library.display()
+    )
+}
+
+fn risky_input(x: f64, mode: i32) -> Vec<u8> {
+    let mut b = x.to_le_bytes().to_vec();
+    b.extend_from_slice(&mode.to_le_bytes());
+    b
+}
+
+/// A run-all directory whose campaigns of `first` and `second` ended (laid out by hand, as
+/// `numfuzz run` leaves them): both crashed in `poke`, `first` also hung in `spin`. Their
+/// triage is all that is left for `--continue`.
+fn finished_risky_campaigns(root: &Path) -> (PathBuf, PathBuf) {
+    let dir = root.join("harnesses");
+    std::fs::create_dir_all(dir.join("bin")).unwrap();
+    let library = root.join("risky.c");
+    std::fs::write(&library, RISKY).unwrap();
+    let functions = ["first", "second"];
+    for f in functions {
+        let built = testkit::compile(
+            f,
+            &[(&format!("{f}.c"), risky_harness(&library, f).as_str())],
+            &["-O1"],
+            &[],
+        );
+        std::fs::copy(built.path(f), dir.join("bin").join(f)).unwrap();
+    }
+    let manifest = serde_json::json!({
+        "schema_version": 1, "headers": ["risky.h"], "skipped": [],
+        "harnesses": [{"function": "first", "signature": "f64,i32"}, {"function": "second", "signature": "f64,i32"}],
+    });
+    std::fs::write(dir.join("manifest.json"), manifest.to_string()).unwrap();
+    let out = root.join("out");
+    let state = serde_json::json!({
+        "harness_dir": dir.canonicalize().unwrap(), "seconds": 4, "functions": functions,
+        "run_args": [], "oracle": null,
+    });
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("run-all.json"), state.to_string()).unwrap();
+    for (f, crash_x) in [("first", 1e300), ("second", 0.5)] {
+        let campaign = out.join("campaigns").join(f);
+        let hand = testkit::HandCampaign::new(&campaign, &dir.join("bin").join(f), &["default"]);
+        hand.crash(
+            "default",
+            "id:000000,sig:11,src:000000,time:300,execs:10",
+            &risky_input(crash_x, 7),
+        );
+        if f == "first" {
+            let hang = campaign.join("default/hangs/id:000000,src:000000,time:500,execs:20");
+            std::fs::write(hang, risky_input(2.0, 9)).unwrap();
+        }
+        std::fs::write(campaign.join(".run-all-done"), b"").unwrap();
+    }
+    (dir, out)
+}
+
+#[test]
+fn crashes_and_hangs_are_listed_first_and_counted_as_bugs() {
+    let root = tempfile::tempdir().unwrap();
+    let (dir, out) = finished_risky_campaigns(root.path());
+    let o = run_all(&dir, &out, &["--continue"]);
+    assert!(o.status.success(), "{}", both(&o));
+    let md = String::from_utf8_lossy(&o.stdout).into_owned();
+
+    // One count: two entries (the crash both functions share, the hang), in the headline, the
+    // last line on the terminal and the JSON.
+    assert!(md.contains("2 bugs over 2 functions"), "{md}");
+    assert!(md.contains("1 real crash, 1 hang, 0 exception root sites"), "{md}");
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    let last = err.trim().lines().last().unwrap_or_default();
+    assert!(
+        last.contains("2 bugs over") && last.contains("1 real crash, 1 hang"),
+        "{err}"
+    );
+    let report = json(&out.join("report.json"));
+    assert_eq!(report["schema_version"], 2);
+    assert_eq!(report["summary"]["bugs"], 2, "{report:#}");
+
+    // Crashes first, then hangs, each with its function, input, top frames and a reproducer.
+    let crash = md.find("## Crashes (1)").expect("a crash section");
+    let hang = md.find("## Hangs (1)").expect("a hang section");
+    let per_function = md.find("## Per function").unwrap();
+    assert!(crash < hang && hang < per_function, "{md}");
+    let c = &report["crashes"][0];
+    assert!(c["signal"].as_str().unwrap().starts_with("SIGSEGV"), "{c:#}");
+    assert_eq!(c["frame"]["function"], "poke", "{c:#}");
+    assert_eq!(
+        c["functions"],
+        serde_json::json!(["first", "second"]),
+        "deduplicated by stack"
+    );
+    assert_eq!(c["example"]["function"], "second", "0.5 is the more ordinary input");
+    let reproduce = c["example"]["reproduce"].as_str().unwrap();
+    assert!(
+        reproduce.starts_with("numfuzz replay ") && reproduce.contains("/bin/second"),
+        "{c:#}"
+    );
+    let h = &report["hangs"][0];
+    assert_eq!(
+        (&h["signal"], &h["frame"]["function"]),
+        (&Value::Null, &Value::from("spin")),
+        "{h:#}"
+    );
+    let entries: Vec<&Value> = report["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| &f["bug_entries"])
+        .collect();
+    assert_eq!(entries, [2, 1]);
+
+    // The reproducer does what it says.
+    let words: Vec<&str> = reproduce.split(' ').collect();
+    let replayed = numfuzz(&words[1..]);
+    assert!(both(&replayed).contains("SIGSEGV"), "{}", both(&replayed));
+
+    // Integer fields as integers, counts in the singular where they are one.
+    assert!(md.contains("`second(0.5, 7)`"), "{md}");
+    assert!(!md.contains("7.0"), "{md}");
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    let (crash, hang) = (
+        html.find("1. SIGSEGV").expect("the crash"),
+        html.find("2. hang").expect("the hang"),
+    );
+    assert!(crash < hang && hang < html.find("Per function").unwrap(), "{html}");
+    assert!(
+        html.contains("first (1 input)") && !html.contains("(1 inputs)"),
+        "{html}"
+    );
+    let sarif = json(&out.join("report.sarif"));
+    let rules: Vec<&Value> = sarif["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["ruleId"])
+        .collect();
+    assert_eq!(rules, ["Crash", "Crash"]);
+
+    // Each triage log names the report it made, not the file it was written through.
+    let log = std::fs::read_to_string(out.join("logs/first.triage.log")).unwrap();
+    assert!(
+        log.contains("wrote ") && log.contains("triage/first/triage.json:"),
+        "{log}"
+    );
+    assert!(!log.contains(".partial"), "{log}");
+}
+
+#[test]
+fn a_triage_report_of_another_schema_is_a_one_line_error() {
+    let root = tempfile::tempdir().unwrap();
+    let (dir, out) = finished_risky_campaigns(root.path());
+    let report = out.join("triage/first/triage.json");
+    std::fs::create_dir_all(report.parent().unwrap()).unwrap();
+    std::fs::write(&report, r#"{"schema_version": 3, "findings": []}"#).unwrap();
+    let o = run_all(&dir, &out, &["--continue"]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.contains(
+            "triage/first/triage.json is schema 3; this numfuzz reads schema 4: run `numfuzz run-all --retriage`"
+        ),
+        "{err}"
+    );
 }

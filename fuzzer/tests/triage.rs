@@ -1554,3 +1554,31 @@ const FULL_EXAMPLE: &str = r#"{
   "minimized_dir": null
 }
 "#;
+
+/// A real crash and a hang are bugs too: every format lists them before the exceptions.
+#[test]
+fn crashes_and_hangs_come_before_the_exceptions_in_every_format() {
+    let fx = fixture();
+    let out = fx.out.root.to_str().unwrap();
+    let text = |format: &str| {
+        let o = numfuzz(&["triage", out, "--timeout", "1000", "--format", format]);
+        assert!(o.status.success(), "{}", both(&o));
+        stdout(&o)
+    };
+    let before = |text: &str, first: &str, then: &str| {
+        let (a, b) = (text.find(first), text.find(then));
+        assert!(
+            a.is_some() && b.is_some() && a < b,
+            "`{first}` not before `{then}`:\n{text}"
+        );
+    };
+    let table = text("table");
+    before(&table, "Real crashes (1):", "Hangs (1, ");
+    before(&table, "Hangs (1, ", "\nKIND ");
+    let md = text("md");
+    before(&md, "### Real crashes", "### Hangs");
+    before(&md, "### Hangs", "| Kind | Location |");
+    let html = text("html");
+    before(&html, "<h2>Real crashes (1)</h2>", "<h2>Hangs (1, ");
+    before(&html, "<h2>Hangs (1, ", "<h2>All findings");
+}
