@@ -6,7 +6,7 @@ use std::path::PathBuf;
 #[command(
     after_help = "Example: numfuzz harness examples/mathlib/mathlib.h -o mathlib-harnesses \\\n           --conventions examples/mathlib/conventions.toml --build examples/mathlib/build.sh\n\n\
 The build command runs three times (plain, NUMFUZZ_CC_TAINT=1, NUMFUZZ_CC_SHADOW=1) with CC/CXX set to\n\
-numfuzz-cc/numfuzz-c++ and must put its static library into $NUMFUZZ_BUILD_DIR (README: \"Fuzz your own library\")."
+numfuzz-cc/numfuzz-c++ and must put its static library into $NUMFUZZ_BUILD_DIR (the book: docs/src/guides/generating.md)."
 )]
 pub struct HarnessArgs {
     /// The library's headers; functions declared in them (not in the headers they include) get harnesses.
@@ -26,7 +26,8 @@ pub struct HarnessArgs {
     #[arg(long, value_name = "REGEX", value_parser = regex)]
     pub exclude: Option<regex::Regex>,
     /// The library's conventions (TOML: integer returns, struct values, skips, oracle names,
-    /// domains; see the README).
+    /// domains; see docs/src/guides/generating.md). A key that names no function or parameter
+    /// of the headers is an error.
     #[arg(long, value_name = "FILE")]
     pub conventions: Option<PathBuf>,
     /// Build the library with this shell command three times and link every harness against it.
