@@ -191,6 +191,7 @@ impl<'a> Grouping<'a> {
                 examples: BTreeMap::new(),
                 escapes_to: Vec::new(),
                 reference: None,
+                not_judged: None,
                 reproducer: None,
             });
             f.inputs.push(input.rel.clone());

@@ -29,8 +29,9 @@ use campaign::Campaign;
 use judge::{Judge, Keep};
 use numfuzz_abi::signature::Signature;
 use numfuzz_outdir::OutDirError;
-use references::References;
-use report::{view_fields, Consequences, Finding, Minimized, OracleUse, Report};
+use consequence::Consequence;
+use references::{References, Source};
+use report::{view_fields, Consequences, Finding, Minimized, OracleUse, Reference, Report};
 use root::Attribution;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -490,22 +491,42 @@ fn attach_references(report: &mut Report, judge: &Judge<'_>, jobs: usize, minimi
         jobs,
         |f| {
             if f.input_borne {
-                return None;
+                return (None, None);
             }
-            match (&f.minimized, minimized) {
-                (Some(m), true) => {
-                    let bytes = std::fs::read(&m.path).ok()?;
-                    judge.reference(&f.key, &bytes, &m.path.display().to_string())
-                }
-                (None, true) => f.reference.clone(),
-                (_, false) => judge.reference(&f.key, &f.input_bytes, &f.input.rel),
-            }
+            let Some(references) = judge.references else {
+                return (None, None);
+            };
+            let (bytes, name) = match (&f.minimized, minimized) {
+                (Some(m), true) => match std::fs::read(&m.path) {
+                    Ok(bytes) => (bytes, m.path.display().to_string()),
+                    Err(_) => return (None, None),
+                },
+                (None, true) => return (f.reference.clone(), f.not_judged.clone()),
+                (_, false) => (f.input_bytes.clone(), f.input.rel.clone()),
+            };
+            let reference = judge.reference(&f.key, &bytes, &name);
+            let not_judged = why_not_judged(f, &reference, references, &bytes);
+            (reference, not_judged)
         },
         |_| {},
     );
-    for (f, r) in report.findings.iter_mut().zip(refs) {
-        f.reference = r;
+    for (f, (reference, not_judged)) in report.findings.iter_mut().zip(refs) {
+        f.reference = reference;
+        f.not_judged = not_judged;
     }
+}
+
+/// Why an escape's root on `bytes` got no reference from `references` (`None`: it got one, or
+/// it is no escape's root).
+fn why_not_judged(f: &Finding, reference: &Option<Reference>, references: &References, bytes: &[u8]) -> Option<String> {
+    let escape_root = f.consequence == Some(Consequence::Escapes) && f.escape_root.as_ref() == Some(&f.key);
+    if reference.is_some() || !escape_root {
+        return None;
+    }
+    Some(references.why_unjudged(bytes).unwrap_or_else(|| match references.source() {
+        Source::Oracle => "the oracle gave no reference for its input".to_string(),
+        Source::Shadow | Source::Mpfr => "the shadow build gave no reference for its input".to_string(),
+    }))
 }
 
 /// Minimises one finding's input, keeping what makes it matter ([`Keep`]), and writes it to

@@ -111,6 +111,10 @@ pub enum FindingClass {
     OutOfDomain,
     /// Consequences were not computed (no declared results, or no taint build).
     Unjudged,
+    /// The root of an escape that no reference judged, although triage had one (an oracle, a
+    /// shadow build): whether the Inf or NaN is wrong is not known, so it is not a bug; the
+    /// finding says why no reference spoke ([`Finding::not_judged`]).
+    NotJudged,
 }
 
 impl FindingClass {
@@ -127,6 +131,7 @@ impl FindingClass {
             FindingClass::InputBorne => "input-borne",
             FindingClass::OutOfDomain => "out-of-domain",
             FindingClass::Unjudged => "unjudged",
+            FindingClass::NotJudged => "not-judged",
         }
     }
 }
@@ -174,6 +179,9 @@ pub struct Finding {
     /// Secondary results (`NUMFUZZ_RESULT_NAMED`) it made Inf or NaN.
     pub escapes_to: Vec<String>,
     pub reference: Option<Reference>,
+    /// The root of an escape whose input no reference judged while triage had references:
+    /// why (the shadow's own range or precision, at which site; the oracle's silence).
+    pub not_judged: Option<String>,
     /// Its C reproducer (`--repro`), bugs only.
     pub reproducer: Option<Reproducer>,
 }
@@ -226,7 +234,7 @@ impl Finding {
     /// An exception that makes the library return a non-finite or wrong value without saying
     /// so, and is the root of that.
     pub fn is_bug(&self) -> bool {
-        !self.input_borne && !self.out_of_domain && self.root() == Some(&self.key)
+        !self.input_borne && !self.out_of_domain && self.not_judged.is_none() && self.root() == Some(&self.key)
     }
 
     pub fn class(&self) -> FindingClass {
@@ -238,6 +246,9 @@ impl Finding {
         }
         if self.is_bug() {
             return FindingClass::Bug;
+        }
+        if self.not_judged.is_some() && self.root() == Some(&self.key) {
+            return FindingClass::NotJudged;
         }
         if self.root().is_some() {
             return FindingClass::Chained;
