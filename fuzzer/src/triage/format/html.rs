@@ -358,6 +358,7 @@ mod tests {
             examples: Default::default(),
             escapes_to: Vec::new(),
             reference: None,
+            not_judged: None,
             reproducer: None,
         }
     }
