@@ -580,6 +580,15 @@ mod tests {
     }
 
     #[test]
+    fn parameters_the_header_leaves_unnamed_are_named_by_position() {
+        let Some(p) = parse("double cdf(double, double x, int *);\n") else {
+            return;
+        };
+        let named: Vec<(&str, bool)> = p[0].params.iter().map(|q| (q.name.as_str(), q.unnamed)).collect();
+        assert_eq!(named, [("arg0", true), ("x", false), ("arg2", true)]);
+    }
+
+    #[test]
     fn a_header_clang_cannot_parse_is_one_line_naming_file_and_line() {
         if which::which("clang-19").is_err() {
             return;
