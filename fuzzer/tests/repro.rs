@@ -139,3 +139,172 @@ fn a_reproducer_built_with_plain_clang_fails_while_the_bug_is_there() {
     assert!(text.contains("reproducer  cc -I"), "{text}");
     assert!(repro_dir.join("numfuzz.h").exists() && repro_dir.join("numfuzz_abi.h").exists());
 }
+
+/// The one bug of a triage's JSON document.
+fn the_bug(doc: &Value) -> &Value {
+    let bugs: Vec<&Value> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["class"] == "bug")
+        .collect();
+    assert_eq!(bugs.len(), 1, "one bug: {doc:#}");
+    bugs[0]
+}
+
+#[test]
+fn a_minimised_bugs_reproducer_embeds_the_minimised_input() {
+    let built = compile_with_taint("lib", &[("lib.c", LIBRARY), ("harness.c", HARNESS)], &["-O1"]);
+    let out = built.path("out");
+    let c = HandCampaign::new(&out, &built.exe, &["default"]);
+    let original = 709.7827128933839_f64;
+    let crash = c.crash("default", "id:000000,time:1", &input(1, original));
+    let repro_dir = built.path("repro");
+    let o = numfuzz(&[
+        "triage",
+        out.to_str().unwrap(),
+        "--minimize",
+        "--repro",
+        repro_dir.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", both(&o));
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let f = the_bug(&doc);
+    let shown = f["minimized"]["fields"][1]["value"]
+        .as_str()
+        .expect("a minimised input");
+    let campaign = f["input"]["fields"][1]["value"].as_str().unwrap();
+    assert_eq!(campaign.parse::<f64>().unwrap(), original);
+    let minimised: f64 = shown.parse().unwrap();
+    assert_ne!(minimised, original, "{f:#}");
+    let path = Path::new(f["reproducer"]["path"].as_str().unwrap());
+    let text = std::fs::read_to_string(path).unwrap();
+    // The comment shows the minimised input's fields, says it is the minimised one and where the
+    // campaign's original is, and never shows the original's value.
+    assert!(text.contains(&format!("field 1 f64: {shown} = ")), "{text}");
+    assert!(text.contains("the minimised input the report shows"), "{text}");
+    assert!(
+        text.contains(&format!("the campaign's original is {}", out.join(&crash).display())),
+        "{text}"
+    );
+    assert!(!text.contains(campaign), "the original's {campaign} in: {text}");
+    // The bytes embedded are the minimised input's.
+    let bytes: Vec<String> = input(1, minimised).iter().map(|b| format!("0x{b:02x}")).collect();
+    assert!(
+        text.contains(&format!("input[9] = {{{}}};", bytes.join(", "))),
+        "{text}"
+    );
+    // And the program runs the harness on it: the named result `x` is the minimised value.
+    let harness = built.path("harness.c").canonicalize().unwrap();
+    let run = build_and_run(built.dir.path(), &harness, LIBRARY, path);
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(run.status.code(), Some(1), "{stdout}");
+    let x = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("x = "))
+        .unwrap_or_else(|| panic!("x printed: {stdout}"));
+    assert_eq!(x.parse::<f64>().unwrap(), minimised, "{stdout}");
+}
+
+#[test]
+fn the_build_line_links_repro_link_as_given_and_builds_and_fails_as_printed() {
+    let built = compile_with_taint("lib", &[("lib.c", LIBRARY), ("harness.c", HARNESS)], &["-O1"]);
+    let out = built.path("out");
+    let c = HandCampaign::new(&out, &built.exe, &["default"]);
+    c.crash("default", "id:000000,time:1", &input(1, 709.9));
+    c.crash("default", "id:000001,time:2", &input(2, 3e200));
+    // The plain library: the same source built with plain cc into an archive, in a directory
+    // whose name the shell would split, so the link arguments must be passed as shell words.
+    let lib_dir = built.path("plain lib");
+    std::fs::create_dir_all(&lib_dir).unwrap();
+    std::fs::write(lib_dir.join("lib.c"), LIBRARY).unwrap();
+    let obj = lib_dir.join("lib.o");
+    let cc = Command::new("cc")
+        .arg("-c")
+        .arg(lib_dir.join("lib.c"))
+        .arg("-o")
+        .arg(&obj)
+        .output()
+        .expect("run cc");
+    assert!(cc.status.success(), "cc: {}", both(&cc));
+    let ar = Command::new("ar")
+        .arg("rcs")
+        .arg(lib_dir.join("libplain.a"))
+        .arg(&obj)
+        .output()
+        .expect("run ar");
+    assert!(ar.status.success(), "ar: {}", both(&ar));
+    let link = format!("-L'{}' -lplain", lib_dir.display());
+    let repro_dir = built.path("repro");
+    let triage = |extra: &[&str]| {
+        let mut args = vec!["triage", out.to_str().unwrap(), "--repro", repro_dir.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        numfuzz(&args)
+    };
+    let o = triage(&["--repro-link", &link, "--format", "json"]);
+    assert!(o.status.success(), "{}", both(&o));
+    assert!(
+        !String::from_utf8_lossy(&o.stderr).contains("--repro-link"),
+        "no hint: {}",
+        both(&o)
+    );
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let bugs: Vec<&Value> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["class"] == "bug")
+        .collect();
+    assert_eq!(bugs.len(), 2, "{doc:#}");
+    for f in bugs {
+        let build = f["reproducer"]["build"].as_str().unwrap();
+        assert!(build.contains(&format!(" {link} -lm -o ")), "{build}");
+        assert!(!build.contains("PLAIN_LIBRARY"), "{build}");
+        let text = std::fs::read_to_string(f["reproducer"]["path"].as_str().unwrap()).unwrap();
+        assert!(
+            text.contains(&format!(" *   {build}\n")),
+            "the line in the comment: {text}"
+        );
+        // The line as printed, through the shell: it builds, and the program says the bug is there.
+        let run = Command::new("sh").args(["-c", build]).output().unwrap();
+        let stdout = String::from_utf8_lossy(&run.stdout);
+        assert_eq!(run.status.code(), Some(1), "{}: {}", f["id"], both(&run));
+        assert!(stdout.contains("BUG: still there"), "built and ran: {}", both(&run));
+        assert!(repro_dir.join(f["id"].as_str().unwrap()).exists());
+    }
+    // The Markdown report's reproducer block has the same line.
+    let o = triage(&["--repro-link", &link, "--format", "md"]);
+    let md = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        md.contains(&format!(" {link} -lm -o ")) && !md.contains("PLAIN_LIBRARY"),
+        "{md}"
+    );
+    // Without it: the placeholder, said in the report, and a one-line hint.
+    let o = triage(&["--format", "md"]);
+    assert!(o.status.success(), "{}", both(&o));
+    let md = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        md.contains(" PLAIN_LIBRARY -lm -o ") && md.contains("PLAIN_LIBRARY: its link arguments"),
+        "{md}"
+    );
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let hint: Vec<&str> = stderr.lines().filter(|l| l.contains("--repro-link")).collect();
+    assert_eq!(hint.len(), 1, "{stderr}");
+    // Bad values and --repro-link without --repro: a one-line error.
+    for bad in [&["--repro-link", " "][..], &["--repro-link", "-lfoo\n-lbar"]] {
+        let o = triage(bad);
+        assert!(!o.status.success());
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("--repro-link"),
+            "{}",
+            both(&o)
+        );
+    }
+    let o = numfuzz(&["triage", out.to_str().unwrap(), "--repro-link", "-lplain"]);
+    assert!(!o.status.success());
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("--repro-link needs --repro"), "{stderr}");
+}

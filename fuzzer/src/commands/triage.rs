@@ -16,6 +16,9 @@ pub fn run(args: TriageArgs) -> anyhow::Result<()> {
             bail!("--output {} is a directory; give a file name", out.display());
         }
     }
+    if args.repro_link.is_some() && args.repro.is_none() {
+        bail!("--repro-link needs --repro DIR: it goes into the build lines of the reproducers written there");
+    }
     let minimize_into = args.minimize.is_some().then(|| match &args.output {
         Some(file) => match file.parent().filter(|p| !p.as_os_str().is_empty()) {
             Some(dir) => dir.join("minimized"),
@@ -38,6 +41,7 @@ pub fn run(args: TriageArgs) -> anyhow::Result<()> {
         oracle_timeout: Duration::from_secs(args.oracle_timeout),
         tolerance: args.tolerance,
         repro_into: args.repro.clone(),
+        repro_link: args.repro_link.clone(),
     };
     let show_progress = std::io::stderr().is_terminal();
     let report = triage(&opts, |done, total| {
@@ -52,6 +56,12 @@ pub fn run(args: TriageArgs) -> anyhow::Result<()> {
         eprintln!(
             "numfuzz: no findings: {} holds no inputs in */crashes or */hangs",
             args.out.display()
+        );
+    }
+    if args.repro_link.is_none() && report.findings.iter().any(|f| f.reproducer.is_some()) {
+        eprintln!(
+            "numfuzz: the reproducers' build lines say {}: pass --repro-link 'ARGS' with the plain library's link arguments (e.g. '-lgsl -lgslcblas', or /path/libfoo.a) to put them there",
+            numfuzz::triage::repro::PLACEHOLDER
         );
     }
     let text = render(&report, args.format, args.srcroot.as_deref(), args.all);

@@ -68,6 +68,11 @@ pub struct TriageArgs {
     /// without numfuzz-cc and exits 1 while the bug is there; the report prints how to build it.
     #[arg(long, value_name = "DIR")]
     pub repro: Option<PathBuf>,
+    /// The link arguments of the library built without numfuzz-cc, put as they are into the
+    /// reproducers' build lines (e.g. '-lgsl -lgslcblas', or /path/libfoo.a); without them the
+    /// lines say PLAIN_LIBRARY where they go. Needs --repro.
+    #[arg(long, value_name = "ARGS", value_parser = link_args, allow_hyphen_values = true)]
+    pub repro_link: Option<String>,
     #[command(flatten)]
     pub jobs: Jobs,
     #[command(flatten)]
@@ -79,6 +84,20 @@ pub struct TriageArgs {
     /// source files share).
     #[arg(long)]
     pub srcroot: Option<PathBuf>,
+}
+
+/// `--repro-link`'s value: shell words on one line (it goes into a build line and a C comment).
+fn link_args(s: &str) -> Result<String, String> {
+    if s.trim().is_empty() {
+        return Err("empty: give the plain library's link arguments, e.g. '-lgsl -lgslcblas' or /path/libfoo.a".into());
+    }
+    if s.chars().any(char::is_control) {
+        return Err("a control character (a newline?): give the link arguments on one line".into());
+    }
+    if s.contains("*/") {
+        return Err("`*/` would end the reproducer's comment".into());
+    }
+    Ok(s.trim().to_string())
 }
 
 fn positive_tolerance(s: &str) -> Result<f64, String> {

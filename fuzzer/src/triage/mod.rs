@@ -94,6 +94,8 @@ pub struct Options {
     pub tolerance: f64,
     /// Write a C reproducer per bug into this directory.
     pub repro_into: Option<PathBuf>,
+    /// The plain library's link arguments for the reproducers' build lines (`--repro-link`).
+    pub repro_link: Option<String>,
 }
 
 /// The taint build to replay on: `explicit`, else `TARGET.taint` beside the target when that
@@ -321,7 +323,7 @@ fn judge_findings(
         minimize_findings(report, &judge, opts, signature, dir)?;
     }
     if let Some(dir) = &opts.repro_into {
-        write_reproducers(report, &builds.target, dir)?;
+        write_reproducers(report, &builds.target, opts.repro_link.as_deref(), dir)?;
     }
     if let Some(o) = references {
         record_reference_use(report, o);
@@ -329,10 +331,11 @@ fn judge_findings(
     Ok(())
 }
 
-/// Writes the bugs' C reproducers into `dir` and notes each on its bug.
-fn write_reproducers(report: &mut Report, target: &Target, dir: &Path) -> Result<(), TriageError> {
+/// Writes the bugs' C reproducers into `dir` and notes each on its bug; `link`: the plain
+/// library's link arguments.
+fn write_reproducers(report: &mut Report, target: &Target, link: Option<&str>, dir: &Path) -> Result<(), TriageError> {
     let sig = target.signature.as_ref().ok_or(TriageError::ReproWithoutSignature)?;
-    let written = repro::write(report, sig, target.harness_source.as_deref(), dir)
+    let written = repro::write(report, sig, target.harness_source.as_deref(), link, dir)
         .map_err(|e| TriageError::Repro(dir.to_path_buf(), e))?;
     for (id, r) in written {
         if let Some(f) = report.findings.iter_mut().find(|f| f.id == id) {

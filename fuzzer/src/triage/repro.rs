@@ -7,6 +7,14 @@
 //! `numfuzz.h` (the header's plain mode: the entry points the harness calls, without the
 //! runtime), and DIR gets copies of `numfuzz.h` and `numfuzz_abi.h`, so that any C compiler
 //! builds it with the harness's source file and the plain library.
+//!
+//! The build line links the plain library with `--repro-link`'s arguments, as given (e.g.
+//! `-lgsl -lgslcblas`, or `/path/libfoo.a`). numfuzz cannot know them by itself: the target it
+//! replays links the library built with numfuzz-cc, which is not what a maintainer has. Without
+//! them the line says [`PLACEHOLDER`] where they go, a name no compiler takes for anything else
+//! (it fails on it as a missing file), and the comment of the file says what to put there:
+//! a line that guessed would build against whichever library happened to be installed, or fail
+//! with undefined references that hide what is missing.
 
 use super::format::results_text;
 use super::oracle::Verdict;
@@ -53,21 +61,27 @@ fn shell_quote(path: &Path) -> String {
     }
 }
 
-/// The build-and-run line of a reproducer.
-fn build_line(dir: &Path, id: &str, harness: Option<&Path>) -> String {
+/// What the build line says where the plain library's link arguments go when `--repro-link`
+/// did not give them.
+pub const PLACEHOLDER: &str = "PLAIN_LIBRARY";
+
+/// The build-and-run line of a reproducer: `link` (the plain library's link arguments, shell
+/// words as the user wrote them) goes in as it is, [`PLACEHOLDER`] without it.
+fn build_line(dir: &Path, id: &str, harness: Option<&Path>, link: Option<&str>) -> String {
     let harness = harness.map_or_else(|| "HARNESS.c".to_string(), shell_quote);
     let exe = dir.join(id);
     format!(
-        "cc -I{} {harness} {} LIBRARY -lm -o {} && {}",
+        "cc -I{} {harness} {} {} -lm -o {} && {}",
         shell_quote(dir),
         shell_quote(&dir.join(format!("{id}.c"))),
+        link.unwrap_or(PLACEHOLDER),
         shell_quote(&exe),
         shell_quote(&exe)
     )
 }
 
 /// The C source of one bug's reproducer.
-fn source(f: &Finding, signature: &Signature, bytes: &[u8], fields: &[DecodedField], build: &str) -> String {
+fn source(f: &Finding, signature: &Signature, input: &Embedded, build: &str) -> String {
     let check = Check {
         reference: f
             .reference
@@ -76,17 +90,48 @@ fn source(f: &Finding, signature: &Signature, bytes: &[u8], fields: &[DecodedFie
             .map(|r| (r.judged.index, r.judged.reference.clone(), r.judged.tolerance)),
     };
     let mut c = String::new();
-    bug_comment(&mut c, f, signature, fields);
+    bug_comment(&mut c, f, signature, input);
     build_comment(&mut c, build, &check);
     c.push_str("#define NUMFUZZ_PLAIN_RUNTIME\n#include <math.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include \"numfuzz.h\"\n\n");
-    input_data(&mut c, signature, bytes);
+    input_data(&mut c, signature, &input.bytes);
     reference_data(&mut c, &check);
     c.push_str(MAIN);
     c
 }
 
+/// The input a reproducer embeds: the minimised one the report shows when triage minimised
+/// the bug's input, else the campaign's.
+struct Embedded {
+    bytes: Vec<u8>,
+    fields: Vec<DecodedField>,
+    /// What it is and where it came from, for the comment.
+    origin: String,
+}
+
+impl Embedded {
+    fn of(f: &Finding, out_dir: &Path) -> std::io::Result<Embedded> {
+        let original = out_dir.join(&f.input.rel);
+        Ok(match &f.minimized {
+            Some(m) => Embedded {
+                bytes: std::fs::read(&m.path)?,
+                fields: m.fields.clone(),
+                origin: format!(
+                    "the minimised input the report shows ({}); the campaign's original is {}",
+                    m.path.display(),
+                    original.display()
+                ),
+            },
+            None => Embedded {
+                bytes: f.input_bytes.clone(),
+                fields: f.input.fields.clone(),
+                origin: format!("the campaign's input {}", original.display()),
+            },
+        })
+    }
+}
+
 /// The comment's first part: the bug, its input field by field and what numfuzz saw it return.
-fn bug_comment(c: &mut String, f: &Finding, signature: &Signature, fields: &[DecodedField]) {
+fn bug_comment(c: &mut String, f: &Finding, signature: &Signature, input: &Embedded) {
     let (expression, results) = match &f.minimized {
         Some(m) => (m.expression.clone(), &m.results),
         None => (f.example.expression(), &f.results),
@@ -100,8 +145,8 @@ fn bug_comment(c: &mut String, f: &Finding, signature: &Signature, fields: &[Dec
         f.id
     );
     let _ = writeln!(c, " *   {}", comment(&expression));
-    let _ = writeln!(c, " * Input (signature {signature}):");
-    for (k, field) in fields.iter().enumerate() {
+    let _ = writeln!(c, " * Input (signature {signature}), {}:", comment(&input.origin));
+    for (k, field) in input.fields.iter().enumerate() {
         let _ = writeln!(
             c,
             " *   field {k} {}: {} = {}",
@@ -133,6 +178,12 @@ fn build_comment(c: &mut String, build: &str, check: &Check) {
         " * Build it with any C compiler against the library built without numfuzz-cc:"
     );
     let _ = writeln!(c, " *   {}", comment(build));
+    if build.contains(PLACEHOLDER) {
+        let _ = writeln!(
+            c,
+            " * where {PLACEHOLDER} stands for the plain library's link arguments (e.g. -lfoo, or\n * /path/libfoo.a; numfuzz triage --repro-link 'ARGS' puts them in the line)."
+        );
+    }
     let _ = writeln!(
         c,
         " * It exits 1 while the bug is there (a primary result is Inf or NaN{}, and the library\n * reports no error), 0 once it is fixed. */",
@@ -223,11 +274,13 @@ int main(int argc, char **argv) {
 "#;
 
 /// Writes the reproducer of every bug of `report` into `dir`, with numfuzz.h and
-/// numfuzz_abi.h beside them; returns them by finding id.
+/// numfuzz_abi.h beside them; returns them by finding id. `link`: the plain library's link
+/// arguments (`--repro-link`).
 pub fn write(
     report: &Report,
     signature: &Signature,
     harness: Option<&Path>,
+    link: Option<&str>,
     dir: &Path,
 ) -> std::io::Result<Vec<(String, Reproducer)>> {
     std::fs::create_dir_all(dir)?;
@@ -236,13 +289,10 @@ pub fn write(
     std::fs::write(dir.join("numfuzz_abi.h"), numfuzz_abi::c_header::generate())?;
     let mut out = Vec::new();
     for f in report.bugs() {
-        let (bytes, fields) = match &f.minimized {
-            Some(m) => (std::fs::read(&m.path)?, m.fields.clone()),
-            None => (f.input_bytes.clone(), f.input.fields.clone()),
-        };
-        let build = build_line(&dir, &f.id, harness);
+        let input = Embedded::of(f, &report.out_dir)?;
+        let build = build_line(&dir, &f.id, harness, link);
         let path = dir.join(format!("{}.c", f.id));
-        std::fs::write(&path, source(f, signature, &bytes, &fields, &build))?;
+        std::fs::write(&path, source(f, signature, &input, &build))?;
         out.push((f.id.clone(), Reproducer { path, build }));
     }
     Ok(out)
@@ -258,12 +308,28 @@ mod tests {
         assert_eq!(c_string("a\"b\\"), "\"a\\\"b\\\\\"");
         assert_eq!(shell_quote(Path::new("/tmp/a b/x.c")), "'/tmp/a b/x.c'");
         assert_eq!(shell_quote(Path::new("/tmp/x-1.c")), "/tmp/x-1.c");
-        let line = build_line(Path::new("/r"), "Overflow-a.c-1-2-fmul", Some(Path::new("/src/h.c")));
+        let line = build_line(
+            Path::new("/r"),
+            "Overflow-a.c-1-2-fmul",
+            Some(Path::new("/src/h.c")),
+            None,
+        );
         assert_eq!(
             line,
-            "cc -I/r /src/h.c /r/Overflow-a.c-1-2-fmul.c LIBRARY -lm -o /r/Overflow-a.c-1-2-fmul && /r/Overflow-a.c-1-2-fmul"
+            "cc -I/r /src/h.c /r/Overflow-a.c-1-2-fmul.c PLAIN_LIBRARY -lm -o /r/Overflow-a.c-1-2-fmul && /r/Overflow-a.c-1-2-fmul"
         );
-        assert!(build_line(Path::new("/r"), "x", None).contains(" HARNESS.c "));
+        assert!(build_line(Path::new("/r"), "x", None, None).contains(" HARNESS.c "));
+        // --repro-link's arguments go in as they are, shell words and all.
+        let line = build_line(
+            Path::new("/r"),
+            "x",
+            Some(Path::new("/h.c")),
+            Some("-L'/opt/my lib' -lgsl -lgslcblas"),
+        );
+        assert_eq!(
+            line,
+            "cc -I/r /h.c /r/x.c -L'/opt/my lib' -lgsl -lgslcblas -lm -o /r/x && /r/x"
+        );
         assert_eq!(comment("a */ b"), "a * / b");
     }
 }

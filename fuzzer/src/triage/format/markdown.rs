@@ -147,9 +147,15 @@ fn reproducers(out: &mut String, report: &Report) {
         })
         .collect();
     if !repros.is_empty() {
+        let placeholder = crate::triage::repro::PLACEHOLDER;
+        let stands = if repros.iter().any(|r| r.contains(placeholder)) {
+            format!("; {placeholder}: its link arguments, which --repro-link puts there")
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
-            "Reproducers (LIBRARY: the library built without numfuzz-cc; each exits 1 while its bug is there):\n\n```sh\n{}\n```\n",
+            "Reproducers (built against the library built without numfuzz-cc{stands}; each exits 1 while its bug is there):\n\n```sh\n{}\n```\n",
             repros.join("\n")
         );
     }
