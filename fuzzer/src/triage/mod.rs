@@ -472,8 +472,10 @@ fn minimize_findings(
 fn record_reference_use(report: &mut Report, references: &References) {
     let error = references.error();
     if error.is_some() {
+        // As without any reference: escapes are bugs again, none is "not judged".
         for f in &mut report.findings {
             f.reference = None;
+            f.not_judged = None;
         }
     }
     report.oracle = Some(OracleUse {
