@@ -3,17 +3,19 @@
 # gsl_sf_*_e function with numeric arguments (written by `numfuzz harness` from the installed
 # headers and conventions.toml).
 #
-#   targets/gsl/build.sh [--specfunc-only] [--no-coverage] [--no-taint] [--no-shadow] [--afl] [--functions f1,f2,...] [--jobs N]
+#   targets/gsl/build.sh [--specfunc-only] [--no-coverage] [--no-taint] [--no-shadow] [--no-mpfr] [--afl] [--functions f1,f2,...] [--jobs N]
 #
 # Default: the whole library instrumented (so an exception inside a helper such as
 # sys/ or complex/ is located in its own source file), a coverage build of the whole library
 # (NUMFUZZ_CC_COVERAGE=1, for llvm-cov), a taint build of what the special functions link
 # (NUMFUZZ_CC_TAINT=1, for the consequences numfuzz triage computes), a shadow build of the
-# same (NUMFUZZ_CC_SHADOW=1, the reference triage uses without an oracle), the generated
+# same (NUMFUZZ_CC_SHADOW=1, the reference triage uses without an oracle), an MPFR shadow build
+# of the same (NUMFUZZ_CC_SHADOW=mpfr, asked where the x87 shadow cannot tell), the generated
 # harnesses, and the harness binaries:
 #   build/bin/fuzz/<function>         numfuzz-cc harness, for numfuzz run / afl-fuzz / triage
 #   build/bin/fuzz/<function>.taint   its taint build (numfuzz triage finds it beside the target)
 #   build/bin/fuzz/<function>.shadow  its shadow build (likewise)
+#   build/bin/fuzz/<function>.mpfr    its MPFR shadow build (likewise)
 #   build/bin/cov/<function>         llvm-cov build of the same harness (replays files)
 # --afl also builds the baseline AFL++ at its best needs (scripts/bench-gsl.sh --afl): what the
 # special functions link, compiled with afl-clang-fast (build/afl) and again with CmpLog
@@ -23,7 +25,7 @@
 #   build/bin/afl/<function>.cmplog   its CmpLog build (afl-fuzz -c)
 # --specfunc-only builds only the sub-libraries the special functions need outside the
 # Mathieu functions (gsl utils sys err complex specfunc, all instrumented) into
-# build/specfunc (and build/specfunc-taint, build/specfunc-shadow) and its harnesses into build/bin/specfunc/. The
+# build/specfunc (and build/specfunc-taint, -shadow, -mpfr) and its harnesses into build/bin/specfunc/. The
 # README demo uses it: it is several times faster than the full build. The Mathieu harnesses
 # cannot link against it and are left out there.
 #
@@ -46,6 +48,7 @@ specfunc_only=0
 coverage=1
 taint=1
 shadow=1
+mpfr=1
 afl=0
 functions=""
 jobs=$(nproc)
@@ -55,6 +58,7 @@ while (($#)); do
     --no-coverage) coverage=0 ;;
     --no-taint) taint=0 ;;
     --no-shadow) shadow=0 ;;
+    --no-mpfr) mpfr=0 ;;
     --afl) afl=1 ;;
     --functions)
       functions="${2:?--functions needs a comma-separated list}"
@@ -66,7 +70,7 @@ while (($#)); do
       shift
       ;;
     -h | --help)
-      sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'
+      sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
     *)
@@ -173,6 +177,7 @@ variant_env() {
     cov) echo NUMFUZZ_CC_COVERAGE=1 ;;
     taint | specfunc-taint) echo NUMFUZZ_CC_TAINT=1 ;;
     shadow | specfunc-shadow) echo NUMFUZZ_CC_SHADOW=1 ;;
+    mpfr | specfunc-mpfr) echo NUMFUZZ_CC_SHADOW=mpfr ;;
     afl) echo AFL_QUIET=1 ;;
     afl-cmplog) echo AFL_QUIET=1 AFL_LLVM_CMPLOG=1 ;;
   esac
@@ -199,7 +204,7 @@ build_library() {
   fi
   local envs=() make_envs=()
   read -ra make_envs <<<"$(variant_env "$variant")"
-  case $variant in *taint | *shadow) ;; *) envs=("${make_envs[@]}") ;; esac
+  case $variant in *taint | *shadow | *mpfr) ;; *) envs=("${make_envs[@]}") ;; esac
   rm -f "$stamp"
   mkdir -p "$obj"
   local log="$dir/build.log" t0 t1 t2
@@ -344,7 +349,7 @@ afl_build() {
   done
 }
 
-# replay_build VARIANT BIN SUFFIX DIRS...: a replay-only build (taint or shadow) of DIRS, its
+# replay_build VARIANT BIN SUFFIX DIRS...: a replay-only build (taint, shadow or mpfr) of DIRS, its
 # harnesses linked beside the fuzzing ones in build/bin/BIN as <function>SUFFIX, against the
 # archives of DIRS but gsl/ and utils/ (which build none).
 replay_build() {
@@ -365,6 +370,7 @@ if ((specfunc_only)); then
   build_harnesses specfunc "$(archives "$obj" sys err complex specfunc)" "$obj"
   if ((taint)); then replay_build specfunc-taint specfunc .taint "${dirs[@]}"; fi
   if ((shadow)); then replay_build specfunc-shadow specfunc .shadow "${dirs[@]}"; fi
+  if ((mpfr)); then replay_build specfunc-mpfr specfunc .mpfr "${dirs[@]}"; fi
   # clang-14's CmpLog build calls gsl_poly_eval (an inline function of gsl_poly.h) where
   # numfuzz-cc's inlines it: its definition is in poly/.
   if ((afl)); then afl_build "${dirs[@]}" poly; fi
@@ -381,6 +387,7 @@ build_harnesses fuzz "$prefix/lib/libgsl.a $prefix/lib/libgslcblas.a" "$prefix/i
 dirs=(gsl utils sys err complex block vector matrix permutation cblas blas linalg eigen specfunc)
 if ((taint)); then replay_build taint fuzz .taint "${dirs[@]}"; fi
 if ((shadow)); then replay_build shadow fuzz .shadow "${dirs[@]}"; fi
+if ((mpfr)); then replay_build mpfr fuzz .mpfr "${dirs[@]}"; fi
 if ((afl)); then afl_build "${dirs[@]}"; fi
 if ((coverage)); then
   build_library cov "$lib_key"
