@@ -11,11 +11,13 @@
 #   chromium: the HTML report's test loads the page in headless Chromium (fuzzer/tests/html.rs)
 #   libmpfr-dev: the MPFR shadow builds (NUMFUZZ_CC_SHADOW=mpfr): the runtime compiles against
 #   mpfr.h and such a build links -lmpfr -lgmp
+#   libgsl-dev: a plain GSL (Debian's 2.7.1, built without numfuzz-cc) that the demo's reproducer
+#   (numfuzz triage --repro, scripts/demo.sh) builds against with -lgsl -lgslcblas
 set -euo pipefail
 
 packages=(clang-19 llvm-19-dev libclang-rt-19-dev lld-19 afl++ autoconf automake libtool make tmux
           newlib-source xz-utils binutils dpkg-dev python3 python3-mpmath gnuplot-nox chromium
-          libmpfr-dev)
+          libmpfr-dev libgsl-dev)
 
 missing=()
 for p in "${packages[@]}"; do
