@@ -26,6 +26,8 @@ What is answered, from the definitions in GSL's manual (never from GSL's code):
                        is (numfuzz decides what overflow means). The root is checked again at
                        the higher precision (the bracket must still hold), else null.
   gsl_ran_X_pdf        the density (or probability mass) at the point.
+  Temme's uniform expansion (first term) for the incomplete gamma function at shapes a >= 1e20
+                       (and from 1e5 where mpmath gives up): mpmath cannot sum its series there.
   gsl_ran_landau_pdf   not covered (an oscillating integral): null.
 
 Precision: every value is computed at mp.prec 200 and 300 bits with the inputs converted
@@ -113,16 +115,60 @@ def phi_upper(z):
     return erfc(z / mp.sqrt(2)) / 2
 
 
+# From this shape on, Temme's uniform expansion (relative error below 1e-26 there) replaces
+# mpmath's gammainc, which takes minutes or gives up (NoConvergence from a ~ 1e8). Between
+# TEMME_FALLBACK and TEMME_A it is used only where mpmath gives up (measured error at a = 1e6:
+# 2e-12 relative, against mpmath).
+TEMME_A = mpf(10) ** 20
+TEMME_FALLBACK = mpf(10) ** 5
+
+
+def temme(a, x):
+    """(P, Q) of the regularized incomplete gamma function for a >= TEMME_A by Temme's uniform
+    asymptotic expansion (DLMF 8.12.3, 8.12.8, 8.12.10) truncated after its first term c0:
+    Q = erfc(eta sqrt(a/2))/2 + R, P = erfc(-eta sqrt(a/2))/2 - R,
+    R = exp(-a eta^2/2) / sqrt(2 pi a) c0(eta), lambda = x/a, eta^2/2 = lambda - 1 - ln lambda
+    (eta with the sign of lambda - 1), c0 = 1/(lambda - 1) - 1/eta (-1/3 at lambda = 1). The
+    next term is c1/a (the measured error: 2e-12 at a = 1e6)."""
+    lam = x / a
+    d = lam - 1
+    if abs(d) < mpf(2) ** -80:
+        eta = d                      # eta = d - d^2/3 + ...: only the sign and size matter here
+        c0 = -mpf(1) / 3 + d / 12
+    else:
+        eta = mp.sqrt(2 * (d - mp.log(lam)))
+        if d < 0:
+            eta = -eta
+        c0 = 1 / d - 1 / eta
+    r = mp.exp(-a * eta * eta / 2) / mp.sqrt(2 * mp.pi * a) * c0
+    u = eta * mp.sqrt(a / 2)
+    return erfc(-u) / 2 - r, erfc(u) / 2 + r
+
+
 def gamma_lower(a, x):
     if x <= 0:
         return mpf(0)
-    return mp.gammainc(a, 0, x, regularized=True)
+    if a >= TEMME_A:
+        return temme(a, x)[0]
+    try:
+        return mp.gammainc(a, 0, x, regularized=True)
+    except mpmath.libmp.NoConvergence:
+        if a < TEMME_FALLBACK:
+            raise
+        return temme(a, x)[0]
 
 
 def gamma_upper(a, x):
     if x <= 0:
         return mpf(1)
-    return mp.gammainc(a, x, mp.inf, regularized=True)
+    if a >= TEMME_A:
+        return temme(a, x)[1]
+    try:
+        return mp.gammainc(a, x, mp.inf, regularized=True)
+    except mpmath.libmp.NoConvergence:
+        if a < TEMME_FALLBACK:
+            raise
+        return temme(a, x)[1]
 
 
 def beta_lower(a, b, x):
@@ -1401,6 +1447,10 @@ def self_test():
         ("gamma_Q(50; 1, 1) = e^-50", ask("gsl_cdf_gamma_Q", 50.0, 1.0, 1.0), mp.exp(-50), 1e-18),
         ("gamma_Q(1000; 2, 1) = 1001 e^-1000", ask("gsl_cdf_gamma_Q", 1000.0, 2.0, 1.0),
          1001 * mp.exp(-1000), 1e-18),
+        ("Temme at a = 1e6 against mpmath (error ~1/a)", temme(mpf(10) ** 6, mpf(1000500))[1],
+         mp.gammainc(mpf(10) ** 6, mpf(1000500), mp.inf, regularized=True), 1e-5),
+        ("gamma_Q(1; 9e307, 1.1e-308) answers", ask("gsl_cdf_gamma_Q", 1.0, 8.988465674311579e307,
+                                                      1.112536929253601e-308) is not None, True, 0),
         ("chisq_Q(3.84145882069412; 1) = 0.05", ask("gsl_cdf_chisq_Q", 3.841458820694124, 1.0), mpf("0.05"), 1e-14),
         ("gamma_Pinv(0.5; 1, 1) = ln 2", ask("gsl_cdf_gamma_Pinv", 0.5, 1.0, 1.0), mp.log(2), 1e-18),
         ("gamma_Qinv(1e-300; 1, 2) = 600 ln 10", ask("gsl_cdf_gamma_Qinv", 1e-300, 1.0, 2.0),
@@ -1432,7 +1482,10 @@ def self_test():
     ]
     failed = 0
     for what, got, want, rel in checks:
-        ok = got is None if want is None else close(got, want, rel)
+        if isinstance(want, bool):
+            ok = got == want
+        else:
+            ok = got is None if want is None else close(got, want, rel)
         print("%s %s: got %s" % ("ok  " if ok else "FAIL", what, got))
         failed += not ok
     print("%d of %d checks passed" % (len(checks) - failed, len(checks)))

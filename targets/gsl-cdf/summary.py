@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""The figures of a gsl-cdf benchmark run, as Markdown.
+
+    summary.py OUT [OUT_X87]
+
+OUT is a `numfuzz run-all ... --oracle targets/gsl-cdf/oracle.py` directory triaged with the
+x87 shadow and the MPFR build beside every harness (the ladder); OUT_X87, when given, the same
+campaigns re-triaged with the .mpfr binaries moved aside (the x87 shadow alone). For each: the
+bugs and the not-judged escapes (report.json), and over every OUT/triage/F/triage.json the
+`shadow_agreement` summed: escaping inputs, those the shadow judged, those both judged, those
+judged alike, the confusion table (oracle verdict x shadow verdict, `-` where one did not judge)
+and every disagreement.
+"""
+import json
+import os
+import sys
+
+VERDICTS = ["wrong", "unreported-range", "undefined", "right", None]
+
+
+def name(v):
+    return v or "-"
+
+
+def load(path):
+    try:
+        with open(path) as fh:
+            return json.load(fh)
+    except (OSError, ValueError):
+        return None
+
+
+def collect(out):
+    per, pairs, disagreements = [], {}, []
+    base = os.path.join(out, "triage")
+    for fn in sorted(os.listdir(base)) if os.path.isdir(base) else []:
+        doc = load(os.path.join(base, fn, "triage.json"))
+        if doc is None:
+            continue
+        classes = doc.get("summary", {}).get("classes", {})
+        not_judged = sum(1 for f in doc.get("findings", []) if f.get("class") == "not-judged")
+        agreement = doc.get("shadow_agreement") or {"inputs": 0, "judged_by_both": 0, "agreed": 0,
+                                                    "pairs": [], "disagreements": []}
+        shadow_judged = sum(p["inputs"] for p in agreement["pairs"] if p["shadow"])
+        oracle_judged = sum(p["inputs"] for p in agreement["pairs"] if p["oracle"])
+        per.append(dict(function=fn, findings=doc.get("summary", {}).get("findings"),
+                        bugs=classes.get("bug", doc.get("summary", {}).get("bugs")), not_judged=not_judged,
+                        inputs=agreement["inputs"], shadow_judged=shadow_judged, oracle_judged=oracle_judged,
+                        both=agreement["judged_by_both"], agreed=agreement["agreed"]))
+        for p in agreement["pairs"]:
+            key = (p["oracle"], p["shadow"])
+            pairs[key] = pairs.get(key, 0) + p["inputs"]
+        disagreements += [(fn, d) for d in agreement["disagreements"]]
+    return per, pairs, disagreements
+
+
+def pct(a, b):
+    return "%.1f %%" % (100.0 * a / b) if b else "n/a"
+
+
+def table(pairs):
+    rows = ["| mpmath \\ shadow | " + " | ".join(name(v) for v in VERDICTS) + " | total |",
+            "|---" * (len(VERDICTS) + 2) + "|"]
+    for o in VERDICTS:
+        cells = [pairs.get((o, s), 0) for s in VERDICTS]
+        rows.append("| %s | %s | %d |" % (name(o), " | ".join(str(c) for c in cells), sum(cells)))
+    return "\n".join(rows)
+
+
+def describe(out, title):
+    lines = ["## %s (`%s`)" % (title, out), ""]
+    report = load(os.path.join(out, "report.json"))
+    if report:
+        s = report.get("summary", {})
+        lines.append("run-all: %s bugs over %s functions (%s with a report), %s findings; other classes: %s; failed: %s"
+                     % (s.get("bugs"), s.get("functions"), s.get("reported"), s.get("findings"),
+                        ", ".join("%s %d" % kv for kv in sorted(report.get("rest", {}).items())),
+                        ", ".join("%s (%s)" % (f.get("function"), f.get("why")) for f in report.get("failed", [])) or "none"))
+        lines.append("")
+    per, pairs, disagreements = collect(out)
+    t = {k: sum(r[k] or 0 for r in per) for k in ("findings", "bugs", "not_judged", "inputs", "shadow_judged",
+                                                  "oracle_judged", "both", "agreed")}
+    wrong_on_right = sum(n for (o, s_), n in pairs.items() if o == "right" and s_ == "wrong")
+    lines.append("Escaping inputs (primary result Inf or NaN, unreported, finite fields): %d; judged by the shadow "
+                 "(x87%s): %d (%s); by the oracle: %d (%s); by both: %d, alike: %d (%s); judged `wrong` by the "
+                 "shadow where mpmath says `right`: %d."
+                 % (t["inputs"], " + MPFR" if "x87" not in title else "", t["shadow_judged"],
+                    pct(t["shadow_judged"], t["inputs"]), t["oracle_judged"], pct(t["oracle_judged"], t["inputs"]),
+                    t["both"], t["agreed"], pct(t["agreed"], t["both"]), wrong_on_right))
+    lines += ["", table(pairs), "", "| function | findings | bugs | not-judged | escaping inputs | shadow judged | both | alike |",
+              "|---|---|---|---|---|---|---|---|"]
+    for r in per:
+        lines.append("| %s | %s | %s | %s | %d | %d | %d | %d |" % (r["function"], r["findings"], r["bugs"], r["not_judged"],
+                                                                  r["inputs"], r["shadow_judged"], r["both"], r["agreed"]))
+    lines.append("| total | %d | %d | %d | %d | %d | %d | %d |" % (t["findings"], t["bugs"], t["not_judged"], t["inputs"],
+                                                                 t["shadow_judged"], t["both"], t["agreed"]))
+    if disagreements:
+        lines += ["", "Disagreements (function, input, returned, mpmath, shadow):", ""]
+        for fn, d in disagreements:
+            o, s_ = d.get("oracle") or {}, d.get("shadow") or {}
+            lines.append("- %s `%s`: returned %s; mpmath %s (%s); shadow %s (%s%s)"
+                         % (fn, os.path.basename(d.get("input", "")), d.get("returned"), o.get("value"), o.get("verdict"),
+                            s_.get("value"), s_.get("verdict"), ", " + s_["source"] if s_.get("source") else ""))
+    if report and report.get("bugs"):
+        lines += ["", "Bugs (root site: functions; example reference):", ""]
+        for b in report["bugs"]:
+            ex = b.get("example") or {}
+            ref = ex.get("reference") or {}
+            lines.append("- `%s` in %s: %s (%s, by %s)" % (b.get("key"), ", ".join(b.get("functions", [])),
+                                                           ref.get("value"), ref.get("verdict"), ref.get("source")))
+    return "\n".join(lines)
+
+
+def main():
+    if len(sys.argv) not in (2, 3):
+        sys.exit(__doc__)
+    parts = [describe(sys.argv[1], "x87 shadow + MPFR ladder")]
+    if len(sys.argv) == 3:
+        parts.append(describe(sys.argv[2], "x87 shadow alone"))
+    print("\n\n".join(parts))
+
+
+if __name__ == "__main__":
+    main()
