@@ -69,8 +69,9 @@ pub struct TriageArgs {
     #[arg(long, value_name = "DIR")]
     pub repro: Option<PathBuf>,
     /// The link arguments of the library built without numfuzz-cc, put as they are into the
-    /// reproducers' build lines (e.g. '-lgsl -lgslcblas', or /path/libfoo.a); without them the
-    /// lines say PLAIN_LIBRARY where they go. Needs --repro.
+    /// reproducers' build lines (e.g. '-lgsl -lgslcblas', or /path/libfoo.a; add -I for its
+    /// headers where the harness needs one, e.g. '-I/usr/include/gsl -lgsl -lgslcblas' for the
+    /// GSL harnesses); without them the lines say PLAIN_LIBRARY where they go. Needs --repro.
     #[arg(long, value_name = "ARGS", value_parser = link_args, allow_hyphen_values = true)]
     pub repro_link: Option<String>,
     #[command(flatten)]

@@ -9,12 +9,15 @@
 //! builds it with the harness's source file and the plain library.
 //!
 //! The build line links the plain library with `--repro-link`'s arguments, as given (e.g.
-//! `-lgsl -lgslcblas`, or `/path/libfoo.a`). numfuzz cannot know them by itself: the target it
-//! replays links the library built with numfuzz-cc, which is not what a maintainer has. Without
-//! them the line says [`PLACEHOLDER`] where they go, a name no compiler takes for anything else
-//! (it fails on it as a missing file), and the comment of the file says what to put there:
-//! a line that guessed would build against whichever library happened to be installed, or fail
-//! with undefined references that hide what is missing.
+//! `-lgsl -lgslcblas`, or `/path/libfoo.a`; with a `-I` for the library's headers when the
+//! harness includes them by a path the compiler does not search, as the generated GSL
+//! harnesses do: `-I/usr/include/gsl`, which cc takes anywhere on the line). numfuzz cannot
+//! know them by itself: the target it replays links the library built with numfuzz-cc, which
+//! is not what a maintainer has. Without them the line says [`PLACEHOLDER`] where they go, a
+//! name no compiler takes for anything else (it fails on it as a missing file), and the
+//! comment of the file says what to put there: a line that guessed would build against
+//! whichever library happened to be installed, or fail with undefined references that hide
+//! what is missing.
 
 use super::format::results_text;
 use super::oracle::Verdict;
