@@ -4,7 +4,11 @@
 # source package with numfuzz-cc (and their taint build), fuzzes gsl_sf_exprel_2_e for 60 s and
 # prints the triage, judged against mpmath. Expected: 1 bug, the Overflow at specfunc/exp.c:406
 # (GSL returns +inf with GSL_SUCCESS for 709.09 < x < 709.78 where the true value is finite),
-# and every other finding (harmless underflows) counted as absorbed.
+# and every other finding (harmless underflows) counted as absorbed. The bug's C reproducer
+# (numfuzz triage --repro) is written to results/demo/repro and the demo prints the line that
+# builds it against Debian's plain GSL (libgsl-dev: -I/usr/include/gsl, since the generated
+# harness includes "gsl_sf_exp.h" without the gsl/ prefix, -lgsl -lgslcblas) and runs it: it
+# exits 1.
 #
 #   scripts/demo.sh [SECONDS]        (default 60; about 6-9 minutes in all on 2 cores)
 set -euo pipefail
@@ -23,7 +27,7 @@ esac
 start=$(date +%s)
 step() { echo; echo "== [$1/5] $2  ($(($(date +%s) - start)) s so far)"; }
 
-step 1 "system packages: clang-19, LLVM 19, lld, AFL++, dpkg-dev (scripts/setup.sh)"
+step 1 "system packages: clang-19, LLVM 19, lld, AFL++, dpkg-dev, a plain GSL (scripts/setup.sh)"
 scripts/setup.sh
 
 step 2 "building numfuzz in release mode (cargo; several minutes the first time)"
@@ -49,10 +53,13 @@ rm -rf "$work/out"
 step 5 "triage: which exceptions reach what GSL returns, judged against mpmath (numfuzz triage)"
 echo "Every finding is replayed; the taint build tells which exceptions reach the result, the"
 echo "oracle (targets/gsl/oracle.py, mpmath) gives the true value; bugs come first, minimised."
+echo "Each bug gets a standalone C reproducer (--repro) that links the plain GSL Debian ships"
+echo "(--repro-link: libgsl-dev, built without numfuzz-cc) and exits 1 while the bug is there."
 oracle="$root/targets/gsl/oracle.py"
-"$bin/numfuzz" triage "$work/out" --oracle "$oracle" --minimize --output "$work/triage.txt" 2>/dev/null
+repro=(--repro "$work/repro" --repro-link '-I/usr/include/gsl -lgsl -lgslcblas')
+"$bin/numfuzz" triage "$work/out" --oracle "$oracle" --minimize "${repro[@]}" --output "$work/triage.txt" 2>/dev/null
 cat "$work/triage.txt"
-"$bin/numfuzz" triage "$work/out" --oracle "$oracle" --minimize --format json --output "$work/triage.json" 2>/dev/null
+"$bin/numfuzz" triage "$work/out" --oracle "$oracle" --minimize "${repro[@]}" --format json --output "$work/triage.json" 2>/dev/null
 echo
 if ! python3 - "$work/triage.json" <<'EOF'
 import json, sys
@@ -75,11 +82,15 @@ print(f"{len(bugs)} bug{'s' if len(bugs) != 1 else ''}: the Overflow at specfunc
 print(f"GSL returns {returned} with GSL_SUCCESS where the true value (mpmath) is {true}.")
 print(f"The other findings: {others['absorbed']} absorbed (the result stays right), {others['handled']} handled, "
       f"{others['chained']} chained, {others['input_borne']} input-borne.")
+if f.get("reproducer"):
+    print(f"Its reproducer, {f['reproducer']['path']}, for x = {x}: this builds it against Debian's plain GSL and")
+    print("runs it (exit status 1 while the bug is there):")
+    print(f"  {f['reproducer']['build']}")
 EOF
 then
   echo "This run did not reach the Overflow at specfunc/exp.c:406; try a longer run: scripts/demo.sh 120"
 fi
-"$bin/numfuzz" triage "$work/out" --oracle "$oracle" --minimize --format html --output "$work/report.html" 2>/dev/null ||
+"$bin/numfuzz" triage "$work/out" --oracle "$oracle" --minimize "${repro[@]}" --format html --output "$work/report.html" 2>/dev/null ||
   echo "demo.sh: the HTML report could not be written (see: $bin/numfuzz triage $work/out --format html)"
 echo "Campaign and reports: $work (replay a finding: $bin/numfuzz replay $exe $work/out/default/crashes/id:...)"
 [ -f "$work/report.html" ] && echo "HTML report (open it in a browser): $work/report.html"
