@@ -101,8 +101,9 @@ fn the_mpfr_build_computes_beyond_x87s_range_and_precision() {
     assert_eq!(mpfr_shadow(&built, &input(6, 1.0), "128").0, "-inf");
 }
 
-/// Triage over one saved input per case: each finding's class and reference by line.
-fn triage(built: &Built, name: &str) -> BTreeMap<u64, (String, Value)> {
+/// Triage over one saved input per case: each finding's class and reference by line, and the
+/// JSON's summary.
+fn triage(built: &Built, name: &str) -> (BTreeMap<u64, (String, Value)>, Value) {
     let root = built.path(name);
     let c = HandCampaign::new(&root, &built.exe, &["default"]);
     for (k, (case, x)) in INPUTS.iter().enumerate() {
@@ -119,13 +120,18 @@ fn triage(built: &Built, name: &str) -> BTreeMap<u64, (String, Value)> {
             by_line.insert(f["location"]["line"].as_u64().unwrap(), (class, f["reference"].clone()));
         }
     }
-    by_line
+    (by_line, doc["summary"].clone())
 }
 
 #[test]
 fn where_x87_cannot_tell_the_mpfr_build_judges() {
     let built = build();
-    let with = triage(&built, "out");
+    let (with, summary) = triage(&built, "out");
+    assert_eq!(
+        (&summary["bugs"], &summary["bugs_by"]["mpfr"], &summary["not_judged"]),
+        (&3.into(), &3.into(), &0.into()),
+        "{summary:#}"
+    );
     for line in [LINE_LOG_OF_TINY, LINE_LOG_OF_DIFFERENCE, LINE_CANCELLED_OVERFLOWS] {
         let (class, reference) = &with[&line];
         assert_eq!(class, "bug", "line {line}: {with:#?}");
@@ -144,7 +150,12 @@ fn where_x87_cannot_tell_the_mpfr_build_judges() {
     // real bug hidden), the two beyond x87's range are escapes no reference judged, which are
     // said as such and not counted as bugs.
     std::fs::remove_file(built.path("wide.mpfr")).unwrap();
-    let without = triage(&built, "out-without");
+    let (without, summary) = triage(&built, "out-without");
+    assert_eq!(
+        (&summary["bugs"], &summary["not_judged"]),
+        (&0.into(), &2.into()),
+        "{summary:#}"
+    );
     assert_eq!(without[&LINE_LOG_OF_DIFFERENCE].0, "range", "{without:#?}");
     for line in [LINE_LOG_OF_TINY, LINE_CANCELLED_OVERFLOWS] {
         assert_eq!(
@@ -153,4 +164,25 @@ fn where_x87_cannot_tell_the_mpfr_build_judges() {
             "line {line}: {without:#?}"
         );
     }
+    // The terminal report says it in its headline, counts it in the line of the rest, and lists
+    // each after the bugs with why.
+    let o = numfuzz(&["triage", built.path("out-without").to_str().unwrap()]);
+    let text = both(&o);
+    assert!(text.contains("0 bugs and 2 escapes not judged in"), "{text}");
+    assert!(text.contains("Not judged (2)"), "{text}");
+    assert!(text.contains("2 not-judged"), "{text}");
+    assert!(
+        text.contains("why") && text.contains("x87 shadow: a shadow went beyond the range of its own format"),
+        "{text}"
+    );
+    let md = both(&numfuzz(&[
+        "triage",
+        built.path("out-without").to_str().unwrap(),
+        "--format",
+        "md",
+    ]));
+    assert!(
+        md.contains("### Not judged (2)") && md.contains("Why not judged"),
+        "{md}"
+    );
 }

@@ -304,6 +304,7 @@ const JSON_KEYS: &[&str] = &[
     "findings[].operation.type",
     "findings[].origin",
     "findings[].reference",
+    "findings[].not_judged",
     "findings[].reproducer",
     "findings[].results",
     "findings[].root",
@@ -343,6 +344,14 @@ const JSON_KEYS: &[&str] = &[
     "signature",
     "summary",
     "summary.bugs",
+    "summary.bugs_by",
+    "summary.bugs_by.mpfr",
+    "summary.bugs_by.none",
+    "summary.bugs_by.oracle",
+    "summary.bugs_by.shadow",
+    "summary.not_judged",
+    "summary.classes.not_judged",
+    "not_judged",
     "summary.by_kind",
     "summary.by_kind.DivByZero",
     "summary.by_kind.DivByZero.findings",
@@ -410,7 +419,7 @@ const MINIMIZED_KEYS: &[&str] = &[
 fn findings_are_grouped_by_site_and_kind_with_handled_and_silent() {
     let fx = fixture();
     let doc = triage_json(&fx.out.root, &["--timeout", "1000"]);
-    assert_eq!(doc["schema_version"], 4);
+    assert_eq!(doc["schema_version"], 5);
     assert_eq!(doc["inputs_replayed"], 10);
     assert_eq!(doc["summary"]["findings"], 3, "{doc:#}");
     let kinds: Vec<&str> = doc["findings"]
@@ -1178,7 +1187,7 @@ fn escape_lone_bracket(mut schema: Value) -> Value {
 /// `numfuzz triage --format json` on the fixture; `$DIR` stands for the test's temporary
 /// directory (source, target and OUT are inside it).
 const FULL_EXAMPLE: &str = r#"{
-  "schema_version": 4,
+  "schema_version": 5,
   "tool": {
     "name": "numfuzz",
     "version": "$VERSION"
@@ -1200,6 +1209,13 @@ const FULL_EXAMPLE: &str = r#"{
     "silent": 2,
     "handled": 1,
     "bugs": 0,
+    "bugs_by": {
+      "oracle": 0,
+      "shadow": 0,
+      "mpfr": 0,
+      "none": 0
+    },
+    "not_judged": 0,
     "unexplained": 0,
     "repair_replays": 0,
     "wrong": 0,
@@ -1214,7 +1230,8 @@ const FULL_EXAMPLE: &str = r#"{
       "absorbed": 0,
       "input_borne": 0,
       "out_of_domain": 0,
-      "unjudged": 3
+      "unjudged": 3,
+      "not_judged": 0
     },
     "consequences": {
       "escapes": 0,
@@ -1249,6 +1266,7 @@ const FULL_EXAMPLE: &str = r#"{
     "not_reproduced": 1
   },
   "bugs": [],
+  "not_judged": [],
   "unexplained": [],
   "findings": [
     {
@@ -1265,6 +1283,7 @@ const FULL_EXAMPLE: &str = r#"{
       "via": null,
       "escapes_to": [],
       "reference": null,
+      "not_judged": null,
       "reproducer": null,
       "location": {
         "file": "harness.c",
@@ -1335,6 +1354,7 @@ const FULL_EXAMPLE: &str = r#"{
       "via": null,
       "escapes_to": [],
       "reference": null,
+      "not_judged": null,
       "reproducer": null,
       "location": {
         "file": "harness.c",
@@ -1407,6 +1427,7 @@ const FULL_EXAMPLE: &str = r#"{
       "via": null,
       "escapes_to": [],
       "reference": null,
+      "not_judged": null,
       "reproducer": null,
       "location": {
         "file": "harness.c",

@@ -10,8 +10,11 @@ use serde::{Deserialize, Serialize};
 /// Version of the schema (2: consequences, chains, references and the bug list; 3: roots by
 /// repair (`root_by`, `via`), the `coincident` consequence and class, and the bugs whose cause
 /// is not isolated, `unexplained`; 4: references from the shadow build, `source` in `oracle`
-/// and in each `reference`, `oracle.unreliable`, the `range` and `out-of-domain` classes).
-pub const SCHEMA_VERSION: u32 = 4;
+/// and in each `reference`, `oracle.unreliable`, the `range` and `out-of-domain` classes; 5: the
+/// `not-judged` class (an escape's root no reference judged: not a bug) with each finding's
+/// `not_judged` reason, the `not_judged` list, `summary.not_judged` and `summary.bugs_by`, and
+/// a reference's source `mpfr`).
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// How readers name this document in their errors.
 pub const KIND: Kind = Kind {
@@ -38,6 +41,8 @@ pub struct TriageDoc {
     pub summary: Summary,
     /// The bug findings' ids, in the bug list's order.
     pub bugs: Vec<String>,
+    /// The ids of the escapes' roots no reference judged, in the bug list's order.
+    pub not_judged: Vec<String>,
     pub unexplained: Vec<Unexplained>,
     pub findings: Vec<Finding>,
     pub crashes: Vec<Crash>,
@@ -119,6 +124,19 @@ pub struct Classes {
     pub input_borne: usize,
     pub out_of_domain: usize,
     pub unjudged: usize,
+    pub not_judged: usize,
+}
+
+/// The entries of the bug list by the reference that judged each.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct BugsBy {
+    pub oracle: usize,
+    /// The x87 shadow build.
+    pub shadow: usize,
+    /// The MPFR shadow build.
+    pub mpfr: usize,
+    /// No reference: none at all, or a non-finite result whose cause is not isolated.
+    pub none: usize,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -137,6 +155,9 @@ pub struct Summary {
     /// Entries of the exception bug list: the bug findings and the non-finite results whose
     /// cause is not isolated (crashes and hangs are counted apart, below).
     pub bugs: usize,
+    pub bugs_by: BugsBy,
+    /// Escapes' roots no reference judged (listed apart, not bugs).
+    pub not_judged: usize,
     pub unexplained: usize,
     pub repair_replays: usize,
     pub wrong: usize,
@@ -259,6 +280,8 @@ pub struct Finding {
     pub via: Option<String>,
     pub escapes_to: Vec<String>,
     pub reference: Option<Reference>,
+    /// Why no reference judged it (the `not-judged` class), else null.
+    pub not_judged: Option<String>,
     pub reproducer: Option<Reproducer>,
     pub location: Location,
     pub operation: Operation,

@@ -398,6 +398,17 @@ pub fn value_rank(value: &str) -> u8 {
     }
 }
 
+/// The entries of a bug list by the reference that judged each: the oracle, the x87 shadow
+/// build, the MPFR shadow build, or none (no reference at all, or a non-finite result whose
+/// cause is not isolated).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BugsBy {
+    pub oracle: usize,
+    pub shadow: usize,
+    pub mpfr: usize,
+    pub unreferenced: usize,
+}
+
 /// Findings, silent and handled counts of one kind (or of all kinds with `None`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct KindCount {
@@ -419,6 +430,35 @@ impl Report {
     /// isolated.
     pub fn bug_count(&self) -> usize {
         self.bugs().count() + self.unexplained.len()
+    }
+
+    /// The escapes' roots no reference judged ([`FindingClass::NotJudged`]), in the bug list's
+    /// order: listed after the bugs, never counted as bugs.
+    pub fn not_judged(&self) -> impl Iterator<Item = &Finding> {
+        let mut found: Vec<&Finding> = self
+            .findings
+            .iter()
+            .filter(|f| f.class() == FindingClass::NotJudged)
+            .collect();
+        found.sort_by_key(|f| (f.ordinariness, returned_rank(&f.results)));
+        found.into_iter()
+    }
+
+    /// The entries of the bug list by what judged them.
+    pub fn bugs_by(&self) -> BugsBy {
+        let mut by = BugsBy {
+            unreferenced: self.unexplained.len(),
+            ..BugsBy::default()
+        };
+        for f in self.bugs() {
+            match f.reference.as_ref().map(|r| r.source) {
+                Some(Source::Oracle) => by.oracle += 1,
+                Some(Source::Shadow) => by.shadow += 1,
+                Some(Source::Mpfr) => by.mpfr += 1,
+                None => by.unreferenced += 1,
+            }
+        }
+        by
     }
 
     /// The findings of a class.

@@ -4,8 +4,8 @@
 //! instance's distinct exceptions and escapes over time (from its `exceptions.jsonl`).
 
 use super::{
-    consequence_note, count, elapsed, finding_cells, finding_titles, headline, judged, key_location, others_line,
-    results_text, root_text, sources_line, BugView,
+    consequence_note, count, elapsed, finding_cells, finding_titles, headline, judged, judgement_line, key_location,
+    others_line, results_text, root_text, sources_line, BugView,
 };
 use crate::html::chart::{self, Axes, Series};
 use crate::html::{code, entry, heading, list, page, paragraphs, table, Html};
@@ -33,7 +33,11 @@ fn header(report: &Report) -> Html {
         heading(1, "numfuzz triage"),
         Html::element("p", Html::element("strong", headline(report))).line(),
         Html::element("p", about).line(),
-        paragraphs([sources_line(report), consequence_note(report)].into_iter().flatten()),
+        paragraphs(
+            [sources_line(report), judgement_line(report), consequence_note(report)]
+                .into_iter()
+                .flatten(),
+        ),
     ])
 }
 
@@ -148,6 +152,40 @@ fn unexplained(report: &Report) -> Html {
             "No exception's value reaches the result, and repairing any one alone leaves it non-finite.".to_string(),
         ]),
         table(&["input", "returned", "exceptions raised", "inputs"], &rows, false),
+    ])
+}
+
+/// The escapes no reference judged, each with why.
+fn not_judged(report: &Report) -> Html {
+    let rows: Vec<Vec<Html>> = report
+        .not_judged()
+        .map(|f| {
+            let v = BugView::of(f);
+            let mut at = Html::text(&format!("{} at ", f.key.kind));
+            at.push(code(&f.site.location()));
+            vec![
+                at,
+                code(&v.expression),
+                code(&v.input),
+                code(&v.returned),
+                Html::text(f.not_judged.as_deref().unwrap_or("-")),
+            ]
+        })
+        .collect();
+    if rows.is_empty() {
+        return Html::default();
+    }
+    Html::concat([
+        heading(2, format!("Not judged ({})", rows.len())),
+        paragraphs([
+            "Escapes no reference could judge: whether they are wrong is not known, so they are not counted as bugs."
+                .to_string(),
+        ]),
+        table(
+            &["exception", "operation", "input", "returned", "why not judged"],
+            &rows,
+            false,
+        ),
     ])
 }
 
@@ -291,6 +329,7 @@ pub fn render(report: &Report, all: bool) -> String {
     } else if judged(report) {
         body.push(bugs(report));
         body.push(unexplained(report));
+        body.push(not_judged(report));
         body.push(paragraphs([others_line(report, all)]));
     }
     if !report.findings.is_empty() && (all || !judged(report)) {

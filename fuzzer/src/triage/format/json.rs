@@ -3,9 +3,9 @@
 
 use crate::replay::DecodedField;
 use crate::report_model::triage::{
-    ByKind, Classes, ConsequenceCounts, Counts, Crash, Disagreement, Examples, Field, Finding, Hang, Input, Judged,
-    Location, Minimized, NotReproduced, Operation, Oracle, Reference, Reproducer, ShadowAgreement, Summary, TriageDoc,
-    Unexplained, VerdictPair, SCHEMA_VERSION,
+    BugsBy, ByKind, Classes, ConsequenceCounts, Counts, Crash, Disagreement, Examples, Field, Finding, Hang, Input,
+    Judged, Location, Minimized, NotReproduced, Operation, Oracle, Reference, Reproducer, ShadowAgreement, Summary,
+    TriageDoc, Unexplained, VerdictPair, SCHEMA_VERSION,
 };
 use crate::report_model::Tool;
 use crate::triage::agreement::Agreement;
@@ -105,6 +105,7 @@ pub fn document(report: &Report) -> TriageDoc {
         shadow_agreement: report.shadow_agreement.as_ref().map(shadow_agreement),
         summary: summary(report),
         bugs: report.bugs().map(|f| f.id.clone()).collect(),
+        not_judged: report.not_judged().map(|f| f.id.clone()).collect(),
         unexplained: report.unexplained.iter().map(|u| unexplained(report, u)).collect(),
         findings: report.findings.iter().map(|f| finding(report, f)).collect(),
         crashes: report.crashes.iter().map(crash).collect(),
@@ -189,6 +190,7 @@ fn finding(report: &Report, f: &report::Finding) -> Finding {
         via: root_by.map(|(_, via)| name_of(&via)),
         escapes_to: f.escapes_to.clone(),
         reference: f.reference.as_ref().map(reference),
+        not_judged: f.not_judged.clone(),
         reproducer: f.reproducer.as_ref().map(|r| Reproducer {
             path: r.path.display().to_string(),
             build: r.build.clone(),
@@ -276,6 +278,16 @@ fn summary(report: &Report) -> Summary {
         silent: total.silent,
         handled: total.handled,
         bugs: report.bug_count(),
+        bugs_by: {
+            let by = report.bugs_by();
+            BugsBy {
+                oracle: by.oracle,
+                shadow: by.shadow,
+                mpfr: by.mpfr,
+                none: by.unreferenced,
+            }
+        },
+        not_judged: report.not_judged().count(),
         unexplained: report.unexplained.len(),
         repair_replays: report.repair_replays,
         wrong: report
@@ -316,6 +328,7 @@ fn classes(report: &Report) -> Classes {
         input_borne: n(FindingClass::InputBorne),
         out_of_domain: n(FindingClass::OutOfDomain),
         unjudged: n(FindingClass::Unjudged),
+        not_judged: n(FindingClass::NotJudged),
     }
 }
 

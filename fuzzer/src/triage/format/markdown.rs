@@ -5,8 +5,8 @@
 //! reproduce last. Cells go through `crate::markdown`, which escapes them.
 
 use super::{
-    consequence_note, count, elapsed, finding_cells, finding_titles, headline, judged, key_location, others_line,
-    results_text, root_text, sources_line, BugView,
+    consequence_note, count, elapsed, finding_cells, finding_titles, headline, judged, judgement_line, key_location,
+    others_line, results_text, root_text, sources_line, BugView,
 };
 use crate::markdown::{table, Md};
 use crate::replay::{fields_decimal, DecodedField};
@@ -135,6 +135,47 @@ fn bugs(out: &mut String, report: &Report) {
     reproducers(out, report);
 }
 
+/// The escapes no reference judged, each with why.
+fn not_judged(out: &mut String, report: &Report) {
+    let rows: Vec<Vec<Md>> = report
+        .not_judged()
+        .enumerate()
+        .map(|(n, f)| {
+            let v = BugView::of(f);
+            vec![
+                Md::text(&(n + 1).to_string()),
+                Md::text(&f.key.kind.to_string()),
+                Md::code(&f.site.location()),
+                Md::code(crate::replay::function_of(&f.example)),
+                Md::code(&v.expression),
+                Md::code(&v.input),
+                Md::code(&v.returned),
+                Md::text(f.not_judged.as_deref().unwrap_or("-")),
+            ]
+        })
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "### Not judged ({})\n\nEscapes no reference could judge: whether they are wrong is not known, so they are not counted as bugs.\n",
+        rows.len()
+    );
+    let titles = [
+        "#",
+        "Kind",
+        "Location",
+        "Function",
+        "Operation",
+        "Input",
+        "Returned",
+        "Why not judged",
+    ];
+    out.push_str(&table(&titles, &rows));
+    out.push('\n');
+}
+
 /// How to build and run each bug's reproducer (`--repro`).
 fn reproducers(out: &mut String, report: &Report) {
     let repros: Vec<String> = report
@@ -171,10 +212,12 @@ pub fn render(report: &Report, all: bool) -> String {
         let _ = writeln!(out, "No floating-point exception findings.\n");
     } else if judged && !all {
         bugs(&mut out, report);
+        not_judged(&mut out, report);
         let _ = writeln!(out, "{}\n", others_line(report, all));
     } else {
         if judged {
             bugs(&mut out, report);
+            not_judged(&mut out, report);
             let _ = writeln!(
                 out,
                 "{}\n\n### All findings ({})\n",
@@ -210,7 +253,10 @@ fn head(out: &mut String, report: &Report) {
         Md::code(&report.out_dir.display().to_string()),
         Md::join(report.instances.iter().map(|i| Md::code(i)), ", ")
     );
-    for line in [sources_line(report), consequence_note(report)].into_iter().flatten() {
+    for line in [sources_line(report), judgement_line(report), consequence_note(report)]
+        .into_iter()
+        .flatten()
+    {
         let _ = writeln!(out, "{line}\n");
     }
 }

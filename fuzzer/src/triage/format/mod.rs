@@ -124,9 +124,9 @@ pub fn others_line(report: &Report, all: bool) -> String {
         .iter()
         .map(|&c| format!("{} {}", report.class_count(c), c.name()))
         .collect();
-    // Only shadow references and signatures with domains make these; the line stays as it
-    // was without them.
-    for class in [FindingClass::Range, FindingClass::OutOfDomain] {
+    // Only references and signatures with domains make these; the line stays as it was
+    // without them.
+    for class in [FindingClass::Range, FindingClass::OutOfDomain, FindingClass::NotJudged] {
         let n = report.class_count(class);
         if n > 0 {
             counts.push(format!("{n} {}", class.name()));
@@ -213,6 +213,39 @@ pub fn root_text(f: &Finding) -> Option<String> {
     })
 }
 
+/// With references: which judged the bugs and how many escapes none could judge, e.g. `Bugs
+/// judged by the x87 shadow build: 3, by the MPFR shadow build: 1; 2 escapes not judged
+/// (after the bugs, each with why).`
+pub fn judgement_line(report: &Report) -> Option<String> {
+    if !judged(report) || report.oracle.is_none() {
+        return None;
+    }
+    let by = report.bugs_by();
+    let parts: Vec<String> = [
+        (by.oracle, "the oracle"),
+        (by.shadow, "the x87 shadow build"),
+        (by.mpfr, "the MPFR shadow build"),
+        (by.unreferenced, "no reference (a cause not isolated)"),
+    ]
+    .iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, what)| format!("by {what}: {n}"))
+    .collect();
+    let bugs = if parts.is_empty() {
+        "No bugs judged".to_string()
+    } else {
+        format!("Bugs judged {}", parts.join(", "))
+    };
+    let escapes = match report.not_judged().count() {
+        0 => "every escape judged".to_string(),
+        n => format!(
+            "{} not judged (listed after the bugs, each with why; not counted as bugs)",
+            count(n, "escape", "escapes")
+        ),
+    };
+    Some(format!("{bugs}; {escapes}."))
+}
+
 /// What a bug shows: its input (minimised when it was), the results returned for it and the
 /// reference.
 pub struct BugView {
@@ -275,10 +308,15 @@ pub fn count(n: usize, one: &str, many: &str) -> String {
 
 /// The one-line headline: what was replayed and what came out.
 pub fn headline(report: &Report) -> String {
-    let bugs = if judged(report) {
-        format!("{} in ", count(report.bug_count(), "bug", "bugs"))
-    } else {
-        String::new()
+    let not_judged = report.not_judged().count();
+    let bugs = match (judged(report), not_judged) {
+        (false, _) => String::new(),
+        (true, 0) => format!("{} in ", count(report.bug_count(), "bug", "bugs")),
+        (true, n) => format!(
+            "{} and {} not judged in ",
+            count(report.bug_count(), "bug", "bugs"),
+            count(n, "escape", "escapes")
+        ),
     };
     format!(
         "{bugs}{}, {}, {}, {} not reproduced ({} replayed from {})",

@@ -187,6 +187,9 @@ fn finding_level(report: &Report, f: &Finding) -> ResultLevel {
     if super::judged(report) {
         if f.is_bug() {
             ResultLevel::Error
+        } else if f.not_judged.is_some() {
+            // An escape nothing could judge: maybe a bug, maybe the answer.
+            ResultLevel::Warning
         } else {
             ResultLevel::Note
         }
@@ -228,6 +231,9 @@ fn finding_message(f: &Finding) -> String {
                 super::short_decimal(&r.judged.reference),
                 r.judged.verdict.name()
             ));
+        }
+        if let Some(why) = &f.not_judged {
+            text.push_str(&format!("; not judged: {why}"));
         }
     }
     text.push('.');

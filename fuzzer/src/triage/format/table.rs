@@ -5,8 +5,8 @@
 //! did not reproduce last.
 
 use super::{
-    consequence_note, count, elapsed, finding_cells, finding_titles, headline, judged, others_line, results_text,
-    root_text, sources_line, BugView,
+    consequence_note, count, elapsed, finding_cells, finding_titles, headline, judged, judgement_line, others_line,
+    results_text, root_text, sources_line, BugView,
 };
 use crate::replay::{fields_decimal, fields_with_hex};
 use crate::triage::report::{Finding, KindCount, Report, Unexplained};
@@ -152,6 +152,39 @@ fn unexplained(out: &mut String, n: usize, u: &Unexplained) {
     out.push('\n');
 }
 
+/// The escapes no reference judged: what each returned and why no reference spoke.
+fn not_judged(out: &mut String, report: &Report) {
+    let entries: Vec<&Finding> = report.not_judged().collect();
+    if entries.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "Not judged ({}): escapes no reference could judge, so whether they are wrong is not known (not counted as bugs)\n",
+        entries.len()
+    );
+    for (n, f) in entries.iter().enumerate() {
+        let v = BugView::of(f);
+        let _ = writeln!(
+            out,
+            "{:>2}. {} at {} in {}  [{}]",
+            n + 1,
+            f.key.kind,
+            f.site.location(),
+            crate::replay::function_of(&f.example),
+            f.id
+        );
+        let rows = vec![
+            vec!["    operation".to_string(), v.expression],
+            vec!["    input".to_string(), v.input],
+            vec!["    returned".to_string(), v.returned],
+            vec!["    why".to_string(), f.not_judged.clone().unwrap_or_default()],
+        ];
+        out.push_str(&aligned(&rows));
+        out.push('\n');
+    }
+}
+
 /// The file name of a source path.
 fn file_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
@@ -186,7 +219,10 @@ fn head(out: &mut String, report: &Report) {
         report.target.display(),
         report.instances.join(", ")
     );
-    for line in [sources_line(report), consequence_note(report)].into_iter().flatten() {
+    for line in [sources_line(report), judgement_line(report), consequence_note(report)]
+        .into_iter()
+        .flatten()
+    {
         let _ = writeln!(out, "{line}");
     }
     out.push('\n');
@@ -198,6 +234,7 @@ fn findings(out: &mut String, report: &Report, all: bool) {
     let judged = judged(report);
     if judged {
         bugs(out, report);
+        not_judged(out, report);
         let _ = writeln!(out, "{}", others_line(report, all));
         if !all {
             return;
