@@ -172,7 +172,7 @@ fn include_and_exclude_select_functions_by_name() {
 }
 
 #[test]
-fn build_makes_three_binaries_per_harness_and_the_fuzz_one_replays_to_the_overflow() {
+fn build_makes_four_binaries_per_harness_and_the_fuzz_one_replays_to_the_overflow() {
     let dir = tempdir();
     let out = dir.path().join("h");
     let build = mathlib().join("build.sh");
@@ -182,16 +182,16 @@ fn build_makes_three_binaries_per_harness_and_the_fuzz_one_replays_to_the_overfl
     );
     assert!(o.status.success(), "{}", both(&o));
     assert!(
-        String::from_utf8_lossy(&o.stdout).contains("built 6 of 6 harness binaries"),
+        String::from_utf8_lossy(&o.stdout).contains("built 8 of 8 harness binaries"),
         "{}",
         both(&o)
     );
     for f in ["ml_exp_ratio", "ml_harmonic_mean_e"] {
-        for suffix in ["", ".taint", ".shadow"] {
+        for suffix in ["", ".taint", ".shadow", ".mpfr"] {
             assert!(out.join("bin").join(format!("{f}{suffix}")).is_file(), "{f}{suffix}");
         }
     }
-    for v in ["fuzz", "taint", "shadow"] {
+    for v in ["fuzz", "taint", "shadow", "mpfr"] {
         assert!(out.join("build").join(v).join("libmathlib.a").is_file(), "{v}");
     }
     let exe = out.join("bin/ml_exp_ratio");

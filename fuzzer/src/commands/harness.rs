@@ -1,7 +1,7 @@
 //! `numfuzz harness HEADER... -o DIR`: harnesses from a library's headers (`numfuzz::harness`).
 
 use crate::options::HarnessArgs;
-use numfuzz::harness::build::{self, BuildOptions};
+use numfuzz::harness::build::{self, BuildOptions, VARIANTS};
 use numfuzz::harness::{generate, list_functions, Options};
 
 pub fn run(args: HarnessArgs) -> anyhow::Result<()> {
@@ -48,9 +48,9 @@ pub fn run(args: HarnessArgs) -> anyhow::Result<()> {
         eprintln!("numfuzz: {} did not compile; see {}", f.binary, f.log.display());
     }
     println!(
-        "built {} of {} harness binaries in {} (fuzz, .taint, .shadow)",
-        functions.len() * 3 - failures.len(),
-        functions.len() * 3,
+        "built {} of {} harness binaries in {} (fuzz, .taint, .shadow, .mpfr)",
+        functions.len() * VARIANTS.len() - failures.len(),
+        functions.len() * VARIANTS.len(),
         out.join("bin").display()
     );
     anyhow::ensure!(

@@ -1,11 +1,11 @@
-//! `--build`: the library built three ways by the user's own command, and every harness
+//! `--build`: the library built four ways by the user's own command, and every harness
 //! compiled and linked against each build.
 //!
 //! The command runs through `sh -c` in the current directory, once per variant, with `CC`/`CXX`
 //! set to the numfuzz-cc/numfuzz-c++ beside this numfuzz, the variant's switch exported
-//! (`NUMFUZZ_CC_TAINT=1`, `NUMFUZZ_CC_SHADOW=1`, neither for the fuzz build) and
-//! `NUMFUZZ_BUILD_DIR` naming DIR/build/<variant>, where the command must put its objects and
-//! its static library: the three builds must not share object files.
+//! (`NUMFUZZ_CC_TAINT=1`, `NUMFUZZ_CC_SHADOW=1`, `NUMFUZZ_CC_SHADOW=mpfr`, none for the fuzz
+//! build) and `NUMFUZZ_BUILD_DIR` naming DIR/build/<variant>, where the command must put its
+//! objects and its static library: the four builds must not share object files.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -16,9 +16,11 @@ pub enum Variant {
     Fuzz,
     Taint,
     Shadow,
+    /// The shadow build with MPFR shadows, which triage asks where the x87 one cannot tell.
+    Mpfr,
 }
 
-pub const VARIANTS: [Variant; 3] = [Variant::Fuzz, Variant::Taint, Variant::Shadow];
+pub const VARIANTS: [Variant; 4] = [Variant::Fuzz, Variant::Taint, Variant::Shadow, Variant::Mpfr];
 
 const SWITCHES: [&str; 2] = ["NUMFUZZ_CC_TAINT", "NUMFUZZ_CC_SHADOW"];
 
@@ -28,6 +30,7 @@ impl Variant {
             Variant::Fuzz => "fuzz",
             Variant::Taint => "taint",
             Variant::Shadow => "shadow",
+            Variant::Mpfr => "mpfr",
         }
     }
 
@@ -37,6 +40,7 @@ impl Variant {
             Variant::Fuzz => "",
             Variant::Taint => ".taint",
             Variant::Shadow => ".shadow",
+            Variant::Mpfr => ".mpfr",
         }
     }
 
@@ -52,6 +56,9 @@ impl Variant {
             }
             Variant::Shadow => {
                 cmd.env("NUMFUZZ_CC_SHADOW", "1");
+            }
+            Variant::Mpfr => {
+                cmd.env("NUMFUZZ_CC_SHADOW", "mpfr");
             }
         }
     }
@@ -96,8 +103,8 @@ impl Wrappers {
     }
 }
 
-/// Builds the library three ways, then every harness of `functions` (DIR/src/F.c) into
-/// DIR/bin/F, F.taint and F.shadow. A failing library build is an error; failing harnesses
+/// Builds the library four ways, then every harness of `functions` (DIR/src/F.c) into
+/// DIR/bin/F, F.taint, F.shadow and F.mpfr. A failing library build is an error; failing harnesses
 /// are returned.
 pub fn build(dir: &Path, functions: &[String], opts: &BuildOptions) -> anyhow::Result<Vec<Failure>> {
     let tools = Wrappers::locate()?;

@@ -1,6 +1,6 @@
 //! `numfuzz harness`: one harness per function of a library's headers whose inputs are
 //! numbers, written from clang's reading of the prototypes and a conventions file, with a
-//! manifest and the list of functions left out and why; optionally built three ways.
+//! manifest and the list of functions left out and why; optionally built four ways (fuzz, taint, shadow, MPFR shadow).
 
 pub mod ast;
 pub mod build;
