@@ -496,7 +496,7 @@ impl Report {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Reproducer {
     pub path: PathBuf,
-    /// A command that builds and runs it (`HARNESS.c` and `LIBRARY` stand for what numfuzz
-    /// does not know).
+    /// A command that builds and runs it (`HARNESS.c` and `PLAIN_LIBRARY` stand for what
+    /// numfuzz does not know).
     pub build: String,
 }
