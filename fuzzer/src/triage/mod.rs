@@ -26,10 +26,10 @@ pub mod taint;
 use crate::replay::{Replay, Replayer};
 use crate::target::{Target, TargetError};
 use campaign::Campaign;
+use consequence::Consequence;
 use judge::{Judge, Keep};
 use numfuzz_abi::signature::Signature;
 use numfuzz_outdir::OutDirError;
-use consequence::Consequence;
 use references::{References, Source};
 use report::{view_fields, Consequences, Finding, Minimized, OracleUse, Reference, Report};
 use root::Attribution;
@@ -528,10 +528,14 @@ fn why_not_judged(f: &Finding, reference: &Option<Reference>, references: &Refer
     if reference.is_some() || !escape_root {
         return None;
     }
-    Some(references.why_unjudged(bytes).unwrap_or_else(|| match references.source() {
-        Source::Oracle => "the oracle gave no reference for its input".to_string(),
-        Source::Shadow | Source::Mpfr => "the shadow build gave no reference for its input".to_string(),
-    }))
+    Some(
+        references
+            .why_unjudged(bytes)
+            .unwrap_or_else(|| match references.source() {
+                Source::Oracle => "the oracle gave no reference for its input".to_string(),
+                Source::Shadow | Source::Mpfr => "the shadow build gave no reference for its input".to_string(),
+            }),
+    )
 }
 
 /// Minimises one finding's input, keeping what makes it matter ([`Keep`]), and writes it to
