@@ -112,7 +112,16 @@ if [ "$(cat "$tmpl/stamp" 2>/dev/null)" != "$lib_key" ]; then
   echo "$lib_key" >"$tmpl/stamp"
   say "configured in $(($(now) - t0)) s"
 fi
-include="$tmpl/obj"
+# The headers as real files: obj/gsl/ holds symlinks into the source tree, and `numfuzz harness`
+# resolves them (then the header is no longer under the -I directory and the harnesses include
+# "gsl_cdf.h" instead of "gsl/gsl_cdf.h").
+include="$build/include"
+if [ "$(cat "$include/stamp" 2>/dev/null)" != "$lib_key" ]; then
+  rm -rf "$include"
+  mkdir -p "$include"
+  cp -rL "$tmpl/obj/gsl" "$include/gsl"
+  echo "$lib_key" >"$include/stamp"
+fi
 
 # --- the four libraries -----------------------------------------------------------------------
 dirs=(utils sys err complex poly specfunc cdf rng randist)
@@ -158,12 +167,23 @@ for v in fuzz taint shadow mpfr; do build_variant "$v"; done
 # --- the harnesses ----------------------------------------------------------------------------
 [ -e "$here/conventions.toml" ] || die "$here/conventions.toml is missing"
 gen="$build/harness"
-inputs=("$here/conventions.toml" "$numfuzz" "$here/build.sh" "$tmpl/stamp")
+inputs=("$here/conventions.toml" "$numfuzz" "$here/build.sh" "$include/stamp")
 if ! [ -e "$gen/manifest.json" ] || [ -n "$(find "${inputs[@]}" -newer "$gen/manifest.json" 2>/dev/null)" ]; then
-  rm -rf "$gen"
+  # Generated beside, then only the sources that changed are copied (their binaries relink;
+  # the others, and bin/, stay as they are).
+  rm -rf "$gen.new"
   "$numfuzz" harness "$include/gsl/gsl_cdf.h" "$include/gsl/gsl_randist.h" \
     --include '^gsl_cdf_|^gsl_ran_[a-z0-9_]+_pdf$' --conventions "$here/conventions.toml" \
-    -o "$gen" -- -I "$include" >"$build/harness.log" 2>&1 || die "numfuzz harness failed; see $build/harness.log"
+    -o "$gen.new" -- -I "$include" >"$build/harness.log" 2>&1 || die "numfuzz harness failed; see $build/harness.log"
+  mkdir -p "$gen/src"
+  for f in "$gen.new"/src/*.c; do
+    cmp -s "$f" "$gen/src/${f##*/}" || cp "$f" "$gen/src/"
+  done
+  for f in "$gen"/src/*.c; do
+    [ -e "$gen.new/src/${f##*/}" ] || rm -f "$f"
+  done
+  cp "$gen.new/skipped.md" "$gen.new/manifest.json" "$gen/"
+  rm -rf "$gen.new"
   say "harnesses: $(ls "$gen/src" | wc -l) generated ($(head -1 "$build/harness.log"))"
 fi
 mapfile -t functions < <(python3 -c 'import json,sys; [print(h["function"]) for h in json.load(open(sys.argv[1]))["harnesses"]]' "$gen/manifest.json")

@@ -13,6 +13,8 @@ and every disagreement.
 """
 import json
 import os
+import re
+import struct
 import sys
 
 VERDICTS = ["wrong", "unreported-range", "undefined", "right", None]
@@ -54,6 +56,27 @@ def collect(out):
     return per, pairs, disagreements
 
 
+FIELD = {"f64": ("<d", 8), "f32": ("<f", 4), "u32": ("<I", 4), "i32": ("<i", 4), "u64": ("<Q", 8), "i64": ("<q", 8)}
+
+
+def fields(out, fn, rel):
+    """The input's fields as text, read with the harness's signature (packed, in order)."""
+    doc = load(os.path.join(out, "triage", fn, "triage.json")) or {}
+    types = re.findall(r"([a-z]+[0-9]+)(?:[\[(][^\])]*[\])])?", doc.get("signature") or "")
+    try:
+        with open(os.path.join(out, "campaigns", fn, rel), "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return "?"
+    vals, at = [], 0
+    for t in types:
+        fmt, size = FIELD.get(t, ("<d", 8))
+        chunk = data[at:at + size].ljust(size, b"\0")
+        vals.append(repr(struct.unpack(fmt, chunk)[0]))
+        at += size
+    return "(" + ", ".join(vals) + ")"
+
+
 def pct(a, b):
     return "%.1f %%" % (100.0 * a / b) if b else "n/a"
 
@@ -78,6 +101,7 @@ def describe(out, title):
                         ", ".join("%s (%s)" % (f.get("function"), f.get("why")) for f in report.get("failed", [])) or "none"))
         lines.append("")
     per, pairs, disagreements = collect(out)
+    inputs_of = {(fn, d.get("input")): fields(out, fn, d.get("input", "")) for fn, d in disagreements}
     t = {k: sum(r[k] or 0 for r in per) for k in ("findings", "bugs", "not_judged", "inputs", "shadow_judged",
                                                   "oracle_judged", "both", "agreed")}
     wrong_on_right = sum(n for (o, s_), n in pairs.items() if o == "right" and s_ == "wrong")
@@ -98,8 +122,8 @@ def describe(out, title):
         lines += ["", "Disagreements (function, input, returned, mpmath, shadow):", ""]
         for fn, d in disagreements:
             o, s_ = d.get("oracle") or {}, d.get("shadow") or {}
-            lines.append("- %s `%s`: returned %s; mpmath %s (%s); shadow %s (%s%s)"
-                         % (fn, os.path.basename(d.get("input", "")), d.get("returned"), o.get("value"), o.get("verdict"),
+            lines.append("- %s%s: returned %s; mpmath %s (%s); shadow %s (%s%s)"
+                         % (fn, inputs_of[(fn, d.get("input"))], d.get("returned"), o.get("value"), o.get("verdict"),
                             s_.get("value"), s_.get("verdict"), ", " + s_["source"] if s_.get("source") else ""))
     if report and report.get("bugs"):
         lines += ["", "Bugs (root site: functions; example reference):", ""]
