@@ -171,21 +171,38 @@ def gamma_upper(a, x):
         return temme(a, x)[1]
 
 
+# An argument this close to 1 is not represented at the working precision (1 - x rounds
+# away): the beta function's tails are then refused (null) rather than computed at 1.
+NEAR_ONE = mpf(2) ** -150
+
+
 def beta_lower(a, b, x):
     """I_x(a, b)."""
     if x <= 0:
         return mpf(0)
     if x >= 1:
         return mpf(1)
+    if 1 - x < NEAR_ONE:
+        raise Unknown("beta argument within 2^-150 of 1")
     return mp.betainc(a, b, 0, x, regularized=True)
 
 
 def beta_upper(a, b, x):
-    """1 - I_x(a, b) = I_{1-x}(b, a), computed as the latter."""
+    """1 - I_x(a, b) = I_{1-x}(b, a): the latter where 1 - x is represented, else 1 - I_x(a, b)
+    where that is at least 1/2 (no cancellation), else refused."""
     if x <= 0:
         return mpf(1)
     if x >= 1:
         return mpf(0)
+    if x < NEAR_ONE:
+        lower = beta_lower(a, b, x)
+        if lower <= 0.5:
+            return 1 - lower
+        if max(a, b) <= 10 ** 4:
+            # mpmath's own upper tail (it sums at the precision the cancellation needs); with a
+            # parameter in the 1e5s it was seen to return 0 or 1 for a tail of 1e-349.
+            return mp.betainc(a, b, x, 1, regularized=True)
+        raise Unknown("beta upper tail at an argument below 2^-150")
     return mp.betainc(b, a, 0, 1 - x, regularized=True)
 
 
@@ -654,8 +671,20 @@ def fdist_pdf(x, n1, n2):
 
 
 def t_tail(x, nu):
-    """P(T > |x|) for Student's t with nu degrees of freedom."""
-    return beta_lower(nu / 2, mpf(1) / 2, nu / (nu + x * x)) / 2
+    """P(T > |x|) for Student's t with nu degrees of freedom: I_z(nu/2, 1/2)/2 with
+    z = nu/(nu + x^2); where nu is so large that z rounds to 1, the normal limit, whose relative
+    error (x^4 + 2x^2 + 1)/(4 nu) is then below 1e-25; where neither holds, refused."""
+    x2 = x * x
+    if (x2 * x2 + 2 * x2 + 1) / nu < mpf(10) ** -25:
+        return phi_upper(abs(x))
+    w = x2 / (nu + x2)
+    if w <= 0.5:
+        central = mp.betainc(mpf(1) / 2, nu / 2, 0, w, regularized=True)   # P(|T| < |x|)
+        if central <= 0.5:
+            return (1 - central) / 2
+    if w < NEAR_ONE:
+        raise Unknown("t tail: nu/(nu + x^2) within 2^-150 of 1 and beyond the normal limit")
+    return beta_lower(nu / 2, mpf(1) / 2, nu / (nu + x2)) / 2
 
 
 @fn("gsl_cdf_tdist_P", "dd")
@@ -1462,6 +1491,12 @@ def self_test():
          1 - (6 * mpf(1e-10) ** 2 - 8 * mpf(1e-10) ** 3 + 3 * mpf(1e-10) ** 4), 1e-18),
         ("tdist_Q(1; 1) = 1/4 (Cauchy)", ask("gsl_cdf_tdist_Q", 1.0, 1.0), mpf(1) / 4, 1e-18),
         ("tdist_Pinv(0.975; 10)", ask("gsl_cdf_tdist_Pinv", 0.975, 10.0), mpf("2.228138851986274"), 1e-14),
+        ("tdist_P(1; 9e307) = Phi(1) (the normal limit)", ask("gsl_cdf_tdist_P", 1.0, 8.988465674311579e307),
+         phi_lower(mpf(1)), 1e-18),
+        ("tdist_Q(40; 1e6) against the beta form", ask("gsl_cdf_tdist_Q", 40.0, 1e6),
+         mp.betainc(mpf(5e5), mpf(1) / 2, 0, mpf(1e6) / (mpf(1e6) + 1600), regularized=True) / 2, 1e-15),
+        ("beta_Q(1e-300; 1e-10, 1) = 1 - x^a", ask("gsl_cdf_beta_Q", 1e-300, 1e-10, 1.0),
+         -mp.expm1(mpf(1e-10) * mp.log(mpf(1e-300))), 1e-18),
         ("fdist_Q(1; 2, 2) = 1/2", ask("gsl_cdf_fdist_Q", 1.0, 2.0, 2.0), mpf(1) / 2, 1e-18),
         ("cauchy_Q(1e300; 1)", ask("gsl_cdf_cauchy_Q", 1e300, 1.0), 1 / (mp.pi * mpf(1e300)), 1e-18),
         ("exponential_Pinv(1e-20; 1)", ask("gsl_cdf_exponential_Pinv", 1e-20, 1.0), -mp.log1p(-mpf(1e-20)), 1e-18),
