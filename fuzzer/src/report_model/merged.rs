@@ -15,8 +15,9 @@ use std::collections::BTreeMap;
 
 /// Version of the schema (1: bugs, unexplained, rest and per-function counts; 2: `summary`,
 /// crashes and hangs merged by stack with a reproducer, `bug_entries` per function instead of
-/// `bugs`, inputs and results with every field the triage report has).
-pub const SCHEMA_VERSION: u32 = 2;
+/// `bugs`, inputs and results with every field the triage report has; 3: `shards`, the
+/// run-all directories a report of `--shard` or of `run-all merge` covers).
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// How readers name this document in their errors.
 pub const KIND: Kind = Kind {
@@ -31,6 +32,10 @@ pub struct MergedDoc {
     pub tool: Tool,
     pub harness_dir: String,
     pub seconds: u64,
+    /// The run-all directories this report covers and the shard each ran: one for a run of
+    /// `--shard K/N`, one per directory for `run-all merge`, none for one run of every
+    /// function.
+    pub shards: Vec<ShardSource>,
     pub summary: MergedSummary,
     pub crashes: Vec<MergedCrash>,
     pub hangs: Vec<MergedCrash>,
@@ -42,6 +47,15 @@ pub struct MergedDoc {
     pub functions: Vec<FunctionCounts>,
     /// Functions without a report, and why.
     pub failed: Vec<Failed>,
+}
+
+/// A run-all directory a report covers.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShardSource {
+    /// `K/N` (K from 1); `None`: a run-all without `--shard`.
+    pub shard: Option<String>,
+    /// The directory, as given on the command line.
+    pub out: String,
 }
 
 /// The counts of the report; `bugs` is the sum of the four lists.

@@ -6,7 +6,7 @@
 use super::entries::{sections, Span};
 use super::merge::Merged;
 use super::render::{document, RunInfo, FUNCTION_COLUMNS};
-use super::text::{findings_text, headline, rest_text, COUNT_NOTE};
+use super::text::{findings_text, headline, rest_text, shards_line, COUNT_NOTE};
 use crate::html::{chart, code, entry, heading, page, paragraphs, table, Html};
 use crate::report_model::merged::MergedDoc;
 
@@ -84,6 +84,7 @@ pub fn render(m: &Merged, info: &RunInfo) -> String {
     let title = format!("numfuzz run-all of {}", doc.harness_dir);
     let mut body = Html::concat([
         heading(1, title.as_str()),
+        paragraphs(shards_line(&doc)),
         Html::element("p", Html::element("strong", format!("{}.", headline(&doc)))).line(),
         paragraphs([COUNT_NOTE.to_string()]),
         bug_list(&doc),
@@ -128,6 +129,7 @@ mod tests {
             harness_dir: Path::new("/h"),
             seconds: 4,
             failed: &failed,
+            shards: &[],
         };
         let page = render(&m, &info);
         let crash = page

@@ -49,7 +49,13 @@ impl HarnessDir {
 
     /// The fuzzing build of `function`.
     pub fn binary(&self, function: &str) -> PathBuf {
-        self.dir.join("bin").join(function)
+        HarnessDir::binary_in(&self.dir, function)
+    }
+
+    /// The fuzzing build of `function` in harness directory `dir` (a shard's, which a merge
+    /// need not have at hand).
+    pub fn binary_in(dir: &Path, function: &str) -> PathBuf {
+        dir.join("bin").join(function)
     }
 
     /// The harnesses named in `list` (comma-separated), in the manifest's order; every name

@@ -13,8 +13,11 @@ pub mod merge;
 mod order;
 pub mod render;
 mod sarif;
+pub mod shard;
+pub mod shards;
 mod text;
 
+use crate::report_model::merged::ShardSource;
 use crate::report_model::triage::{self, TriageDoc};
 use anyhow::{bail, Context};
 use jobs::{JobSettings, Outcome, Progress};
@@ -22,6 +25,7 @@ use layout::Layout;
 use manifest::HarnessDir;
 use merge::{FunctionReport, Merged};
 use serde::{Deserialize, Serialize};
+use shard::Shard;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -34,6 +38,28 @@ pub struct State {
     pub functions: Vec<String>,
     pub run_args: Vec<String>,
     pub oracle: Option<String>,
+    /// `--shard K/N`; `functions` is then this shard's share of `selection`.
+    #[serde(default)]
+    pub shard: Option<Shard>,
+    /// Every function the run was asked for (all shards together), in the manifest's order;
+    /// empty in a run-all.json of an older numfuzz, whose `functions` are the whole run.
+    #[serde(default)]
+    pub selection: Vec<String>,
+    /// `shard::digest` of the manifest, so that a merge can tell shards of different harness
+    /// directories apart on a machine that has none of them.
+    #[serde(default)]
+    pub manifest: Option<String>,
+}
+
+impl State {
+    /// The whole run's functions, of which `functions` is this directory's share.
+    pub fn selection(&self) -> &[String] {
+        if self.selection.is_empty() {
+            &self.functions
+        } else {
+            &self.selection
+        }
+    }
 }
 
 pub struct Options {
@@ -51,14 +77,34 @@ pub struct Options {
     pub run_args: Vec<String>,
     /// The numfuzz binary the campaigns and triages run (this one).
     pub numfuzz: PathBuf,
+    /// `--shard K/N`: only this share of the functions. `None` with `resume`: the shard
+    /// OUT was made with, if any.
+    pub shard: Option<Shard>,
 }
 
-/// What a run-all leaves.
+/// What a run-all (or a merge of shards) leaves.
 pub struct Finished {
     pub merged: Merged,
-    /// Functions without a report, and why.
+    /// Functions without a report, and why, in the run's order.
     pub failed: Vec<(String, String)>,
+    /// Where the report goes.
     pub layout: Layout,
+    pub harness_dir: PathBuf,
+    pub seconds: u64,
+    /// The run-all directories the report covers, for its head (none for one unsharded run).
+    pub shards: Vec<ShardSource>,
+}
+
+impl Finished {
+    /// What the report's head says of the run.
+    pub fn info(&self) -> render::RunInfo<'_> {
+        render::RunInfo {
+            harness_dir: &self.harness_dir,
+            seconds: self.seconds,
+            failed: &self.failed,
+            shards: &self.shards,
+        }
+    }
 }
 
 /// One function's triage report; another schema's is a one-line error saying what to run.
@@ -66,43 +112,78 @@ pub fn read_report(path: &Path) -> Result<TriageDoc, String> {
     crate::report_model::read(path, &triage::KIND)
 }
 
-/// Refuses an output directory that holds something else, or, with `--continue`, one that
-/// holds no run-all of the same harness directory.
-fn prepare(layout: &Layout, state: &State, resume: bool) -> anyhow::Result<()> {
+/// The `run-all.json` of a run-all directory.
+pub fn read_state(out: &Path) -> anyhow::Result<State> {
+    let path = Layout::new(out).state();
+    if !path.is_file() {
+        bail!("{} is not a run-all directory (no {})", out.display(), layout::STATE);
+    }
+    let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("{} is damaged", path.display()))
+}
+
+/// With `--continue`, the run-all already in OUT, which must be of the same harness
+/// directory; without, nothing: an OUT that holds anything is refused.
+fn earlier_run(layout: &Layout, harness_dir: &Path, resume: bool) -> anyhow::Result<Option<State>> {
     let out = &layout.out;
-    let occupied = out.read_dir().is_ok_and(|mut d| d.next().is_some());
-    if resume {
-        let text = std::fs::read_to_string(layout.state()).with_context(|| {
-            format!(
-                "--continue: {} holds no run-all (no {}); drop --continue to start one",
-                out.display(),
-                layout::STATE
-            )
-        })?;
-        let earlier: State =
-            serde_json::from_str(&text).with_context(|| format!("{} is damaged", layout.state().display()))?;
-        if earlier.harness_dir != state.harness_dir {
+    if !resume {
+        let occupied = out.read_dir().is_ok_and(|mut d| d.next().is_some());
+        if occupied {
+            let what = if layout.state().exists() {
+                "another run-all"
+            } else {
+                "other files"
+            };
             bail!(
-                "--continue: {} is a run-all of {}, not of {}",
-                out.display(),
-                earlier.harness_dir.display(),
-                state.harness_dir.display()
+                "{} holds {what}: pass --continue to resume a run-all there, or choose another -o",
+                out.display()
             );
         }
-    } else if occupied {
-        let what = if layout.state().exists() {
-            "another run-all"
-        } else {
-            "other files"
-        };
+        return Ok(None);
+    }
+    if !layout.state().exists() {
         bail!(
-            "{} holds {what}: pass --continue to resume a run-all there, or choose another -o",
-            out.display()
+            "--continue: {} holds no run-all (no {}); drop --continue to start one",
+            out.display(),
+            layout::STATE
         );
     }
+    let earlier = read_state(out)?;
+    if earlier.harness_dir != harness_dir {
+        bail!(
+            "--continue: {} is a run-all of {}, not of {}",
+            out.display(),
+            earlier.harness_dir.display(),
+            harness_dir.display()
+        );
+    }
+    Ok(Some(earlier))
+}
+
+/// The shard this run takes: the one asked, or on `--continue` the one OUT was made with
+/// (another is refused: OUT would then hold functions of two shares).
+fn shard_of(asked: Option<Shard>, earlier: Option<&State>, out: &Path) -> anyhow::Result<Option<Shard>> {
+    let Some(earlier) = earlier else {
+        return Ok(asked);
+    };
+    match (asked, earlier.shard) {
+        (Some(a), Some(e)) if a != e => bail!(
+            "--continue: {} holds shard {e}, not {a}; drop --shard to resume it",
+            out.display()
+        ),
+        (Some(a), None) => bail!(
+            "--continue: {} holds a run-all of every function, not shard {a}; drop --shard to resume it",
+            out.display()
+        ),
+        (_, recorded) => Ok(recorded),
+    }
+}
+
+/// Writes what was asked into OUT, creating its directories.
+fn prepare(layout: &Layout, state: &State) -> anyhow::Result<()> {
     layout
         .create()
-        .with_context(|| format!("cannot create {}", out.display()))?;
+        .with_context(|| format!("cannot create {}", layout.out.display()))?;
     std::fs::write(layout.state(), serde_json::to_string_pretty(state)?)
         .with_context(|| format!("cannot write {}", layout.state().display()))
 }
@@ -115,16 +196,26 @@ pub fn run(opts: Options) -> anyhow::Result<Finished> {
         )
     })?;
     let harnesses = HarnessDir::open(&harness_dir)?;
-    let selected = harnesses.select(opts.functions.as_deref())?;
+    let selection: Vec<String> = harnesses
+        .select(opts.functions.as_deref())?
+        .into_iter()
+        .map(|h| h.function)
+        .collect();
     let layout = Layout::new(&opts.out);
+    let earlier = earlier_run(&layout, &harness_dir, opts.resume || opts.retriage)?;
+    let shard = shard_of(opts.shard, earlier.as_ref(), &opts.out)?;
+    let manifest = std::fs::read(harness_dir.join("manifest.json"))?;
     let state = State {
         harness_dir: harness_dir.clone(),
         seconds: opts.seconds,
-        functions: selected.iter().map(|h| h.function.clone()).collect(),
+        functions: shard.map_or_else(|| selection.clone(), |s| s.share(&selection)),
         run_args: opts.run_args.clone(),
         oracle: opts.oracle.clone(),
+        shard,
+        selection,
+        manifest: Some(shard::digest(&manifest)),
     };
-    prepare(&layout, &state, opts.resume || opts.retriage)?;
+    prepare(&layout, &state)?;
 
     let kept: Vec<String> = state
         .functions
@@ -149,23 +240,57 @@ pub fn run(opts: Options) -> anyhow::Result<Finished> {
         minimize: opts.minimize,
         run_args: opts.run_args.clone(),
     };
-    let failed = run_jobs(&settings, &layout, queue, opts.jobs, &progress);
-    let merged = merge_reports(&layout, &harnesses, &state.functions)?;
-    Ok(Finished { merged, failed, layout })
+    let mut failed = run_jobs(&settings, &layout, queue, opts.jobs, &progress);
+    // In the run's order, not the order the jobs ended in: the report is then the same
+    // whichever machine made it, and the same as a merge of shards.
+    failed.sort_by_key(|(f, _)| state.functions.iter().position(|g| g == f));
+    let sources: Vec<Source> = state
+        .functions
+        .iter()
+        .map(|f| Source {
+            function: f,
+            layout: &layout,
+            harness_dir: &harness_dir,
+        })
+        .collect();
+    let merged = merge_reports(&sources)?;
+    let shards = shard
+        .map(|s| ShardSource {
+            shard: Some(s.to_string()),
+            out: opts.out.display().to_string(),
+        })
+        .into_iter()
+        .collect();
+    Ok(Finished {
+        merged,
+        failed,
+        layout,
+        harness_dir,
+        seconds: opts.seconds,
+        shards,
+    })
 }
 
-/// The merged report of `functions`. A report of another schema stops the merge: merging
-/// without it would drop its bugs without a word.
-fn merge_reports(layout: &Layout, harnesses: &HarnessDir, functions: &[String]) -> anyhow::Result<Merged> {
+/// Where one function's campaign and report are, and its harness directory.
+pub struct Source<'a> {
+    pub function: &'a str,
+    pub layout: &'a Layout,
+    pub harness_dir: &'a Path,
+}
+
+/// The merged report of `sources`, in order. A report of another schema stops the merge:
+/// merging without it would drop its bugs without a word.
+pub fn merge_reports(sources: &[Source]) -> anyhow::Result<Merged> {
     let mut docs = Vec::new();
-    for f in functions {
-        let path = layout.report(f);
+    for s in sources {
+        let path = s.layout.report(s.function);
         let doc = match read_report(&path) {
             Ok(doc) => Some(doc),
             Err(_) if !path.exists() => None,
             Err(why) => bail!("{why}"),
         };
-        docs.push((f, doc, harnesses.binary(f), layout.campaign(f)));
+        let binary = HarnessDir::binary_in(s.harness_dir, s.function);
+        docs.push((s.function, doc, binary, s.layout.campaign(s.function)));
     }
     Ok(merge::merge(docs.iter().map(|(function, doc, binary, campaign)| {
         FunctionReport {

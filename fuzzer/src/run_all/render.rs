@@ -6,7 +6,7 @@ use super::entries::{sections, Span};
 use super::merge::Merged;
 use super::text::{self, findings_text, rest_text, COUNT_NOTE};
 use crate::markdown::{table, Md};
-use crate::report_model::merged::{Failed, MergedDoc, MergedSummary, SCHEMA_VERSION};
+use crate::report_model::merged::{Failed, MergedDoc, MergedSummary, ShardSource, SCHEMA_VERSION};
 use crate::report_model::Tool;
 use std::path::Path;
 
@@ -15,6 +15,8 @@ pub struct RunInfo<'a> {
     pub harness_dir: &'a Path,
     pub seconds: u64,
     pub failed: &'a [(String, String)],
+    /// The run-all directories the report covers (see `MergedDoc::shards`).
+    pub shards: &'a [ShardSource],
 }
 
 /// The report as its schema has it.
@@ -24,6 +26,7 @@ pub fn document(m: &Merged, info: &RunInfo) -> MergedDoc {
         tool: Tool::default(),
         harness_dir: info.harness_dir.display().to_string(),
         seconds: info.seconds,
+        shards: info.shards.to_vec(),
         summary: MergedSummary {
             bugs: m.bug_count(),
             crashes: m.crashes.len(),
@@ -70,8 +73,9 @@ fn cell(spans: &[Span]) -> Md {
 pub fn markdown(m: &Merged, info: &RunInfo) -> String {
     let doc = document(m, info);
     let mut out = format!(
-        "# numfuzz run-all of {}\n\n{}.\n\n{COUNT_NOTE}\n\n",
+        "# numfuzz run-all of {}\n\n{}{}.\n\n{COUNT_NOTE}\n\n",
         doc.harness_dir,
+        text::shards_line(&doc).map(|l| l + "\n\n").unwrap_or_default(),
         text::headline(&doc)
     );
     for s in sections(&doc) {

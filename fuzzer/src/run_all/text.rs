@@ -1,7 +1,7 @@
 //! The merged report's words: values as reports print them, the headline, and what "bugs"
 //! counts.
 
-use crate::report_model::merged::{Example, Failed, FunctionCounts, MergedDoc};
+use crate::report_model::merged::{Example, Failed, FunctionCounts, MergedDoc, ShardSource};
 use crate::report_model::triage::Field;
 use crate::triage::format::{count, short_decimal};
 use numfuzz_abi::report::ResultReport;
@@ -76,6 +76,24 @@ pub fn rest_text(doc: &MergedDoc) -> String {
 
 /// `5 bugs over 4 functions (3 with a report, 4 s each): 1 real crash, 1 hang, 2 exception
 /// root sites in 3 distinct exceptions, 1 non-finite result of no single cause`.
+/// What the report covers when it is not one run of every function: `Shard 2/8 (OUT).`, or
+/// `Merged from 8 shards: 1/8 (out-1), ...`.
+pub fn shards_line(doc: &MergedDoc) -> Option<String> {
+    let named = |s: &ShardSource| format!("{} ({})", s.shard.as_deref().unwrap_or("every function"), s.out);
+    match doc.shards.as_slice() {
+        [] => None,
+        [one] if one.shard.is_some() => Some(format!(
+            "Shard {}: this report covers this shard's functions only; `numfuzz run-all merge` merges the shards.",
+            named(one)
+        )),
+        all => Some(format!(
+            "Merged from {} run-all directories: {}.",
+            all.len(),
+            all.iter().map(named).collect::<Vec<_>>().join(", ")
+        )),
+    }
+}
+
 pub fn headline(doc: &MergedDoc) -> String {
     let s = &doc.summary;
     format!(
