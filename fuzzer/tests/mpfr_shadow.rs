@@ -185,4 +185,29 @@ fn where_x87_cannot_tell_the_mpfr_build_judges() {
         md.contains("### Not judged (2)") && md.contains("Why not judged"),
         "{md}"
     );
+    let sarif = numfuzz(&[
+        "triage",
+        built.path("out-without").to_str().unwrap(),
+        "--format",
+        "sarif",
+    ]);
+    let sarif: Value = serde_json::from_slice(&sarif.stdout).unwrap();
+    let run = &sarif["runs"][0];
+    assert_eq!(
+        (&run["properties"]["notJudged"], &run["properties"]["bugs"]),
+        (&2.into(), &0.into())
+    );
+    let warned = run["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| {
+            r["level"] == "warning"
+                && r["message"]["text"]
+                    .as_str()
+                    .unwrap()
+                    .contains("not judged: x87 shadow")
+        })
+        .count();
+    assert_eq!(warned, 2, "{run:#}");
 }

@@ -309,7 +309,25 @@ pub fn to_log(report: &Report, srcroot: Option<&Path>) -> Sarif {
         .iter()
         .map(|f| finding_result(report, f, base.as_deref()));
     let crashes = report.crashes.iter().map(|g| crash_result(g, base.as_deref()));
-    log(findings.chain(crashes).collect(), base.as_deref())
+    let mut sarif = log(findings.chain(crashes).collect(), base.as_deref());
+    if let Some(run) = sarif.runs.first_mut() {
+        run.properties = Some(judgement_properties(report));
+    }
+    sarif
+}
+
+/// The run's bug count by the reference that judged each, and the escapes none judged (the
+/// triage JSON's `summary.bugs_by` and `summary.not_judged`).
+fn judgement_properties(report: &Report) -> PropertyBag {
+    let by = report.bugs_by();
+    properties([
+        ("bugs", report.bug_count().into()),
+        (
+            "bugsBy",
+            json!({"oracle": by.oracle, "shadow": by.shadow, "mpfr": by.mpfr, "none": by.unreferenced}),
+        ),
+        ("notJudged", report.not_judged().count().into()),
+    ])
 }
 
 /// A SARIF log of one run of numfuzz with `results` (ruleIndex into [`rules`]), locations
