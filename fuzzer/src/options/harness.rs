@@ -5,7 +5,7 @@ use std::path::PathBuf;
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Example: numfuzz harness examples/mathlib/mathlib.h -o mathlib-harnesses \\\n           --conventions examples/mathlib/conventions.toml --build examples/mathlib/build.sh\n\n\
-The build command runs three times (plain, NUMFUZZ_CC_TAINT=1, NUMFUZZ_CC_SHADOW=1) with CC/CXX set to\n\
+The build command runs four times (plain, NUMFUZZ_CC_TAINT=1, NUMFUZZ_CC_SHADOW=1, NUMFUZZ_CC_SHADOW=mpfr) with CC/CXX set to\n\
 numfuzz-cc/numfuzz-c++ and must put its static library into $NUMFUZZ_BUILD_DIR (the book: docs/src/guides/generating.md)."
 )]
 pub struct HarnessArgs {
@@ -30,7 +30,7 @@ pub struct HarnessArgs {
     /// of the headers is an error.
     #[arg(long, value_name = "FILE")]
     pub conventions: Option<PathBuf>,
-    /// Build the library with this shell command three times and link every harness against it.
+    /// Build the library with this shell command four times and link every harness against it.
     #[arg(long, value_name = "COMMAND")]
     pub build: Option<String>,
     /// What a harness links (with --build; may be repeated; `$NUMFUZZ_BUILD_DIR` is the variant's
