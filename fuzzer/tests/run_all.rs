@@ -1,7 +1,8 @@
 //! `numfuzz run-all` over a harness directory laid out as `numfuzz harness` writes it: three
 //! harnesses of a small C library (two reach the same spurious overflow in a shared helper,
 //! one has no exception) and one whose binary is missing; campaigns of a few seconds, the
-//! merged report in its four formats, `--continue` and the refusals.
+//! merged report in its four formats, `--continue` and the refusals; `--shard` and
+//! `run-all merge`.
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -303,7 +304,7 @@ fn crashes_and_hangs_are_listed_first_and_counted_as_bugs() {
         "{err}"
     );
     let report = json(&out.join("report.json"));
-    assert_eq!(report["schema_version"], 2);
+    assert_eq!(report["schema_version"], 3);
     assert_eq!(report["summary"]["bugs"], 2, "{report:#}");
 
     // Crashes first, then hangs, each with its function, input, top frames and a reproducer.
@@ -386,10 +387,167 @@ fn a_triage_report_of_another_schema_is_a_one_line_error() {
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
     assert_eq!(err.trim().lines().count(), 1, "{err}");
-    assert!(
-        err.contains(
-            "triage/first/triage.json is schema 3; this numfuzz reads schema 4: run `numfuzz run-all --retriage`"
-        ),
-        "{err}"
+    // The schema this numfuzz reads, as triage declares it (it moves when triage's JSON does).
+    let reads = numfuzz::report_model::triage::SCHEMA_VERSION;
+    let want = format!(
+        "triage/first/triage.json is schema 3; this numfuzz reads schema {reads}: run `numfuzz run-all --retriage`"
     );
+    assert!(err.contains(&want), "{err}");
+}
+
+/// Copies the tree `from` into `to` (made as needed).
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// `numfuzz run-all merge OUTS -o MERGED --format json`.
+fn merge(outs: &[&Path], merged: &Path) -> std::process::Output {
+    let mut args = vec!["run-all", "merge"];
+    args.extend(outs.iter().map(|o| o.to_str().unwrap()));
+    args.extend(["-o", merged.to_str().unwrap(), "--format", "json"]);
+    numfuzz(&args)
+}
+
+fn function_names(report: &Value) -> Vec<String> {
+    report["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["function"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn two_shards_merge_into_the_report_of_one_run_over_their_campaigns() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = harness_dir(root.path());
+    let outs: Vec<PathBuf> = (1..=2).map(|k| root.path().join(format!("out-{k}"))).collect();
+    for (k, out) in outs.iter().enumerate() {
+        let shard = format!("{}/2", k + 1);
+        let o = run_all(&dir, out, &["--shard", &shard, "--", "-t", "1000"]);
+        assert!(o.status.success(), "{}", both(&o));
+        let md = String::from_utf8_lossy(&o.stdout).into_owned();
+        assert!(
+            md.contains(&format!("Shard {shard} (")),
+            "the report says which shard: {md}"
+        );
+    }
+    // Shard 1 takes the names at even positions of absent, one, quiet, two; each report
+    // covers its share, in the manifest's order.
+    let first = json(&outs[0].join("report.json"));
+    assert_eq!(function_names(&first), ["quiet", "absent"]);
+    assert_eq!(first["shards"][0]["shard"], "1/2");
+    assert_eq!(function_names(&json(&outs[1].join("report.json"))), ["one", "two"]);
+
+    // Given in any order.
+    let merged = root.path().join("merged");
+    let o = merge(&[&outs[1], &outs[0]], &merged);
+    assert!(o.status.success(), "{}", both(&o));
+    let mut from_shards: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(from_shards, json(&merged.join("report.json")));
+    for f in ["md", "sarif", "html"] {
+        assert!(merged.join(format!("report.{f}")).is_file(), "report.{f}");
+    }
+
+    // One run over the same campaign directories: both shards' campaigns and reports in one
+    // OUT of an unsharded run-all (run-all.json as an older numfuzz wrote it), resumed, so
+    // that it merges the same triage reports (and fails `absent` again).
+    let one = root.path().join("one");
+    for out in &outs {
+        for sub in ["campaigns", "triage"] {
+            copy_tree(&out.join(sub), &one.join(sub));
+        }
+    }
+    let state = serde_json::json!({
+        "harness_dir": dir.canonicalize().unwrap(), "seconds": 4,
+        "functions": ["one", "two", "quiet", "absent"], "run_args": ["-t", "1000"], "oracle": null,
+    });
+    std::fs::write(one.join("run-all.json"), state.to_string()).unwrap();
+    let o = run_all(&dir, &one, &["--continue", "--", "-t", "1000"]);
+    assert!(o.status.success(), "{}", both(&o));
+    assert!(both(&o).contains("3 functions kept"), "{}", both(&o));
+    let mut single = json(&one.join("report.json"));
+
+    // What legitimately differs: `shards` (the merge names its two directories, one run none).
+    // The paths to inputs (crashes' `example.path` and `reproduce`) would lead into each
+    // shard's directory too; this library neither crashes nor hangs.
+    assert_eq!(from_shards["shards"].as_array().map(Vec::len), Some(2));
+    assert_eq!(single["shards"], serde_json::json!([]));
+    for doc in [&mut from_shards, &mut single] {
+        doc.as_object_mut().unwrap().remove("shards");
+    }
+    assert!(single["bugs"].as_array().is_some_and(|b| !b.is_empty()), "{single:#}");
+    assert_eq!(from_shards, single);
+
+    // MERGED is new: merging again into it is refused.
+    let again = merge(&[&outs[0], &outs[1]], &merged);
+    assert_one_line(&again, "is not empty");
+}
+
+fn assert_one_line(o: &std::process::Output, want: &str) {
+    assert!(!o.status.success(), "{}", both(o));
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains(want), "want `{want}` in: {err}");
+}
+
+/// A harness directory whose manifest lists `functions` and has no binary: a run-all of it
+/// fails every function at once, and leaves a run-all directory to merge.
+fn manifest_only(root: &Path, name: &str, functions: &[&str]) -> PathBuf {
+    let dir = root.join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let harnesses: Vec<Value> = functions.iter().map(|f| serde_json::json!({"function": f})).collect();
+    let manifest = serde_json::json!({"harnesses": harnesses});
+    std::fs::write(dir.join("manifest.json"), manifest.to_string()).unwrap();
+    dir
+}
+
+#[test]
+fn a_bad_shard_and_a_merge_of_what_is_not_one_run_are_one_line_errors() {
+    let root = tempfile::tempdir().unwrap();
+    let h1 = manifest_only(root.path(), "h1", &["f", "g", "h"]);
+    let h2 = manifest_only(root.path(), "h2", &["f", "g", "k"]);
+    let out = |name: &str| root.path().join(name);
+    for bad in ["0/2", "3/2", "2", "a/b"] {
+        assert_one_line(&run_all(&h1, &out("bad"), &["--shard", bad]), "K counts from 1");
+    }
+    let made = |dir: &Path, name: &str, shard: &str| {
+        let o = run_all(dir, &out(name), &["--shard", shard]);
+        assert!(out(name).join("run-all.json").is_file(), "{}", both(&o));
+        out(name)
+    };
+    let (a, b, other) = (made(&h1, "a", "1/2"), made(&h1, "b", "2/2"), made(&h2, "c", "2/2"));
+
+    // --continue keeps the shard OUT was made with, and refuses another.
+    let resumed = run_all(&h1, &a, &["--continue"]);
+    let doc: Value = serde_json::from_slice(&resumed.stdout).unwrap_or_default();
+    assert!(
+        String::from_utf8_lossy(&resumed.stdout).contains("Shard 1/2"),
+        "{}",
+        both(&resumed)
+    );
+    assert_eq!(doc, Value::Null, "Markdown is printed");
+    assert_eq!(json(&a.join("report.json"))["shards"][0]["shard"], "1/2");
+    assert_one_line(&run_all(&h1, &a, &["--continue", "--shard", "2/2"]), "holds shard 1/2");
+
+    let merged = out("merged");
+    assert_one_line(&merge(&[&a, &other], &merged), "different harness directories");
+    assert_one_line(&merge(&[&a], &merged), "shard 2/2 missing");
+    assert_one_line(&merge(&[&a, &a, &b], &merged), "is in both");
+    assert_one_line(&merge(&[&a, &h1], &merged), "is not a run-all directory");
+    assert!(!merged.exists(), "a refused merge writes nothing");
+    let o = merge(&[&a, &b], &merged);
+    assert!(o.status.success(), "{}", both(&o));
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(function_names(&doc), ["f", "g", "h"]);
+    assert_eq!(doc["failed"].as_array().map(Vec::len), Some(3), "{doc:#}");
 }
