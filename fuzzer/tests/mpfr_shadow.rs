@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 use std::collections::BTreeMap;
-use testkit::{both, compile, compile_with_taint_and_shadow, events, numfuzz, run, Built, HandCampaign};
+use testkit::{both, compile, compile_with_taint_and_shadow, numfuzz, primary_shadow, Built, HandCampaign};
 
 const CASES: &str = r#"#include <numfuzz.h>
 #include <math.h>
@@ -62,21 +62,7 @@ fn build() -> Built {
 
 /// The MPFR build's shadow of the primary result, at `bits` of precision.
 fn mpfr_shadow(built: &Built, bytes: &[u8], bits: &str) -> (String, Option<String>) {
-    let env = [
-        ("NUMFUZZ_REPORT", "json"),
-        ("NUMFUZZ_ABORT", "0"),
-        ("NUMFUZZ_SHADOW_PRECISION", bits),
-    ];
-    let out = run(&built.path("wide.mpfr"), &[], bytes, &env);
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    events(&stderr)
-        .into_iter()
-        .find_map(|e| match e {
-            numfuzz_abi::report::ReportEvent::Result(r) if r.index == Some(0) => r.shadow,
-            _ => None,
-        })
-        .map(|s| (s.value, s.unreliable))
-        .unwrap_or_else(|| panic!("no shadowed result:\n{stderr}"))
+    primary_shadow(&built.path("wide.mpfr"), bytes, &[("NUMFUZZ_SHADOW_PRECISION", bits)])
 }
 
 #[test]

@@ -9,7 +9,7 @@
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::Path;
-use testkit::{both, compile, compile_with_taint_and_shadow, events, numfuzz, run, Built, HandCampaign};
+use testkit::{both, compile, compile_with_taint_and_shadow, numfuzz, primary_shadow, Built, HandCampaign};
 
 /// One case per value of the i32 field; each function on its own line.
 const CASES: &str = r#"#include <numfuzz.h>
@@ -126,16 +126,7 @@ fn inputs() -> Vec<(i32, Vec<u8>)> {
 
 /// The shadow of the primary result and why it is unreliable, from one run of a shadow build.
 fn shadow_of(exe: &Path, bytes: &[u8]) -> (String, Option<String>) {
-    let out = run(exe, &[], bytes, &[("NUMFUZZ_REPORT", "json"), ("NUMFUZZ_ABORT", "0")]);
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    events(&stderr)
-        .into_iter()
-        .find_map(|e| match e {
-            numfuzz_abi::report::ReportEvent::Result(r) if r.index == Some(0) => r.shadow,
-            _ => None,
-        })
-        .map(|s| (s.value, s.unreliable))
-        .unwrap_or_else(|| panic!("no shadowed result:\n{stderr}"))
+    primary_shadow(exe, bytes, &[])
 }
 
 fn magnitude(decimal: &str) -> f64 {

@@ -261,6 +261,23 @@ pub fn events(stderr: &str) -> Vec<ReportEvent> {
         .collect()
 }
 
+/// The shadow of the primary result (index 0) and why it is unreliable, from one run of a
+/// shadow build (x87 or MPFR) on `bytes` with `env` added; panics with stderr when there is none.
+pub fn primary_shadow(exe: &Path, bytes: &[u8], env: &[(&str, &str)]) -> (String, Option<String>) {
+    let mut all = vec![("NUMFUZZ_REPORT", "json"), ("NUMFUZZ_ABORT", "0")];
+    all.extend_from_slice(env);
+    let out = run(exe, &[], bytes, &all);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    events(&stderr)
+        .into_iter()
+        .find_map(|e| match e {
+            ReportEvent::Result(r) if r.index == Some(0) => r.shadow,
+            _ => None,
+        })
+        .map(|s| (s.value, s.unreliable))
+        .unwrap_or_else(|| panic!("no shadowed result:\n{stderr}"))
+}
+
 /// Little-endian encoding of f64 fields.
 pub fn f64s(values: &[f64]) -> Vec<u8> {
     values.iter().flat_map(|v| v.to_le_bytes()).collect()
