@@ -108,7 +108,7 @@ def describe(out, title):
     lines.append("Escaping inputs (primary result Inf or NaN, unreported, finite fields): %d; judged by the shadow "
                  "(x87%s): %d (%s); by the oracle: %d (%s); by both: %d, alike: %d (%s); judged `wrong` by the "
                  "shadow where mpmath says `right`: %d."
-                 % (t["inputs"], " + MPFR" if "x87" not in title else "", t["shadow_judged"],
+                 % (t["inputs"], "" if "alone" in title else " + MPFR", t["shadow_judged"],
                     pct(t["shadow_judged"], t["inputs"]), t["oracle_judged"], pct(t["oracle_judged"], t["inputs"]),
                     t["both"], t["agreed"], pct(t["agreed"], t["both"]), wrong_on_right))
     lines += ["", table(pairs), "", "| function | findings | bugs | not-judged | escaping inputs | shadow judged | both | alike |",
