@@ -487,6 +487,17 @@ fn two_shards_merge_into_the_report_of_one_run_over_their_campaigns() {
     }
     assert!(single["bugs"].as_array().is_some_and(|b| !b.is_empty()), "{single:#}");
     assert_eq!(from_shards, single);
+    // The other formats: the same but for the line naming the shards (SARIF has none).
+    for format in ["md", "sarif", "html"] {
+        let read = |d: &Path| std::fs::read_to_string(d.join(format!("report.{format}"))).unwrap();
+        let merged_text: String = read(&merged)
+            .lines()
+            .filter(|l| !l.contains("Merged from 2 run-all directories"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let single_text: String = read(&one).lines().map(|l| format!("{l}\n")).collect();
+        assert_eq!(merged_text.replace("\n\n\n", "\n\n"), single_text, "report.{format}");
+    }
 
     // MERGED is new: merging again into it is refused.
     let again = merge(&[&outs[0], &outs[1]], &merged);
