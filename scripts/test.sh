@@ -82,6 +82,7 @@ if ((fast)); then
   cargo test --release -p numfuzz "${quick[@]}"
   cargo clippy --release --workspace --all-targets -- -D warnings
   cargo fmt --all -- --check
+  python3 scripts/lib/module_cycles.py --self-test
   python3 scripts/lib/module_cycles.py
   python3 scripts/lib/check_links.py
   passed="test.sh --fast: all checks passed in $((SECONDS - start)) s (scripts/test.sh runs the rest)"
@@ -95,6 +96,7 @@ trap check_leftovers EXIT
 cargo test --release --workspace
 cargo clippy --release --workspace --all-targets -- -D warnings
 cargo fmt --all -- --check
+python3 scripts/lib/module_cycles.py --self-test
 python3 scripts/lib/module_cycles.py
 python3 scripts/lib/check_links.py
 mdbook build docs

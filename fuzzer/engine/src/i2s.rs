@@ -562,7 +562,7 @@ impl I2SStage {
 
 mod stage {
     use super::{candidates, I2SStage, CANDIDATES_PER_TESTCASE, I2S_STATS};
-    use crate::client::{Fuzzer, Mgr, Observers, State};
+    use crate::client_types::{Fuzzer, Mgr, Observers, State};
     use crate::meta::Traced;
     use crate::stop::past_deadline;
     use crate::user_stats::fire_count;

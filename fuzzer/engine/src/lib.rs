@@ -3,6 +3,7 @@
 
 pub mod campaign;
 pub mod client;
+pub mod client_types;
 pub mod config;
 pub mod context;
 pub mod feedbacks;

@@ -1,42 +1,17 @@
 //! What a client keeps (the corpus feedback) and what it reports as a finding (the objective).
 
-use super::observers::{EdgesObserver, Hitcounts, ObserverHandles, Observers};
+use super::observers::{ObserverHandles, Observers};
 use crate::config::CampaignConfig;
 use crate::context::Instance;
 use crate::feedbacks::{DistanceFeedback, ExceptionFeedback, Record, Recorder};
 use crate::hangs::HangConfirmation;
-use libafl::feedbacks::{
-    CombinedFeedback, CrashFeedback, LogicEagerOr, LogicFastAnd, LogicFastOr, MaxMapFeedback, TimeFeedback,
-    TimeoutFeedback,
-};
+use libafl::feedbacks::{CrashFeedback, MaxMapFeedback, TimeFeedback, TimeoutFeedback};
 use libafl::{feedback_and_fast, feedback_or, feedback_or_fast};
 use libafl_bolts::tuples::MatchNameRef;
 use numfuzz_abi::signature::Signature;
 use std::sync::Arc;
 
-pub type EdgesFeedback = MaxMapFeedback<EdgesObserver, Hitcounts>;
-pub type CorpusFeedback = Recorder<
-    CombinedFeedback<
-        ExceptionFeedback,
-        CombinedFeedback<
-            EdgesFeedback,
-            CombinedFeedback<
-                DistanceFeedback,
-                CombinedFeedback<DistanceFeedback, TimeFeedback, LogicEagerOr>,
-                LogicEagerOr,
-            >,
-            LogicEagerOr,
-        >,
-        LogicEagerOr,
-    >,
->;
-pub type Objective = Recorder<
-    CombinedFeedback<
-        CombinedFeedback<CrashFeedback, TimeoutFeedback, LogicFastOr>,
-        CombinedFeedback<EdgesFeedback, HangConfirmation, LogicFastAnd>,
-        LogicFastAnd,
-    >,
->;
+pub use crate::client_types::{CorpusFeedback, EdgesFeedback, Objective};
 
 /// Looks an observer up; every handle in [`ObserverHandles`] names one of [`Observers`].
 macro_rules! observer {

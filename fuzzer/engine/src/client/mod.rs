@@ -21,18 +21,17 @@ use crate::stop::stop_requested;
 use crate::supervisor::{Arrival, ClientLife};
 use crate::timeout::{calibrated, AdjustTimeout};
 use libafl::corpus::{Corpus, InMemoryCorpus};
+use libafl::events::ClientDescription;
 use libafl::events::SendExiting;
-use libafl::events::{ClientDescription, LlmpRestartingEventManager};
 use libafl::executors::{Executor, HasObservers};
 use libafl::fuzzer::StdFuzzer;
-use libafl::inputs::{BytesInput, BytesInputConverter};
+use libafl::inputs::BytesInput;
 use libafl::mutators::Tokens;
 use libafl::schedulers::{IndexesLenTimeMinimizerScheduler, QueueScheduler};
 use libafl::state::{HasCorpus, HasExecutions, HasSolutions, StdState};
-use libafl::{Error, HasMetadata, NopInputFilter};
+use libafl::{Error, HasMetadata};
 use libafl_bolts::core_affinity::Cores;
 use libafl_bolts::rands::StdRand;
-use libafl_bolts::shmem::{ShMemProvider, StdShMemProvider};
 use libafl_bolts::tuples::MatchNameRef;
 use numfuzz_abi::signature::Signature;
 use numfuzz_abi::site::SiteTable;
@@ -40,13 +39,7 @@ use numfuzz_outdir::{EndReason, InstanceDir};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Both corpora write what their testcases' feedbacks decided to save (`saved_inputs`).
-pub type ClientCorpus = SavingCorpus<InMemoryCorpus<BytesInput>>;
-pub type State = StdState<ClientCorpus, BytesInput, StdRand, ClientCorpus>;
-pub type Sched = DistanceFavoring<IndexesLenTimeMinimizerScheduler<QueueScheduler, BytesInput, EdgesObserver>>;
-pub type Fuzzer = StdFuzzer<Sched, CorpusFeedback, BytesInputConverter, NopInputFilter, Objective>;
-pub type Mgr =
-    LlmpRestartingEventManager<(), BytesInput, State, <StdShMemProvider as ShMemProvider>::ShMem, StdShMemProvider>;
+pub use crate::client_types::{ClientCorpus, Fuzzer, Mgr, Sched, State};
 
 /// An empty client state with a fixed seed, its metadata types registered (for unit tests).
 #[cfg(test)]

@@ -5,20 +5,11 @@ use crate::local_search::ProbeWords;
 pub use crate::maps::{ByteMapObserver, CMP_MAP, ERRBITS_MAP};
 use crate::run_flags::RunFlagsObserver;
 use crate::run_mode::RunModeWord;
-use libafl::observers::{CanTrack, ExplicitTracking, HitcountsMapObserver, StdMapObserver, TimeObserver};
-use libafl_bolts::tuples::{tuple_list, tuple_list_type, Handle, Handled};
+use libafl::observers::{CanTrack, HitcountsMapObserver, StdMapObserver, TimeObserver};
+use libafl_bolts::tuples::{tuple_list, Handle, Handled};
 use numfuzz_abi::region_view::{Area, HeaderWord, RegionView};
 
-pub type Hitcounts = HitcountsMapObserver<ByteMapObserver>;
-pub type EdgesObserver = ExplicitTracking<Hitcounts, true, false>;
-pub type Observers = tuple_list_type!(
-    EdgesObserver,
-    ByteMapObserver,
-    ByteMapObserver,
-    ByteMapObserver,
-    TimeObserver,
-    RunFlagsObserver
-);
+pub use crate::client_types::{EdgesObserver, Hitcounts, Observers};
 
 /// Where each observer is in [`Observers`]: components look their observer up by handle
 /// (`observers.get(&handles.errbits)`), never by position or by a name spelled again.
