@@ -26,7 +26,7 @@ struct Part {
 /// why they are not the shards of one run.
 pub fn merge_shards(outs: &[PathBuf], merged: &Path) -> anyhow::Result<Finished> {
     refuse_occupied(merged)?;
-    let parts = outs
+    let mut parts = outs
         .iter()
         .map(|out| {
             Ok(Part {
@@ -35,6 +35,8 @@ pub fn merge_shards(outs: &[PathBuf], merged: &Path) -> anyhow::Result<Finished>
             })
         })
         .collect::<anyhow::Result<Vec<Part>>>()?;
+    // By shard, so that the report names them in one order however the shell globbed them.
+    parts.sort_by_key(|p| p.state.shard.map(|s| s.k));
     let first = &parts[0];
     for p in &parts[1..] {
         same_run(first, p)?;
