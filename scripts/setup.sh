@@ -43,6 +43,13 @@ if ! command -v cargo >/dev/null 2>&1; then
   echo "setup.sh: cargo not found; install Rust (https://rustup.rs) and re-run" >&2
   exit 1
 fi
+# cargo-machete finds dependencies a crate declares and never uses (scripts/test.sh): a fixed
+# version, installed once with cargo.
+machete_version=0.9.2
+if [ "$(cargo machete --version 2>/dev/null)" != "$machete_version" ]; then
+  echo "setup.sh: installing cargo-machete $machete_version (cargo install, a minute the first time)"
+  cargo install cargo-machete --version "$machete_version" --locked --quiet
+fi
 # mdbook builds the book (docs/, scripts/test.sh): a fixed version, installed once with cargo.
 # Only its search feature: CI builds the book and never serves or watches it.
 mdbook_version=0.5.4

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The project's test command (what CI runs): install, build, unit + integration tests,
 # clippy, rustfmt, the module-cycle check (scripts/lib/module_cycles.py), the book's links
-# (scripts/lib/check_links.py) and the book itself (mdbook build docs). Integration
+# (scripts/lib/check_links.py), unused dependencies (cargo machete) and the book itself
+# (mdbook build docs). Integration
 # tests compile real C with the release numfuzz-cc.
 #
 #   scripts/test.sh          everything (CI): also the GSL and fdlibm suites, which build
@@ -99,5 +100,6 @@ cargo fmt --all -- --check
 python3 scripts/lib/module_cycles.py --self-test
 python3 scripts/lib/module_cycles.py
 python3 scripts/lib/check_links.py
+cargo machete
 mdbook build docs
 passed="test.sh: all checks passed"
