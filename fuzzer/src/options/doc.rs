@@ -26,14 +26,10 @@ pub fn markdown(mut cli: Command) -> String {
         "Every subcommand's options as `--help` prints them, with their defaults and values. \
          The guides say what the options are for.\n\n",
     );
-    // clap's own `help` subcommand says nothing numfuzz's `--help` does not.
-    let subcommands: Vec<&Command> = cli
-        .get_subcommands()
-        .filter(|s| !s.is_hide_set() && s.get_name() != "help")
-        .collect();
+    let subcommands = documented(&cli, &name);
     page.push_str("| subcommand | what it does |\n|---|---|\n");
-    for sub in &subcommands {
-        let title = format!("{name} {}", sub.get_name());
+    for (parent, sub) in &subcommands {
+        let title = format!("{parent} {}", sub.get_name());
         let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
         let _ = writeln!(
             page,
@@ -42,11 +38,29 @@ pub fn markdown(mut cli: Command) -> String {
             inline(&about).replace('|', "\\|")
         );
     }
-    for sub in subcommands {
+    for (parent, sub) in subcommands {
         page.push('\n');
-        subcommand(&mut page, &name, sub);
+        subcommand(&mut page, &parent, sub);
     }
     page
+}
+
+/// The subcommands the page documents, each after its parent (`run-all`, then `run-all merge`),
+/// with the command line that leads to it. clap's own `help` subcommands say nothing numfuzz's
+/// `--help` does not.
+fn documented<'a>(cli: &'a Command, name: &str) -> Vec<(String, &'a Command)> {
+    let shown = |s: &&Command| !s.is_hide_set() && s.get_name() != "help";
+    let mut found = Vec::new();
+    for sub in cli.get_subcommands().filter(shown) {
+        found.push((name.to_string(), sub));
+        let parent = format!("{name} {}", sub.get_name());
+        found.extend(
+            sub.get_subcommands()
+                .filter(shown)
+                .map(|nested| (parent.clone(), nested)),
+        );
+    }
+    found
 }
 
 /// One subcommand's section: what it does, its usage line, arguments, options, examples.
