@@ -1,5 +1,5 @@
 //! `numfuzz harness` end to end on examples/mathlib: the manifest's harnesses, signatures and
-//! skipped functions; `--build` with the example's build.sh (three binaries per function, one
+//! skipped functions; `--build` with the example's build.sh (four binaries per function, one
 //! replayed to its overflow and triaged against the example's oracle); and the one-line
 //! errors of a header clang cannot parse, an unknown conventions key and a failing build.
 
@@ -424,4 +424,31 @@ fn list_prints_each_function_s_parameters_types_and_uses_and_writes_nothing() {
         text.starts_with("cdf_e (unnamed.h): ") && !text.contains("\ncdf "),
         "{text}"
     );
+}
+
+/// A header that is a symlink under an include directory (GSL's build tree links
+/// `gsl/gsl_cdf.h` to `cdf/gsl_cdf.h`) is included by its path there, which the include
+/// directory finds, not by its target's file name, which nothing on the include path does.
+#[test]
+fn a_symlinked_header_is_included_by_its_path_under_the_include_directory() {
+    let dir = tempdir();
+    let src = dir.path().join("src/cdf");
+    let inc = dir.path().join("include/lib");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::create_dir_all(&inc).unwrap();
+    std::fs::write(src.join("lib_cdf.h"), "double lib_cdf_Q(double x);\n").unwrap();
+    std::os::unix::fs::symlink("../../src/cdf/lib_cdf.h", inc.join("lib_cdf.h")).unwrap();
+    let out = dir.path().join("h");
+    let include = dir.path().join("include");
+    let o = numfuzz(&[
+        "harness",
+        path(&inc.join("lib_cdf.h")),
+        "-o",
+        path(&out),
+        "--",
+        &format!("-I{}", include.display()),
+    ]);
+    assert!(o.status.success(), "{}", both(&o));
+    let source = std::fs::read_to_string(out.join("src/lib_cdf_Q.c")).unwrap();
+    assert!(source.contains("#include \"lib/lib_cdf.h\""), "{source}");
 }

@@ -59,7 +59,7 @@ impl Reading {
         let declared = ast::prototypes(&opts.clang, &headers, &opts.clang_args)?;
         let conventions_warnings = check_conventions(&conv, &declared)?;
         Ok(Reading {
-            include_names: include_names(&headers, &opts.clang_args),
+            include_names: include_names(&headers, &opts.headers, &opts.clang_args),
             headers,
             conv,
             declared,
@@ -183,21 +183,30 @@ fn include_dirs(clang_args: &[String]) -> Vec<PathBuf> {
             }
         }
     }
-    dirs.into_iter().filter_map(|d| d.canonicalize().ok()).collect()
+    dirs
 }
 
-/// How a harness includes each header: relative to an include directory of the clang
-/// arguments that holds it (`gsl/gsl_sf.h`), else by its file name (its directory is then
-/// on the harness's include path).
-fn include_names(headers: &[PathBuf], clang_args: &[String]) -> HashMap<PathBuf, String> {
+/// How a harness includes each header (`headers` canonical, `given` as named on the command
+/// line, in the same order): relative to an include directory of the clang arguments that holds
+/// it (`gsl/gsl_sf.h`), else by its file name (its directory is then on the harness's include
+/// path). The paths as given are tried before the canonical ones: a header that is a symlink
+/// under the include directory (GSL's build tree links `gsl/gsl_cdf.h` to `cdf/gsl_cdf.h`) is
+/// included by its path there, not by its target's file name.
+fn include_names(headers: &[PathBuf], given: &[PathBuf], clang_args: &[String]) -> HashMap<PathBuf, String> {
     let dirs = include_dirs(clang_args);
+    let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
     headers
         .iter()
-        .map(|h| {
-            let name = dirs
-                .iter()
-                .find_map(|d| h.strip_prefix(d).ok())
-                .unwrap_or_else(|| Path::new(h.file_name().unwrap_or_default()));
+        .zip(given)
+        .map(|(h, g)| {
+            let relative = |header: &Path, dir_of: &dyn Fn(&Path) -> PathBuf| {
+                dirs.iter()
+                    .find_map(|d| header.strip_prefix(dir_of(d)).ok().map(Path::to_path_buf))
+            };
+            let name = relative(&absolute(g), &absolute)
+                .or_else(|| relative(h, &canonical))
+                .unwrap_or_else(|| PathBuf::from(h.file_name().unwrap_or_default()));
             (h.clone(), name.display().to_string())
         })
         .collect()
