@@ -43,6 +43,18 @@ fn bug_row(report: &Report, n: usize, f: &Finding) -> Vec<Md> {
             )
         })
         .collect();
+    let mut row = exception_cells(n, f, &v);
+    row.extend([
+        Md::text(v.reference.as_deref().unwrap_or("-")),
+        Md::text(root_text(f).as_deref().unwrap_or("-")),
+        or_dash(chain),
+    ]);
+    row
+}
+
+/// The cells a row of the bug table and of the not-judged table begin with: number, kind,
+/// location, function, operation, input (minimised or not), returned.
+fn exception_cells(n: usize, f: &Finding, v: &BugView) -> Vec<Md> {
     let mut input = Md::code(&v.input);
     if v.minimized {
         input.push(" (minimised)");
@@ -55,9 +67,6 @@ fn bug_row(report: &Report, n: usize, f: &Finding) -> Vec<Md> {
         Md::code(&v.expression),
         input,
         Md::code(&v.returned),
-        Md::text(v.reference.as_deref().unwrap_or("-")),
-        Md::text(root_text(f).as_deref().unwrap_or("-")),
-        or_dash(chain),
     ]
 }
 
@@ -141,17 +150,9 @@ fn not_judged(out: &mut String, report: &Report) {
         .not_judged()
         .enumerate()
         .map(|(n, f)| {
-            let v = BugView::of(f);
-            vec![
-                Md::text(&(n + 1).to_string()),
-                Md::text(&f.key.kind.to_string()),
-                Md::code(&f.site.location()),
-                Md::code(crate::replay::function_of(&f.example)),
-                Md::code(&v.expression),
-                Md::code(&v.input),
-                Md::code(&v.returned),
-                Md::text(f.not_judged.as_deref().unwrap_or("-")),
-            ]
+            let mut row = exception_cells(n + 1, f, &BugView::of(f));
+            row.push(Md::text(f.not_judged.as_deref().unwrap_or("-")));
+            row
         })
         .collect();
     if rows.is_empty() {
