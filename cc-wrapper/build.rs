@@ -20,6 +20,7 @@ const CHECKER_PASS: &[&str] = &[
     "pass/numfuzz-pass-cmp.cc",
     "pass/numfuzz-pass-split.cc",
     "pass/numfuzz-pass-fast.cc",
+    "pass/numfuzz-pass-hooks.cc",
 ];
 
 /// The shadow builds' pass.

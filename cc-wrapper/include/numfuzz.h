@@ -47,9 +47,16 @@ extern "C" {
  * exceptions of this input are "handled" rather than "silent" in numfuzz triage. */
 #define NUMFUZZ_HANDLED() numfuzz_handled()
 
+/* The library reported an error at file:line (a reason, may be NULL, and its code), e.g. from
+ * the error handler a harness installs. numfuzz-cc reports each call of the functions
+ * NUMFUZZ_CC_ERROR_HOOK names by itself; triage roots a result the library returned as a
+ * success after such a report at the dropped report. */
+#define NUMFUZZ_ERROR_REPORTED(file, line, reason, code) numfuzz_error_reported(file, line, reason, code)
+
 /* Runtime entry points (the readers and macros below are the intended interface). */
 size_t numfuzz_field_offset(unsigned field, unsigned type_code);
 void numfuzz_handled(void);
+void numfuzz_error_reported(const char *file, uint32_t line, const char *reason, int64_t code);
 void numfuzz_result_f32(const char *name, float v);
 void numfuzz_result_f64(const char *name, double v);
 void numfuzz_result_f80(const char *name, const long double *v);
@@ -149,6 +156,9 @@ size_t numfuzz_field_offset(unsigned field, unsigned type_code) {
   return field < numfuzz_plain_fields ? numfuzz_plain_offsets[field] : (size_t)-1;
 }
 void numfuzz_handled(void) { numfuzz_plain_handled = 1; }
+void numfuzz_error_reported(const char *file, uint32_t line, const char *reason, int64_t code) {
+  (void)file, (void)line, (void)reason, (void)code;
+}
 static void numfuzz_plain_record_(const char *name, long double v) {
   if (numfuzz_plain_count < NUMFUZZ_PLAIN_MAX_RESULTS) {
     numfuzz_plain_results[numfuzz_plain_count].name = name;

@@ -117,7 +117,8 @@ void markTaintBuild(ModuleIR &IR) {
 class Instrumenter {
 public:
   explicit Instrumenter(Module &M)
-      : IR(M), Records(IR), Checks(IR, Records), Taints(IR, Records), Comparisons(IR, Records), Split(IR), Fast(IR) {}
+      : IR(M), Records(IR), Checks(IR, Records), Taints(IR, Records), Comparisons(IR, Records), Split(IR), Fast(IR),
+        Hooks(IR) {}
 
   bool run() {
     SmallVector<Function *, 64> Work;
@@ -130,11 +131,15 @@ public:
       if (!isHarnessApi(F))
         Work.push_back(&F);
     }
-    for (Function *F : Work)
+    bool Hooked = false;
+    for (Function *F : Work) {
+      // First, so that a split function's copies both report.
+      Hooked |= Hooks.emit(*F);
       instrument(*F);
+    }
     bool Harness = markHarnessSource(IR);
     if (Records.empty())
-      return Harness;
+      return Harness || Hooked;
     if (Taint)
       markTaintBuild(IR);
     Fast.finishWords();
@@ -204,6 +209,7 @@ private:
   CmpHooks Comparisons;
   Splitter Split;
   FastCopyBits Fast;
+  ErrorHooks Hooks;
 };
 
 struct NumfuzzPass : PassInfoMixin<NumfuzzPass> {

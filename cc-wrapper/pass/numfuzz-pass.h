@@ -9,6 +9,7 @@
 //   Splitter      numfuzz-pass-split.cc    split builds: a function's precise copy and the dispatch to it
 //   FastCopyBits  numfuzz-pass-fast.cc     the fast copies' sentinels and special-result bits, and the
 //                                          barrier before the program's fenv calls
+//   ErrorHooks    numfuzz-pass-hooks.cc    the runtime's report before each call of the library's error hook
 //
 // The IR depends on the order of emission (globals and declarations are appended, value names
 // numbered, as they are created), so the driver calls the pieces in a fixed order.
@@ -17,6 +18,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/IR/Constants.h"
@@ -329,6 +331,21 @@ private:
   // The special-result words (a placeholder until finishWords) and the module's dirty byte.
   GlobalVariable *Words = nullptr, *Dirty = nullptr;
   unsigned WordCount = 0;
+};
+
+// Before each call of a function NUMFUZZ_CC_ERROR_HOOK names, a call of the runtime's
+// numfuzz_error_reported (see numfuzz-pass-hooks.cc).
+class ErrorHooks {
+public:
+  explicit ErrorHooks(ModuleIR &IR);
+  // Whether F got any.
+  bool emit(Function &F);
+
+private:
+  void report(CallBase &CB);
+
+  ModuleIR &IR;
+  StringSet<> Names;
 };
 
 } // namespace numfuzz_pass

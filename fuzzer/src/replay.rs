@@ -5,7 +5,7 @@
 
 use crate::target_process::{self, Stop};
 use numfuzz_abi::kind::ExceptionKind;
-use numfuzz_abi::report::{ExceptionReport, MemoryExceeded, ReportEvent, ResultReport, TaintReport};
+use numfuzz_abi::report::{ErrorReport, ExceptionReport, MemoryExceeded, ReportEvent, ResultReport, TaintReport};
 use numfuzz_abi::signature::{FieldType, Signature};
 use numfuzz_abi::value::Value;
 use serde::Serialize;
@@ -52,6 +52,8 @@ pub struct Replay {
     pub results: Vec<ResultReport>,
     /// A taint build's flows.
     pub taint: Option<TaintReport>,
+    /// The library's own error reports, in order (the first `MAX_ERROR_REPORTS`).
+    pub errors: Vec<ErrorReport>,
     pub ending: ReplayEnding,
 }
 
@@ -206,6 +208,7 @@ fn parse_run(input: &Path, bytes: Vec<u8>, status: Option<std::process::ExitStat
     let mut taint = None;
     let mut summary = None;
     let mut crash = None;
+    let mut errors = Vec::new();
     for line in text.lines().filter(|l| l.starts_with('{')) {
         match serde_json::from_str::<ReportEvent>(line) {
             Ok(ReportEvent::Exception(r)) => exceptions.push(r),
@@ -213,6 +216,7 @@ fn parse_run(input: &Path, bytes: Vec<u8>, status: Option<std::process::ExitStat
             Ok(ReportEvent::Taint(t)) => taint = Some(t),
             Ok(ReportEvent::InputDone(s)) => summary = Some(s),
             Ok(ReportEvent::Crash(c)) => crash = Some(c),
+            Ok(ReportEvent::ErrorReported(e)) => errors.push(e),
             // The program's own output may start with '{' too.
             Err(_) => {}
         }
@@ -248,6 +252,7 @@ fn parse_run(input: &Path, bytes: Vec<u8>, status: Option<std::process::ExitStat
         exceptions,
         results,
         taint,
+        errors,
         ending,
     }
 }

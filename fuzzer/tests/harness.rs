@@ -225,6 +225,38 @@ fn build_makes_four_binaries_per_harness_and_the_fuzz_one_replays_to_the_overflo
 }
 
 #[test]
+fn the_conventions_error_hook_is_named_to_every_build_of_the_library() {
+    let dir = tempdir();
+    let out = dir.path().join("h");
+    let conventions = dir.path().join("conventions.toml");
+    let text = std::fs::read_to_string(mathlib().join("conventions.toml")).unwrap();
+    let text = text.replacen("[defaults]\n", "[defaults]\nerror_hook = \"ml_report\"\n", 1);
+    std::fs::write(&conventions, text).unwrap();
+    let build = format!(
+        "echo \"$NUMFUZZ_CC_ERROR_HOOK\" > \"$NUMFUZZ_BUILD_DIR/hook\" && sh {}",
+        path(&mathlib().join("build.sh"))
+    );
+    let header = mathlib().join("mathlib.h");
+    let o = numfuzz(&[
+        "harness",
+        path(&header),
+        "-o",
+        path(&out),
+        "--conventions",
+        path(&conventions),
+        "--include",
+        "^ml_exp_ratio$",
+        "--build",
+        &build,
+    ]);
+    assert!(o.status.success(), "{}", both(&o));
+    for v in ["fuzz", "taint", "shadow", "mpfr"] {
+        let hook = std::fs::read_to_string(out.join("build").join(v).join("hook")).unwrap();
+        assert_eq!(hook.trim(), "ml_report", "{v}");
+    }
+}
+
+#[test]
 fn a_failing_library_build_names_its_variant_and_log_in_one_line() {
     let dir = tempdir();
     let out = dir.path().join("h");

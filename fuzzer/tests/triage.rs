@@ -305,6 +305,8 @@ const JSON_KEYS: &[&str] = &[
     "findings[].origin",
     "findings[].reference",
     "findings[].not_judged",
+    "findings[].dropped_report",
+    "findings[].inputs_not_isolated",
     "findings[].reproducer",
     "findings[].results",
     "findings[].root",
@@ -345,6 +347,7 @@ const JSON_KEYS: &[&str] = &[
     "summary",
     "summary.bugs",
     "summary.bugs_by",
+    "summary.bugs_by.library",
     "summary.bugs_by.mpfr",
     "summary.bugs_by.none",
     "summary.bugs_by.oracle",
@@ -419,7 +422,7 @@ const MINIMIZED_KEYS: &[&str] = &[
 fn findings_are_grouped_by_site_and_kind_with_handled_and_silent() {
     let fx = fixture();
     let doc = triage_json(&fx.out.root, &["--timeout", "1000"]);
-    assert_eq!(doc["schema_version"], 5);
+    assert_eq!(doc["schema_version"], 6);
     assert_eq!(doc["inputs_replayed"], 10);
     assert_eq!(doc["summary"]["findings"], 3, "{doc:#}");
     let kinds: Vec<&str> = doc["findings"]
@@ -1187,7 +1190,7 @@ fn escape_lone_bracket(mut schema: Value) -> Value {
 /// `numfuzz triage --format json` on the fixture; `$DIR` stands for the test's temporary
 /// directory (source, target and OUT are inside it).
 const FULL_EXAMPLE: &str = r#"{
-  "schema_version": 5,
+  "schema_version": 6,
   "tool": {
     "name": "numfuzz",
     "version": "$VERSION"
@@ -1213,6 +1216,7 @@ const FULL_EXAMPLE: &str = r#"{
       "oracle": 0,
       "shadow": 0,
       "mpfr": 0,
+      "library": 0,
       "none": 0
     },
     "not_judged": 0,
@@ -1284,6 +1288,8 @@ const FULL_EXAMPLE: &str = r#"{
       "escapes_to": [],
       "reference": null,
       "not_judged": null,
+      "dropped_report": null,
+      "inputs_not_isolated": 0,
       "reproducer": null,
       "location": {
         "file": "harness.c",
@@ -1355,6 +1361,8 @@ const FULL_EXAMPLE: &str = r#"{
       "escapes_to": [],
       "reference": null,
       "not_judged": null,
+      "dropped_report": null,
+      "inputs_not_isolated": 0,
       "reproducer": null,
       "location": {
         "file": "harness.c",
@@ -1428,6 +1436,8 @@ const FULL_EXAMPLE: &str = r#"{
       "escapes_to": [],
       "reference": null,
       "not_judged": null,
+      "dropped_report": null,
+      "inputs_not_isolated": 0,
       "reproducer": null,
       "location": {
         "file": "harness.c",

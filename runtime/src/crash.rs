@@ -120,8 +120,9 @@ impl Interrupted {
 }
 
 /// The symbolized frames at `ip` (several for inlined calls), appended to `frames`. Returns
-/// whether the frame is the harness entry (below it is only the runtime's `main`).
-fn symbolize(frames: &mut Vec<(usize, Frame)>, ip: usize, exact: bool) -> bool {
+/// whether the frame is the harness entry (below it is only the runtime's `main`). Not
+/// synchronized: callers are the dying process's handler and `error_report`, which holds a lock.
+pub(crate) fn symbolize(frames: &mut Vec<(usize, Frame)>, ip: usize, exact: bool) -> bool {
     // `resolve` looks up `addr - 1` (return addresses point past the call); the faulting
     // frame's address is the instruction itself.
     let lookup = if exact { ip + 1 } else { ip };

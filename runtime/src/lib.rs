@@ -12,6 +12,7 @@ mod crash;
 mod edges;
 #[cfg(feature = "inprocess")]
 mod engine;
+mod error_report;
 mod fast_specials;
 mod forkserver;
 mod fpu;

@@ -65,6 +65,7 @@ pub fn run(args: &[String], harness: &Harness) -> i32 {
         crate::run::begin(region);
         results::reset();
         taint::reset();
+        crate::error_report::reset();
         // SAFETY: shadow.c's reset touches only its own thread-local state.
         unsafe { __numfuzz_shadow_reset() };
         harness.run(&data);

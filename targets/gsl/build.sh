@@ -172,14 +172,19 @@ stub_doc_makefile() {
 # link tests would see DataFlowSanitizer's renamed symbols and conclude that functions are
 # missing, and config.h must match the fuzz build's) and compiles with it; so does a shadow
 # build (its config.h must match too).
+# numfuzz-cc's builds name GSL's error hook (conventions.toml's `error_hook`), so that replays
+# say where GSL reported an error that a caller then dropped.
 variant_env() {
+  local hook
+  hook="NUMFUZZ_CC_ERROR_HOOK=$(sed -n 's/^error_hook *= *"\([^"]*\)".*/\1/p' "$here/conventions.toml")"
   case $1 in
     cov) echo NUMFUZZ_CC_COVERAGE=1 ;;
-    taint | specfunc-taint) echo NUMFUZZ_CC_TAINT=1 ;;
+    taint | specfunc-taint) echo NUMFUZZ_CC_TAINT=1 "$hook" ;;
     shadow | specfunc-shadow) echo NUMFUZZ_CC_SHADOW=1 ;;
     mpfr | specfunc-mpfr) echo NUMFUZZ_CC_SHADOW=mpfr ;;
     afl) echo AFL_QUIET=1 ;;
     afl-cmplog) echo AFL_QUIET=1 AFL_LLVM_CMPLOG=1 ;;
+    *) echo "$hook" ;;
   esac
 }
 

@@ -42,6 +42,7 @@ pub fn run(args: HarnessArgs) -> anyhow::Result<()> {
             command,
             libs: &args.libs,
             compile_flags: g.compile_flags.clone(),
+            error_hook: g.error_hook.as_deref(),
         },
     )?;
     for f in &failures {

@@ -5,7 +5,8 @@
 //! set to the numfuzz-cc/numfuzz-c++ beside this numfuzz, the variant's switch exported
 //! (`NUMFUZZ_CC_TAINT=1`, `NUMFUZZ_CC_SHADOW=1`, `NUMFUZZ_CC_SHADOW=mpfr`, none for the fuzz
 //! build) and `NUMFUZZ_BUILD_DIR` naming DIR/build/<variant>, where the command must put its
-//! objects and its static library: the four builds must not share object files.
+//! objects and its static library: the four builds must not share object files. The
+//! conventions' `error_hook` is exported as `NUMFUZZ_CC_ERROR_HOOK`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -70,6 +71,8 @@ pub struct BuildOptions<'a> {
     pub libs: &'a [String],
     /// Include directories and the clang arguments given after `--`.
     pub compile_flags: Vec<String>,
+    /// The conventions' `error_hook`, named to numfuzz-cc while the library builds.
+    pub error_hook: Option<&'a str>,
 }
 
 /// A harness that did not compile, with the log saying why.
@@ -111,7 +114,7 @@ pub fn build(dir: &Path, functions: &[String], opts: &BuildOptions) -> anyhow::R
     let dir = std::path::absolute(dir)?;
     let mut links = Vec::new();
     for v in VARIANTS {
-        let build_dir = build_library(&dir, v, opts.command, &tools)?;
+        let build_dir = build_library(&dir, v, opts, &tools)?;
         links.push((v, link_args(&build_dir, v, opts.libs)?));
     }
     std::fs::create_dir_all(dir.join("bin"))?;
@@ -125,14 +128,14 @@ pub fn build(dir: &Path, functions: &[String], opts: &BuildOptions) -> anyhow::R
 }
 
 /// Runs the user's command for one variant; returns the build directory.
-fn build_library(dir: &Path, v: Variant, command: &str, tools: &Wrappers) -> anyhow::Result<PathBuf> {
+fn build_library(dir: &Path, v: Variant, opts: &BuildOptions, tools: &Wrappers) -> anyhow::Result<PathBuf> {
     let build_dir = dir.join("build").join(v.name());
     std::fs::create_dir_all(&build_dir)?;
     let log_path = dir.join("build").join(format!("{}.log", v.name()));
     let log = std::fs::File::create(&log_path)?;
     let mut cmd = Command::new("sh");
     cmd.arg("-c")
-        .arg(command)
+        .arg(opts.command)
         .env("CC", &tools.cc)
         .env("CXX", &tools.cxx)
         .env("NUMFUZZ_BUILD_DIR", &build_dir)
@@ -140,6 +143,9 @@ fn build_library(dir: &Path, v: Variant, command: &str, tools: &Wrappers) -> any
         .stdout(log.try_clone()?)
         .stderr(log);
     v.configure(&mut cmd);
+    if let Some(hook) = opts.error_hook {
+        cmd.env(numfuzz_abi::env::CC_ERROR_HOOK, hook);
+    }
     let status = cmd
         .status()
         .map_err(|e| anyhow::anyhow!("cannot run the build command through sh: {e}"))?;

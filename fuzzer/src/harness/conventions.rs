@@ -48,6 +48,11 @@ pub struct Defaults {
     /// different headers): a `[function]` or `[parameter]` table naming nothing in these is a
     /// warning, not an error.
     pub other_headers: bool,
+    /// The library's error-report hook, which it calls with each error it finds (`gsl_error`;
+    /// comma-separated for several). `--build` builds the library with it named to numfuzz-cc
+    /// (`NUMFUZZ_CC_ERROR_HOOK`), so that triage roots a result returned as a success after a
+    /// report at the dropped report.
+    pub error_hook: Option<String>,
 }
 
 impl Default for Defaults {
@@ -58,6 +63,7 @@ impl Default for Defaults {
             includes: Vec::new(),
             init: None,
             other_headers: false,
+            error_hook: None,
         }
     }
 }

@@ -36,6 +36,8 @@ pub struct Generated {
     pub compile_flags: Vec<String>,
     /// The conventions' tables that name nothing in these headers (`defaults.other_headers`).
     pub conventions_warnings: Vec<String>,
+    /// The library's error-report hook (`defaults.error_hook`).
+    pub error_hook: Option<String>,
 }
 
 /// The headers read and the conventions checked against them.
@@ -149,6 +151,7 @@ pub fn generate(opts: &Options, out: &Path) -> anyhow::Result<Generated> {
         considered: selected.len(),
         compile_flags: compile_flags(&r.headers, &r.include_names, &opts.clang_args),
         conventions_warnings: r.conventions_warnings,
+        error_hook: r.conv.defaults.error_hook.clone(),
         manifest,
     })
 }

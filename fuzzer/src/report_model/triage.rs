@@ -13,8 +13,10 @@ use serde::{Deserialize, Serialize};
 /// and in each `reference`, `oracle.unreliable`, the `range` and `out-of-domain` classes; 5: the
 /// `not-judged` class (an escape's root no reference judged: not a bug) with each finding's
 /// `not_judged` reason, the `not_judged` list, `summary.not_judged` and `summary.bugs_by`, and
-/// a reference's source `mpfr`).
-pub const SCHEMA_VERSION: u32 = 5;
+/// a reference's source `mpfr`; 6: `dropped_report` of a finding and of an unexplained result
+/// (the library reported an error and the function returned success), `root_by` `report`,
+/// `summary.bugs_by.library`).
+pub const SCHEMA_VERSION: u32 = 6;
 
 /// How readers name this document in their errors.
 pub const KIND: Kind = Kind {
@@ -135,6 +137,8 @@ pub struct BugsBy {
     pub shadow: usize,
     /// The MPFR shadow build.
     pub mpfr: usize,
+    /// The library's own error report, dropped by a caller (no reference judged the result).
+    pub library: usize,
     /// No reference: none at all, or a non-finite result whose cause is not isolated.
     pub none: usize,
 }
@@ -215,6 +219,27 @@ pub struct Unexplained {
     pub input_count: usize,
     pub inputs: Vec<String>,
     pub first_seen_ms: Option<u64>,
+    /// The error its inputs reported and dropped (then they are grouped by it).
+    pub dropped_report: Option<DroppedReport>,
+}
+
+/// An error the library reported (its error hook was called) while the function returned
+/// success.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DroppedReport {
+    /// Where the hook was called.
+    pub file: String,
+    pub line: u32,
+    pub reason: Option<String>,
+    pub code: i64,
+    /// The function that called the hook.
+    pub reporter: String,
+    /// The call that dropped it, in the function the harness called; null when that function
+    /// reported it itself.
+    pub dropped_at: Option<Frame>,
+    pub dropped_by: String,
+    /// As the reports say it.
+    pub text: String,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -282,6 +307,10 @@ pub struct Finding {
     pub reference: Option<Reference>,
     /// Why no reference judged it (the `not-judged` class), else null.
     pub not_judged: Option<String>,
+    /// The error the library reported for the input shown, which the function dropped.
+    pub dropped_report: Option<DroppedReport>,
+    /// Bugs only: inputs of its dropped report whose cause was not isolated otherwise.
+    pub inputs_not_isolated: usize,
     pub reproducer: Option<Reproducer>,
     pub location: Location,
     pub operation: Operation,

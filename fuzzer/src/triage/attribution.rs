@@ -152,6 +152,7 @@ mod tests {
                 shadow: None,
             }],
             taint: None,
+            errors: Vec::new(),
             ending: ReplayEnding::Completed { handled: false },
         }
     }

@@ -406,6 +406,7 @@ mod tests {
             exceptions,
             results,
             taint: None,
+            errors: Vec::new(),
             ending: ReplayEnding::Completed { handled },
         }
     }

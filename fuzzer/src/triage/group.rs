@@ -5,6 +5,7 @@ use super::campaign::{Campaign, Expectation, InputFile};
 use super::consequence::{self, InputAnalysis};
 use super::ordinary::Ordinariness;
 use super::report::{returned_rank, view_fields, CrashGroup, Finding, Hang, InputView, NotReproduced, Unexplained};
+use super::root::DroppedReport;
 use crate::replay::{Frame, Replay, ReplayEnding};
 use numfuzz_abi::report::ExceptionReport;
 use numfuzz_abi::signature::Signature;
@@ -142,7 +143,8 @@ struct Grouping<'a> {
     crashes: BTreeMap<(String, String), CrashGroup>,
     hangs: Vec<Hang>,
     not_reproduced: Vec<NotReproduced>,
-    unexplained: BTreeMap<Vec<FindingKey>, Unexplained>,
+    /// By dropped report when the inputs dropped one, else by origins.
+    unexplained: BTreeMap<(Option<DroppedReport>, Vec<FindingKey>), Unexplained>,
     replayed: HashMap<String, (&'a InputFile, Replay)>,
     /// Per finding, the analyses of the inputs raising it (indices into the analyses).
     analysed: BTreeMap<FindingKey, Vec<usize>>,
@@ -192,6 +194,8 @@ impl<'a> Grouping<'a> {
                 escapes_to: Vec::new(),
                 reference: None,
                 not_judged: None,
+                dropped_report: None,
+                inputs_not_isolated: 0,
                 reproducer: None,
             });
             f.inputs.push(input.rel.clone());
@@ -252,14 +256,25 @@ impl<'a> Grouping<'a> {
             .map(|(k, _)| k.clone())
             .collect();
         let view = self.view(input, &replay.bytes);
-        let u = self.unexplained.entry(origins.clone()).or_insert_with(|| Unexplained {
+        let dropped = super::dropped::of(replay);
+        let key = match &dropped {
+            Some(d) => (Some(d.clone()), Vec::new()),
+            None => (None, origins.clone()),
+        };
+        let u = self.unexplained.entry(key).or_insert_with(|| Unexplained {
             input: view.clone(),
             results: replay.results.clone(),
-            origins,
+            origins: Vec::new(),
             inputs: Vec::new(),
             first_seen_ms: None,
             ordinariness: a.ordinariness,
+            dropped_report: dropped,
         });
+        for o in origins {
+            if !u.origins.contains(&o) {
+                u.origins.push(o);
+            }
+        }
         if a.ordinariness < u.ordinariness {
             u.input = view;
             u.results = replay.results.clone();
@@ -299,6 +314,7 @@ impl<'a> Grouping<'a> {
                     f.input_bytes = replay.bytes.clone();
                     f.results = replay.results.clone();
                 }
+                f.dropped_report = super::dropped::of(replay);
             }
             f.ordinariness = super::ordinary::of(self.signature, &f.input_bytes);
             f.id = id;

@@ -9,6 +9,7 @@ pub mod agreement;
 pub mod attribution;
 pub mod campaign;
 pub mod consequence;
+pub mod dropped;
 pub mod format;
 pub mod group;
 pub mod judge;
@@ -322,11 +323,13 @@ fn judge_findings(
     if let Some(dir) = &opts.minimize_into {
         minimize_findings(report, &judge, opts, signature, dir)?;
     }
-    if let Some(dir) = &opts.repro_into {
-        write_reproducers(report, &builds.target, opts.repro_link.as_deref(), dir)?;
-    }
     if let Some(o) = references {
         record_reference_use(report, o);
+    }
+    // One entry per dropped error report, once the references have said which are bugs.
+    dropped::merge(report);
+    if let Some(dir) = &opts.repro_into {
+        write_reproducers(report, &builds.target, opts.repro_link.as_deref(), dir)?;
     }
     Ok(())
 }

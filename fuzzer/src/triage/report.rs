@@ -7,7 +7,7 @@ use super::consequence::Consequence;
 use super::oracle::{ResultVerdict, Verdict};
 use super::ordinary::Ordinariness;
 use super::references::Source;
-use super::root::{RootBy, Via};
+use super::root::{DroppedReport, RootBy, Via};
 use crate::replay::{decode_fields, DecodedField, Frame};
 use numfuzz_abi::kind::ExceptionKind;
 use numfuzz_abi::report::{ExceptionReport, ResultReport};
@@ -182,6 +182,11 @@ pub struct Finding {
     /// The root of an escape whose input no reference judged while triage had references:
     /// why (the shadow's own range or precision, at which site; the oracle's silence).
     pub not_judged: Option<String>,
+    /// The input shown completed as a success after the library reported an error inside
+    /// (see `dropped`): the report is the root of what it returned.
+    pub dropped_report: Option<DroppedReport>,
+    /// Inputs of its dropped report whose cause was not isolated otherwise, merged into it.
+    pub inputs_not_isolated: usize,
     /// Its C reproducer (`--repro`), bugs only.
     pub reproducer: Option<Reproducer>,
 }
@@ -224,7 +229,8 @@ impl Finding {
     /// oracle's `unreported-range` stays a bug: an oracle speaks for a library that promises
     /// to report range errors, as GSL does; the shadow knows no such promise.)
     fn true_range(&self) -> bool {
-        self.consequence == Some(Consequence::Escapes)
+        self.dropped_report.is_none()
+            && self.consequence == Some(Consequence::Escapes)
             && self
                 .reference
                 .as_ref()
@@ -234,7 +240,10 @@ impl Finding {
     /// An exception that makes the library return a non-finite or wrong value without saying
     /// so, and is the root of that.
     pub fn is_bug(&self) -> bool {
-        !self.input_borne && !self.out_of_domain && self.not_judged.is_none() && self.root() == Some(&self.key)
+        !self.input_borne
+            && !self.out_of_domain
+            && (self.not_judged.is_none() || self.dropped_report.is_some())
+            && self.root() == Some(&self.key)
     }
 
     pub fn class(&self) -> FindingClass {
@@ -247,7 +256,7 @@ impl Finding {
         if self.is_bug() {
             return FindingClass::Bug;
         }
-        if self.not_judged.is_some() && self.root() == Some(&self.key) {
+        if self.not_judged.is_some() && self.dropped_report.is_none() && self.root() == Some(&self.key) {
             return FindingClass::NotJudged;
         }
         if self.root().is_some() {
@@ -320,6 +329,9 @@ pub struct Unexplained {
     pub first_seen_ms: Option<u64>,
     /// Of the input shown: the entry's most ordinary.
     pub ordinariness: Ordinariness,
+    /// Its inputs completed as a success after the library reported an error inside: the
+    /// entry's root (inputs are grouped by it instead of by their origins).
+    pub dropped_report: Option<DroppedReport>,
 }
 
 /// Whether the report could tell what each exception did.
@@ -399,13 +411,15 @@ pub fn value_rank(value: &str) -> u8 {
 }
 
 /// The entries of a bug list by the reference that judged each: the oracle, the x87 shadow
-/// build, the MPFR shadow build, or none (no reference at all, or a non-finite result whose
-/// cause is not isolated).
+/// build, the MPFR shadow build, the library's own error report (dropped by a caller, no
+/// reference having judged), or none (no reference at all, or a non-finite result whose cause
+/// is not isolated).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BugsBy {
     pub oracle: usize,
     pub shadow: usize,
     pub mpfr: usize,
+    pub library: usize,
     pub unreferenced: usize,
 }
 
@@ -451,6 +465,10 @@ impl Report {
             ..BugsBy::default()
         };
         for f in self.bugs() {
+            if f.dropped_report.is_some() && (f.not_judged.is_some() || f.reference.is_none()) {
+                by.library += 1;
+                continue;
+            }
             match f.reference.as_ref().map(|r| r.source) {
                 Some(Source::Oracle) => by.oracle += 1,
                 Some(Source::Shadow) => by.shadow += 1,

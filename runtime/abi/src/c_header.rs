@@ -32,6 +32,10 @@ pub mod symbols {
     pub const FIELD_OFFSET: &str = "numfuzz_field_offset";
     /// `void (void)`: the harness reports that the library handled the error.
     pub const HANDLED: &str = "numfuzz_handled";
+    /// `void (const char *file, uint32_t line, const char *reason, int64_t code)`: the library
+    /// reported an error (called before each call of a `NUMFUZZ_CC_ERROR_HOOK` function, or by
+    /// a harness's own error handler; `reason` may be NULL).
+    pub const ERROR_REPORTED: &str = "numfuzz_error_reported";
     /// `void (const numfuzz_cmp_t *, uint64_t a, uint64_t b)`: an integer comparison, operands
     /// zero-extended.
     pub const CMP_INT: &str = "__numfuzz_cmp_int";
@@ -119,6 +123,7 @@ pub fn dfsan_entry_points() -> Vec<(&'static str, &'static str)> {
     let mut all: Vec<(&str, &str)> = [
         FIELD_OFFSET,
         HANDLED,
+        ERROR_REPORTED,
         REGISTER_SITES,
         REGISTER_CMPS,
         CHECK_F32,
@@ -245,6 +250,7 @@ fn constants(w: &mut String) {
             ("MPFR_MAX_VALUES", format!("{}ull", crate::shadow::mpfr::MAX_VALUES)),
             ("MPFR_EXHAUSTED_REASON", quoted(crate::shadow::mpfr::EXHAUSTED_REASON)),
             ("ENV_CC_SHADOW", quoted(crate::env::CC_SHADOW)),
+            ("ENV_CC_ERROR_HOOK", quoted(crate::env::CC_ERROR_HOOK)),
             ("TAINT_LABELS", crate::taint::LABELS.to_string()),
             (
                 "RUNTIME_MARKER",
@@ -367,6 +373,7 @@ fn entry_points(w: &mut String) {
         ("REGISTER_SITES", symbols::REGISTER_SITES),
         ("FIELD_OFFSET", symbols::FIELD_OFFSET),
         ("HANDLED", symbols::HANDLED),
+        ("ERROR_REPORTED", symbols::ERROR_REPORTED),
         ("ANCHOR", symbols::ANCHOR),
         ("RESULT_F32", symbols::RESULT_F32),
         ("RESULT_F64", symbols::RESULT_F64),

@@ -31,6 +31,11 @@ pub const CC_TAINT: &str = "NUMFUZZ_CC_TAINT";
 /// program computes carries a shadow in x87 extended precision; declared results report it;
 /// see `shadow`).
 pub const CC_SHADOW: &str = "NUMFUZZ_CC_SHADOW";
+/// Set by `numfuzz-cc` users: the library's error-report hooks, comma-separated (`gsl_error`).
+/// The pass puts a call of the runtime's `numfuzz_error_reported` before each call of one, so
+/// that a replay says where the library reported an error (triage roots a result the library
+/// returned as a success after such a report at the dropped report).
+pub const CC_ERROR_HOOK: &str = "NUMFUZZ_CC_ERROR_HOOK";
 /// Shadow builds: `53` runs the shadows with a 53-bit significand (the x87 precision
 /// control), keeping the 15-bit exponent. Triage replays an input both ways: a shadow whose
 /// value changes with its own precision is rounding noise (cancellation of values the format

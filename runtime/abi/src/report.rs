@@ -25,6 +25,30 @@ pub enum ReportEvent {
     /// A fatal signal in a standalone run: a crash, or the SIGABRT with which a replay that
     /// ran out of time is stopped. Printed by the runtime's signal handler, last.
     Crash(CrashReport),
+    /// The library reported an error through its error hook (the first
+    /// [`MAX_ERROR_REPORTS`] of an input).
+    ErrorReported(ErrorReport),
+}
+
+/// Error reports an input's replay carries at most: the first says where the error began,
+/// the later ones where it travelled; a loop that reports at every step adds nothing.
+pub const MAX_ERROR_REPORTS: usize = 8;
+
+/// A call of the library's error hook (`NUMFUZZ_CC_ERROR_HOOK` names it to numfuzz-cc, which
+/// reports each call of it; a harness may call `numfuzz_error_reported` itself from a handler).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorReport {
+    /// Where the hook was called (the library's own `GSL_ERROR` line).
+    pub file: String,
+    pub line: u32,
+    /// The hook's first constant-string argument (GSL's reason: `overflow`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The hook's last integer argument (GSL's error number), 0 without one.
+    pub code: i64,
+    /// Symbolized callers, innermost first (the function that called the hook, then its
+    /// callers), down to the harness entry: the way the error would have travelled out.
+    pub frames: Vec<Frame>,
 }
 
 /// Where a program was when a fatal signal struck.
@@ -65,7 +89,7 @@ impl MemoryExceeded {
 }
 
 /// One symbolized frame of a crash stack.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Frame {
     /// `??` when the symbolizer found no name.
     pub function: String,

@@ -5,7 +5,7 @@
 
 use super::{
     consequence_note, count, elapsed, finding_cells, finding_titles, headline, judged, judgement_line, key_location,
-    others_line, results_text, root_text, sources_line, BugView,
+    others_line, results_text, root_text, sources_line, unexplained_why, BugView,
 };
 use crate::html::chart::{self, Axes, Series};
 use crate::html::{code, entry, heading, list, page, paragraphs, table, Html};
@@ -139,6 +139,7 @@ fn unexplained(report: &Report) -> Html {
                 code(&fields_decimal(&u.input.fields)),
                 code(&results_text(&u.results)),
                 Html::join(origins, &Html::br()),
+                Html::text(&unexplained_why(u)),
                 Html::text(&u.inputs.len().to_string()),
             ]
         })
@@ -149,9 +150,9 @@ fn unexplained(report: &Report) -> Html {
             format!("Non-finite results whose cause is not isolated ({})", rows.len()),
         ),
         paragraphs([
-            "No exception's value reaches the result, and repairing any one alone leaves it non-finite.".to_string(),
+            "No exception's value reaches the result, and repairing any one alone leaves it non-finite; where the library reported an error and the function returned success, that dropped report is the root.".to_string(),
         ]),
-        table(&["input", "returned", "exceptions raised", "inputs"], &rows, false),
+        table(&["input", "returned", "exceptions raised", "why", "inputs"], &rows, false),
     ])
 }
 
@@ -398,6 +399,8 @@ mod tests {
             escapes_to: Vec::new(),
             reference: None,
             not_judged: None,
+            dropped_report: None,
+            inputs_not_isolated: 0,
             reproducer: None,
         }
     }

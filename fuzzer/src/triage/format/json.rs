@@ -3,9 +3,9 @@
 
 use crate::replay::DecodedField;
 use crate::report_model::triage::{
-    BugsBy, ByKind, Classes, ConsequenceCounts, Counts, Crash, Disagreement, Examples, Field, Finding, Hang, Input,
-    Judged, Location, Minimized, NotReproduced, Operation, Oracle, Reference, Reproducer, ShadowAgreement, Summary,
-    TriageDoc, Unexplained, VerdictPair, SCHEMA_VERSION,
+    BugsBy, ByKind, Classes, ConsequenceCounts, Counts, Crash, Disagreement, DroppedReport, Examples, Field, Finding,
+    Hang, Input, Judged, Location, Minimized, NotReproduced, Operation, Oracle, Reference, Reproducer, ShadowAgreement,
+    Summary, TriageDoc, Unexplained, VerdictPair, SCHEMA_VERSION,
 };
 use crate::report_model::Tool;
 use crate::triage::agreement::Agreement;
@@ -140,6 +140,20 @@ fn unexplained(report: &Report, u: &report::Unexplained) -> Unexplained {
         input_count: u.inputs.len(),
         inputs: u.inputs.clone(),
         first_seen_ms: u.first_seen_ms,
+        dropped_report: u.dropped_report.as_ref().map(dropped_report),
+    }
+}
+
+fn dropped_report(d: &crate::triage::root::DroppedReport) -> DroppedReport {
+    DroppedReport {
+        file: d.file.clone(),
+        line: d.line,
+        reason: d.reason.clone(),
+        code: d.code,
+        reporter: d.reporter.clone(),
+        dropped_at: d.dropped_at.clone(),
+        dropped_by: d.dropped_by.clone(),
+        text: d.describe(),
     }
 }
 
@@ -191,6 +205,8 @@ fn finding(report: &Report, f: &report::Finding) -> Finding {
         escapes_to: f.escapes_to.clone(),
         reference: f.reference.as_ref().map(reference),
         not_judged: f.not_judged.clone(),
+        dropped_report: f.dropped_report.as_ref().map(dropped_report),
+        inputs_not_isolated: f.inputs_not_isolated,
         reproducer: f.reproducer.as_ref().map(|r| Reproducer {
             path: r.path.display().to_string(),
             build: r.build.clone(),
@@ -284,6 +300,7 @@ fn summary(report: &Report) -> Summary {
                 oracle: by.oracle,
                 shadow: by.shadow,
                 mpfr: by.mpfr,
+                library: by.library,
                 none: by.unreferenced,
             }
         },

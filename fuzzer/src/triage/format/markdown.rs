@@ -6,7 +6,7 @@
 
 use super::{
     consequence_note, count, elapsed, finding_cells, finding_titles, headline, judged, judgement_line, key_location,
-    others_line, results_text, root_text, sources_line, BugView,
+    others_line, results_text, root_text, sources_line, unexplained_title, unexplained_why, BugView,
 };
 use crate::markdown::{table, Md};
 use crate::replay::{fields_decimal, DecodedField};
@@ -89,13 +89,13 @@ fn unexplained_row(n: usize, u: &Unexplained) -> Vec<Md> {
     vec![
         Md::text(&n.to_string()),
         Md::text("non-finite result"),
-        Md::text("cause not isolated"),
+        Md::text(unexplained_title(u)),
         Md::text("-"),
         Md::text("-"),
         Md::code(&fields_decimal(&u.input.fields)),
         Md::code(&results_text(&u.results)),
         Md::text("-"),
-        Md::text("no exception's value reaches the result, and repairing any one alone leaves it non-finite"),
+        Md::text(&unexplained_why(u)),
         or_dash(origins),
     ]
 }

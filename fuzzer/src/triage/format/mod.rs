@@ -191,10 +191,43 @@ pub fn key_location(k: &numfuzz_outdir::FindingKey) -> String {
     format!("{}:{}:{}", k.path, k.line, k.column)
 }
 
+/// What an unexplained entry is, as its title says: `error report dropped` when its inputs
+/// dropped one (that is its root), else `cause not isolated`.
+pub fn unexplained_title(u: &crate::triage::report::Unexplained) -> &'static str {
+    if u.dropped_report.is_some() {
+        "error report dropped"
+    } else {
+        "cause not isolated"
+    }
+}
+
+/// Why an unexplained entry has no exception for a root: the dropped report that is its root,
+/// or that none could be isolated.
+pub fn unexplained_why(u: &crate::triage::report::Unexplained) -> String {
+    let isolated = "no exception's value reaches the result, and repairing any one alone leaves it non-finite";
+    match &u.dropped_report {
+        Some(d) => format!("{}; {isolated}", d.describe()),
+        None => isolated.to_string(),
+    }
+}
+
 /// How a bug's root was chosen, as reports say it (`root_by` and `via` in the JSON).
 pub fn root_text(f: &Finding) -> Option<String> {
     use crate::triage::root::{RootBy, Via};
     let (by, via) = f.root_by?;
+    if let (RootBy::Report, Some(dropped)) = (by, &f.dropped_report) {
+        let merged = match f.inputs_not_isolated {
+            0 => String::new(),
+            n => format!(
+                "; with {} whose cause was not isolated otherwise",
+                count(n, "input", "inputs")
+            ),
+        };
+        return Some(format!(
+            "{}; the exceptions below hang under it{merged}",
+            dropped.describe()
+        ));
+    }
     let how = match via {
         Via::Data => "its value reaches the result",
         Via::Control => "only a branch it decides leads to the result",
@@ -205,7 +238,7 @@ pub fn root_text(f: &Finding) -> Option<String> {
             by.name(),
             via.name()
         ),
-        RootBy::Earliest => format!(
+        RootBy::Report | RootBy::Earliest => format!(
             "no single repair makes the result finite; the earliest exception whose value reaches it (by {}, via {})",
             by.name(),
             via.name()
@@ -225,6 +258,7 @@ pub fn judgement_line(report: &Report) -> Option<String> {
         (by.oracle, "the oracle"),
         (by.shadow, "the x87 shadow build"),
         (by.mpfr, "the MPFR shadow build"),
+        (by.library, "the library's own error report, dropped"),
         (by.unreferenced, "no reference (a cause not isolated)"),
     ]
     .iter()

@@ -6,7 +6,7 @@
 
 use super::{
     consequence_note, count, elapsed, finding_cells, finding_titles, headline, judged, judgement_line, others_line,
-    results_text, root_text, sources_line, BugView,
+    results_text, root_text, sources_line, unexplained_title, unexplained_why, BugView,
 };
 use crate::replay::{fields_decimal, fields_with_hex};
 use crate::triage::report::{Finding, KindCount, Report, Unexplained};
@@ -122,7 +122,7 @@ fn bug(out: &mut String, report: &Report, n: usize, f: &Finding) {
 /// Entry `n`: a non-finite result whose cause is not isolated, with the exceptions its input
 /// raised.
 fn unexplained(out: &mut String, n: usize, u: &Unexplained) {
-    let _ = writeln!(out, "{n:>2}. Non-finite result, cause not isolated");
+    let _ = writeln!(out, "{n:>2}. Non-finite result, {}", unexplained_title(u));
     let origins: Vec<String> = u
         .origins
         .iter()
@@ -139,10 +139,7 @@ fn unexplained(out: &mut String, n: usize, u: &Unexplained) {
                 origins.join(", ")
             },
         ],
-        vec![
-            "    why".to_string(),
-            "no exception's value reaches the result, and repairing any one alone leaves it non-finite".into(),
-        ],
+        vec!["    why".to_string(), unexplained_why(u)],
         vec![
             "    first seen".to_string(),
             first_seen(u.first_seen_ms, u.inputs.len()),

@@ -1,0 +1,106 @@
+//! Dropped error reports: the library reported an error inside the function (its error hook
+//! was called; see numfuzz-cc's `NUMFUZZ_CC_ERROR_HOOK`) and the function still returned
+//! success. A non-finite or wrong result of such an input is rooted at the report: that is
+//! where the library knew, and the call that dropped it is where the fix goes. The exceptions of
+//! the input hang under it, and bugs of one dropped report are one entry (`merge`).
+//!
+//! Which call dropped it, from the first report's stack (innermost first, down to the harness):
+//! the call, inside the function the harness called, through which the report came. A status
+//! passed on from callee to caller does not show in a stack, so the rule takes the outermost
+//! call: `gsl_sf_hermite_deriv_e` calling `gsl_sf_fact`, whose `gsl_sf_fact_e` reported the
+//! overflow, is dropped at that call in hermite.c. When the function the harness called
+//! reported itself, it dropped the report by returning success.
+
+use super::report::{Finding, Report};
+use super::root::{file_name, DroppedReport, RootBy, Via};
+use crate::replay::{Replay, ReplayEnding};
+use numfuzz_abi::report::{ErrorReport, Frame};
+use numfuzz_outdir::FindingKey;
+use std::collections::BTreeMap;
+
+/// The stack's frames without the copies a split build adds: the dispatch from a function to
+/// its precise copy is a frame of the same function without a column.
+fn frames(error: &ErrorReport) -> Vec<&Frame> {
+    let mut out: Vec<&Frame> = Vec::new();
+    for f in &error.frames {
+        if out
+            .last()
+            .is_some_and(|inner| inner.function == f.function && f.column.is_none())
+        {
+            continue;
+        }
+        out.push(f);
+    }
+    out
+}
+
+fn is_entry(f: &Frame) -> bool {
+    f.function == "LLVMFuzzerTestOneInput" || f.function == "main"
+}
+
+/// The dropped report of an input's replay: it completed without the harness saying the
+/// library reported an error, and the library's hook was called.
+pub fn of(replay: &Replay) -> Option<DroppedReport> {
+    if replay.ending != (ReplayEnding::Completed { handled: false }) {
+        return None;
+    }
+    let first = replay.errors.first()?;
+    let stack = frames(first);
+    let library: Vec<&Frame> = stack.iter().copied().take_while(|f| !is_entry(f)).collect();
+    let reporter = library.first().map_or_else(|| "??".to_string(), |f| f.function.clone());
+    let (dropped_at, dropped_by) = match library.len() {
+        0 | 1 => (None, reporter.clone()),
+        n => (Some(library[n - 1].clone()), library[n - 1].function.clone()),
+    };
+    Some(DroppedReport {
+        file: file_name(&first.file),
+        line: first.line,
+        reason: first.reason.clone(),
+        code: first.code,
+        reporter,
+        dropped_at,
+        dropped_by,
+    })
+}
+
+/// Bugs whose inputs dropped the same report become one entry: the most ordinary (first in the
+/// bug list) stays, rooted at the report (`root_by` report); the others hang under it. Entries of
+/// results whose cause was not isolated join a bug of their report, when there is one.
+pub fn merge(report: &mut Report) {
+    let order: Vec<FindingKey> = report.bugs().map(|f| f.key.clone()).collect();
+    let mut heads: BTreeMap<_, FindingKey> = BTreeMap::new();
+    for key in order {
+        let Some(f) = report.findings.iter_mut().find(|f| f.key == key) else {
+            continue;
+        };
+        let Some(dropped) = f.dropped_report.clone() else {
+            continue;
+        };
+        match heads.get(&dropped.key()) {
+            None => {
+                let via = f.root_by.map_or(Via::Data, |(_, via)| via);
+                f.root_by = Some((RootBy::Report, via));
+                heads.insert(dropped.key(), key);
+            }
+            Some(head) => hang_under(f, head),
+        }
+    }
+    let unexplained = std::mem::take(&mut report.unexplained);
+    for u in unexplained {
+        let head = u.dropped_report.as_ref().and_then(|d| heads.get(&d.key()));
+        match head.and_then(|h| report.findings.iter_mut().find(|f| f.key == *h)) {
+            Some(f) => f.inputs_not_isolated += u.inputs.len(),
+            None => report.unexplained.push(u),
+        }
+    }
+}
+
+/// `f` no longer its own root: it hangs under `head` in the report.
+fn hang_under(f: &mut Finding, head: &FindingKey) {
+    if f.escape_root.as_ref() == Some(&f.key) {
+        f.escape_root = Some(head.clone());
+    }
+    if let Some(r) = f.reference.as_mut().filter(|r| r.root.as_ref() == Some(&f.key)) {
+        r.root = Some(head.clone());
+    }
+}
