@@ -16,8 +16,9 @@ use std::collections::BTreeMap;
 /// Version of the schema (1: bugs, unexplained, rest and per-function counts; 2: `summary`,
 /// crashes and hangs merged by stack with a reproducer, `bug_entries` per function instead of
 /// `bugs`, inputs and results with every field the triage report has; 3: `shards`, the
-/// run-all directories a report of `--shard` or of `run-all merge` covers).
-pub const SCHEMA_VERSION: u32 = 3;
+/// run-all directories a report of `--shard` or of `run-all merge` covers; 4: a bug's
+/// `dropped_report`, one entry per error report dropped at one call, whatever its sites).
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// How readers name this document in their errors.
 pub const KIND: Kind = Kind {
@@ -112,9 +113,11 @@ pub struct Example {
     pub chain: Vec<String>,
 }
 
-/// One root site that is a bug in at least one function.
+/// One root site that is a bug in at least one function, or one error report dropped at one
+/// call (then the site is the first function's).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct MergedBug {
+    /// The finding's key, or `report FILE:LINE dropped at FILE:LINE`.
     pub key: String,
     pub kind: String,
     pub site: String,
@@ -130,6 +133,8 @@ pub struct MergedBug {
     pub inputs: usize,
     pub first_seen_ms: Option<u64>,
     pub example: Example,
+    /// The dropped report that is its root, as the triage reports say it.
+    pub dropped_report: Option<String>,
 }
 
 /// A non-finite result of one function whose cause no single repair isolates.

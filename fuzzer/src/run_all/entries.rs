@@ -109,6 +109,9 @@ fn bug_entry(number: usize, b: &MergedBug) -> Entry {
         ("returned", code(results_text(&e.returned))),
         ("reference", text(reference_text(e))),
     ];
+    if let Some(d) = &b.dropped_report {
+        items.push(("root", text(d)));
+    }
     items.push(("chain", lines(e.chain.iter().map(text))));
     items.push(("first seen", text(elapsed(b.first_seen_ms))));
     Entry { number, title, items }

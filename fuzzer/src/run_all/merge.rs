@@ -53,9 +53,28 @@ impl Merged {
 pub fn entry_keys(function: &str, doc: &TriageDoc) -> BTreeSet<String> {
     let crashes = doc.crashes.iter().map(crash_key);
     let hangs = doc.hangs.iter().map(hang_key);
-    let roots = doc.bug_findings().map(|f| f.key.clone());
+    let roots = doc.bug_findings().map(bug_key);
     let unexplained = (0..doc.unexplained.len()).map(|n| format!("non-finite result {n} of {function}"));
     crashes.chain(hangs).chain(roots).chain(unexplained).collect()
+}
+
+/// A bug entry's name: the dropped report it is rooted at (one defect, whatever the site in
+/// each function), else its finding's key.
+fn bug_key(f: &Finding) -> String {
+    match &f.dropped_report {
+        Some(d) if f.root_by.as_deref() == Some("report") => {
+            let at = d.dropped_at.as_ref().map_or(String::new(), |a| {
+                let file = a
+                    .file
+                    .as_deref()
+                    .map(crate::triage::root::file_name)
+                    .unwrap_or_default();
+                format!("{file}:{}", a.line.unwrap_or(0))
+            });
+            format!("report {}:{} dropped at {at}", d.file, d.line)
+        }
+        _ => f.key.clone(),
+    }
 }
 
 /// `path:line:col` with the path shortened to its last two components.
@@ -94,7 +113,7 @@ fn example_of(function: &str, f: &Finding, doc: &TriageDoc) -> Example {
 
 fn new_bug(function: &str, f: &Finding, example: Example) -> MergedBug {
     MergedBug {
-        key: f.key.clone(),
+        key: bug_key(f),
         kind: f.kind.clone(),
         site: site(&f.location),
         path: f.location.path.clone(),
@@ -106,6 +125,7 @@ fn new_bug(function: &str, f: &Finding, example: Example) -> MergedBug {
         inputs: f.input_count,
         first_seen_ms: f.first_seen_ms,
         example,
+        dropped_report: f.dropped_report.as_ref().map(|d| d.text.clone()),
     }
 }
 
@@ -122,7 +142,8 @@ struct Merging {
 impl Merging {
     fn add_bug(&mut self, function: &str, f: &Finding, doc: &TriageDoc) {
         let example = example_of(function, f, doc);
-        match self.merged.bugs.iter_mut().find(|b| b.key == f.key) {
+        let key = bug_key(f);
+        match self.merged.bugs.iter_mut().find(|b| b.key == key) {
             Some(b) => {
                 b.functions.push(function.to_string());
                 b.inputs += f.input_count;
@@ -267,6 +288,46 @@ mod tests {
             .map(|c| (c.function.as_str(), c.findings, c.bug_entries))
             .collect();
         assert_eq!(counts, [("f", Some(2), 1), ("g", Some(2), 1), ("h", None, 0)]);
+    }
+
+    #[test]
+    fn one_report_dropped_at_one_call_is_one_entry_whatever_the_sites() {
+        use crate::report_model::triage::DroppedReport;
+        let dropped = |at: u32| DroppedReport {
+            file: "gamma.c".into(),
+            line: 1489,
+            code: 16,
+            dropped_at: Some(numfuzz_abi::report::Frame {
+                function: "hermite".into(),
+                file: Some("/src/hermite.c".into()),
+                line: Some(at),
+                column: Some(3),
+            }),
+            text: format!("error reported at gamma.c:1489, dropped at hermite.c:{at}"),
+            ..DroppedReport::default()
+        };
+        let rooted = |id: &str, line: u32, at: u32| {
+            let mut f = finding(id, "Overflow", line, "bug", "710", Some(id));
+            f.root_by = Some("report".into());
+            f.dropped_report = Some(dropped(at));
+            f
+        };
+        let f = doc(vec![rooted("a", 10, 323)], &["a"]);
+        let g = doc(vec![rooted("b", 20, 323)], &["b"]);
+        let h = doc(vec![rooted("c", 30, 400)], &["c"]);
+        let m = merge(
+            reports(&[("f", Some(&f)), ("g", Some(&g)), ("h", Some(&h))])
+                .iter()
+                .map(|r| r.get()),
+        );
+        assert_eq!(m.bugs.len(), 2, "{:#?}", m.bugs);
+        assert_eq!(m.bugs[0].functions, ["f", "g"]);
+        assert_eq!(m.bugs[0].key, "report gamma.c:1489 dropped at hermite.c:323");
+        assert_eq!(
+            m.bugs[0].dropped_report.as_deref(),
+            Some("error reported at gamma.c:1489, dropped at hermite.c:323")
+        );
+        assert_eq!(entry_keys("f", &f), entry_keys("g", &g));
     }
 
     #[test]
