@@ -125,10 +125,13 @@ fi
 
 # --- the four libraries -----------------------------------------------------------------------
 dirs=(utils sys err complex poly specfunc cdf rng randist)
+# The fuzz and taint builds name GSL's error hook (conventions.toml's `error_hook`), so that
+# replays say where GSL reported an error that a caller dropped.
+hook="NUMFUZZ_CC_ERROR_HOOK=$(sed -n 's/^error_hook *= *"\([^"]*\)".*/\1/p' "$here/conventions.toml")"
 variant_env() {
   case $1 in
-    fuzz) ;;
-    taint) echo NUMFUZZ_CC_TAINT=1 ;;
+    fuzz) echo "$hook" ;;
+    taint) echo NUMFUZZ_CC_TAINT=1 "$hook" ;;
     shadow) echo NUMFUZZ_CC_SHADOW=1 ;;
     mpfr) echo NUMFUZZ_CC_SHADOW=mpfr ;;
   esac
