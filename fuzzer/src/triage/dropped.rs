@@ -104,3 +104,85 @@ fn hang_under(f: &mut Finding, head: &FindingKey) {
         r.root = Some(head.clone());
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use numfuzz_abi::report::ErrorReport;
+
+    fn frame(function: &str, line: u32, column: Option<u32>) -> Frame {
+        Frame {
+            function: function.into(),
+            file: Some(format!("/src/{function}.c")),
+            line: Some(line),
+            column,
+        }
+    }
+
+    fn replay(handled: bool, frames: Vec<Frame>) -> Replay {
+        Replay {
+            input: "x".into(),
+            bytes: vec![],
+            exceptions: vec![],
+            results: vec![],
+            taint: None,
+            errors: vec![ErrorReport {
+                file: "specfunc/gamma.c".into(),
+                line: 1489,
+                reason: Some("overflow".into()),
+                code: 16,
+                frames,
+            }],
+            ending: ReplayEnding::Completed { handled },
+        }
+    }
+
+    #[test]
+    fn the_drop_is_the_call_in_the_function_the_harness_called() {
+        let r = replay(
+            false,
+            vec![
+                frame("gsl_sf_fact_e", 1489, Some(5)),
+                // A split build's dispatch to the precise copy: not a frame of its own.
+                frame("gsl_sf_fact_e", 1475, None),
+                frame("gsl_sf_fact", 1634, Some(3)),
+                frame("gsl_sf_hermite_deriv_e", 323, Some(37)),
+                frame("LLVMFuzzerTestOneInput", 67, Some(13)),
+            ],
+        );
+        let d = of(&r).unwrap();
+        assert_eq!(d.reporter, "gsl_sf_fact_e");
+        assert_eq!(d.dropped_by, "gsl_sf_hermite_deriv_e");
+        assert_eq!(
+            d.describe(),
+            "error reported at gamma.c:1489 (\"overflow\", code 16) in gsl_sf_fact_e, dropped by its caller gsl_sf_hermite_deriv_e at gsl_sf_hermite_deriv_e.c:323"
+        );
+    }
+
+    #[test]
+    fn a_function_that_reports_and_returns_success_drops_it_itself() {
+        let r = replay(
+            false,
+            vec![
+                frame("gsl_sf_exp_e", 40, Some(5)),
+                frame("LLVMFuzzerTestOneInput", 9, Some(3)),
+            ],
+        );
+        let d = of(&r).unwrap();
+        assert_eq!(d.dropped_at, None);
+        assert!(d
+            .describe()
+            .ends_with("in gsl_sf_exp_e, and gsl_sf_exp_e returned success"));
+    }
+
+    #[test]
+    fn a_report_the_function_returned_as_its_status_is_not_dropped() {
+        let r = replay(true, vec![frame("f_e", 4, Some(1))]);
+        assert_eq!(of(&r), None);
+        let none = Replay {
+            errors: vec![],
+            ..replay(false, vec![])
+        };
+        assert_eq!(of(&none), None);
+    }
+}
