@@ -137,13 +137,19 @@ pub struct MergedBug {
     pub dropped_report: Option<String>,
 }
 
-/// A non-finite result of one function whose cause no single repair isolates.
+/// A non-finite result of one function whose cause no single repair isolates, or of the
+/// functions that dropped one error report at one call.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct MergedUnexplained {
+    /// The function its input is shown for.
     pub function: String,
     pub input: Vec<Field>,
     pub returned: Vec<ResultReport>,
     pub inputs: usize,
+    /// The dropped report that is its root, as the triage reports say it.
+    pub dropped_report: Option<String>,
+    /// Every function with it (one unless it has a dropped report).
+    pub functions: Vec<String>,
 }
 
 /// One function's line of the merged report.

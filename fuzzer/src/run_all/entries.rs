@@ -118,15 +118,20 @@ fn bug_entry(number: usize, b: &MergedBug) -> Entry {
 }
 
 fn unexplained_entry(number: usize, u: &MergedUnexplained) -> Entry {
-    Entry {
-        number,
-        title: text(format!("non-finite result of {}", u.function)),
-        items: vec![
-            ("input", code(format!("{}({})", u.function, fields_text(&u.input)))),
-            ("returned", code(results_text(&u.returned))),
-            ("inputs", text(u.inputs.to_string())),
-        ],
-    }
+    let mut items = vec![
+        ("input", code(format!("{}({})", u.function, fields_text(&u.input)))),
+        ("returned", code(results_text(&u.returned))),
+        ("inputs", text(u.inputs.to_string())),
+    ];
+    let title = match &u.dropped_report {
+        Some(d) => {
+            items.insert(1, ("functions", text(functions_shown(&u.functions))));
+            items.push(("root", text(d)));
+            text(format!("non-finite result of {}, error report dropped", u.function))
+        }
+        None => text(format!("non-finite result of {}", u.function)),
+    };
+    Entry { number, title, items }
 }
 
 /// The sections with entries, numbered on from 1.

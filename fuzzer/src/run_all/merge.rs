@@ -11,7 +11,7 @@
 use super::crashes::{crash_key, earliest, hang_key, Groups, Origin};
 use super::order::order_of;
 use crate::report_model::merged::{Example, FunctionCounts, MergedBug, MergedCrash, MergedUnexplained};
-use crate::report_model::triage::{Finding, Location, TriageDoc};
+use crate::report_model::triage::{DroppedReport, Finding, Location, TriageDoc, Unexplained};
 use crate::triage::report;
 use numfuzz_abi::report::ResultReport;
 use std::collections::{BTreeMap, BTreeSet};
@@ -54,7 +54,11 @@ pub fn entry_keys(function: &str, doc: &TriageDoc) -> BTreeSet<String> {
     let crashes = doc.crashes.iter().map(crash_key);
     let hangs = doc.hangs.iter().map(hang_key);
     let roots = doc.bug_findings().map(bug_key);
-    let unexplained = (0..doc.unexplained.len()).map(|n| format!("non-finite result {n} of {function}"));
+    let unexplained = doc
+        .unexplained
+        .iter()
+        .enumerate()
+        .map(|(n, u)| unexplained_key(function, n, u));
     crashes.chain(hangs).chain(roots).chain(unexplained).collect()
 }
 
@@ -62,18 +66,30 @@ pub fn entry_keys(function: &str, doc: &TriageDoc) -> BTreeSet<String> {
 /// each function), else its finding's key.
 fn bug_key(f: &Finding) -> String {
     match &f.dropped_report {
-        Some(d) if f.root_by.as_deref() == Some("report") => {
-            let at = d.dropped_at.as_ref().map_or(String::new(), |a| {
-                let file = a
-                    .file
-                    .as_deref()
-                    .map(crate::triage::root::file_name)
-                    .unwrap_or_default();
-                format!("{file}:{}", a.line.unwrap_or(0))
-            });
-            format!("report {}:{} dropped at {at}", d.file, d.line)
-        }
+        Some(d) if f.root_by.as_deref() == Some("report") => report_key(d),
         _ => f.key.clone(),
+    }
+}
+
+/// `report FILE:LINE dropped at FILE:LINE`.
+fn report_key(d: &DroppedReport) -> String {
+    let at = d.dropped_at.as_ref().map_or(String::new(), |a| {
+        let file = a
+            .file
+            .as_deref()
+            .map(crate::triage::root::file_name)
+            .unwrap_or_default();
+        format!("{file}:{}", a.line.unwrap_or(0))
+    });
+    format!("report {}:{} dropped at {at}", d.file, d.line)
+}
+
+/// An unexplained entry's name: its dropped report, which functions share, else its place in
+/// its function's report.
+fn unexplained_key(function: &str, n: usize, u: &Unexplained) -> String {
+    match &u.dropped_report {
+        Some(d) => report_key(d),
+        None => format!("non-finite result {n} of {function}"),
     }
 }
 
@@ -137,10 +153,15 @@ struct Merging {
     hangs: Groups,
     /// Every finding's key, with its class in the first report that has it.
     seen: BTreeMap<String, String>,
+    /// The unexplained entries by name (see `unexplained_key`).
+    unexplained: Vec<(String, MergedUnexplained)>,
+    /// The keys of the findings that are a bug in some function.
+    bug_findings: BTreeSet<String>,
 }
 
 impl Merging {
     fn add_bug(&mut self, function: &str, f: &Finding, doc: &TriageDoc) {
+        self.bug_findings.insert(f.key.clone());
         let example = example_of(function, f, doc);
         let key = bug_key(f);
         match self.merged.bugs.iter_mut().find(|b| b.key == key) {
@@ -153,6 +174,31 @@ impl Merging {
                 }
             }
             None => self.merged.bugs.push(new_bug(function, f, example)),
+        }
+    }
+
+    /// One more unexplained result: an entry of its own, or one more function of the entry of
+    /// its dropped report.
+    fn add_unexplained(&mut self, function: &str, n: usize, u: &Unexplained) {
+        let key = unexplained_key(function, n, u);
+        match self.unexplained.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, m)) => {
+                if !m.functions.iter().any(|f| f == function) {
+                    m.functions.push(function.to_string());
+                }
+                m.inputs += u.input_count;
+            }
+            None => self.unexplained.push((
+                key,
+                MergedUnexplained {
+                    function: function.to_string(),
+                    input: u.input.fields.clone(),
+                    returned: u.results.clone(),
+                    inputs: u.input_count,
+                    dropped_report: u.dropped_report.as_ref().map(|d| d.text.clone()),
+                    functions: vec![function.to_string()],
+                },
+            )),
         }
     }
 
@@ -182,14 +228,9 @@ impl Merging {
         for f in doc.bug_findings() {
             self.add_bug(r.function, f, doc);
         }
-        self.merged
-            .unexplained
-            .extend(doc.unexplained.iter().map(|u| MergedUnexplained {
-                function: r.function.to_string(),
-                input: u.input.fields.clone(),
-                returned: u.results.clone(),
-                inputs: u.input_count,
-            }));
+        for (n, u) in doc.unexplained.iter().enumerate() {
+            self.add_unexplained(r.function, n, u);
+        }
         self.merged.functions.push(FunctionCounts {
             function: r.function.to_string(),
             findings: Some(doc.summary.findings),
@@ -206,8 +247,9 @@ impl Merging {
         m.crashes = self.crashes.list;
         m.hangs = self.hangs.list;
         m.findings = self.seen.len();
+        m.unexplained = self.unexplained.into_iter().map(|(_, u)| u).collect();
         for (key, class) in self.seen {
-            if !m.bugs.iter().any(|b| b.key == key) {
+            if !self.bug_findings.contains(&key) {
                 *m.rest.entry(class).or_default() += 1;
             }
         }
@@ -292,7 +334,6 @@ mod tests {
 
     #[test]
     fn one_report_dropped_at_one_call_is_one_entry_whatever_the_sites() {
-        use crate::report_model::triage::DroppedReport;
         let dropped = |at: u32| DroppedReport {
             file: "gamma.c".into(),
             line: 1489,
@@ -312,8 +353,19 @@ mod tests {
             f.dropped_report = Some(dropped(at));
             f
         };
-        let f = doc(vec![rooted("a", 10, 323)], &["a"]);
-        let g = doc(vec![rooted("b", 20, 323)], &["b"]);
+        let mut f = doc(vec![rooted("a", 10, 323)], &["a"]);
+        let mut g = doc(vec![rooted("b", 20, 323)], &["b"]);
+        // A result whose cause was not isolated, dropping another report at one call in each.
+        for d in [&mut f, &mut g] {
+            d.unexplained.push(crate::report_model::triage::Unexplained {
+                input_count: 2,
+                dropped_report: Some(DroppedReport {
+                    file: "exp.c".into(),
+                    ..dropped(323)
+                }),
+                ..Default::default()
+            });
+        }
         let h = doc(vec![rooted("c", 30, 400)], &["c"]);
         let m = merge(
             reports(&[("f", Some(&f)), ("g", Some(&g)), ("h", Some(&h))])
@@ -328,6 +380,12 @@ mod tests {
             Some("error reported at gamma.c:1489, dropped at hermite.c:323")
         );
         assert_eq!(entry_keys("f", &f), entry_keys("g", &g));
+        assert_eq!(m.unexplained.len(), 1, "{:#?}", m.unexplained);
+        assert_eq!(
+            (m.unexplained[0].functions.clone(), m.unexplained[0].inputs),
+            (vec!["f".into(), "g".into()], 4)
+        );
+        assert_eq!(m.bug_count(), 3);
     }
 
     #[test]
