@@ -76,6 +76,38 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 }
 "#;
 
+/// GSL's airy.c:274 in miniature (airy_mod_phase: a Chebyshev argument z of x, and an error
+/// estimate divided by the series' value): the divisor is 0 only where z rounds to exactly
+/// 0.9204436182286305 (x = -1.8427611519777436 and its few neighbours, and a few doubles near
+/// -5.85). The first input to reach the division is the seed x = -DBL_MAX with mode 1, which
+/// holds its ErrBits (62, as every divisor's) and lies on a plateau: 16/x^3 + 1 is 1 for
+/// |x| above about 2^19, so no move of x changes the gap; most corpus entries that reach the
+/// division are there too, and the rest never reach it (x > -1). A descent must leave such
+/// starts quickly and restart from the few that lie on the slope (x = -708, -1.125).
+const PLATEAU: &str = r#"#include <numfuzz.h>
+#include <math.h>
+NUMFUZZ_SIGNATURE("f64,u32[0,2]");
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  double x = nf_f64(data, size, 0), z;
+  uint32_t mode = nf_u32(data, size, 1);
+  if (mode > 2)
+    return 0;
+  if (x > -1.0) {
+    volatile double y = x > 1.0 ? exp(-x * (mode + 1)) : cos(x) * (x + 0.5 * mode);
+    (void)y;
+    return 0;
+  }
+  if (x < -2.0)
+    z = 16.0 / (x * x * x) + 1.0;
+  else
+    z = (16.0 / (x * x * x) + 9.0) / 7.0;
+  double m = z - 0.9204436182286305;
+  volatile double err = 1e-16 / m;
+  (void)err;
+  return 0;
+}
+"#;
+
 /// Runs a campaign (with `extra` flags) on one core and returns its instance directory.
 fn campaign(built: &testkit::Built, name: &str, extra: &[&str]) -> InstanceDir {
     fuzz(&built.exe, &built.path(name), BUDGET_SECS, extra)
@@ -118,6 +150,14 @@ fn an_exact_two_field_product_is_reached_by_local_search_only() {
 #[test]
 fn a_window_1e_9_wide_is_reached_by_local_search_only() {
     reached_only_with_the_stage("window", WINDOW, ExceptionKind::DivByZero, 7);
+}
+
+/// The airy_Ai DivByZero of the NumFuzz paper's Table IV was lost this way when GSL's
+/// harnesses took `f64,u32[0,2]` for `f64,u8`: with `u8` the seed x = -DBL_MAX came with mode
+/// 9, out of range, and the holder was x = -708 on the slope.
+#[test]
+fn a_division_held_on_a_plateau_is_reached_by_local_search_only() {
+    reached_only_with_the_stage("plateau", PLATEAU, ExceptionKind::DivByZero, 19);
 }
 
 #[test]

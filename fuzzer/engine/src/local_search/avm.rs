@@ -10,7 +10,10 @@
 //! few ulps each (the lattice moves: a rounding window narrower than one ulp of either field,
 //! as fdlibm pow's `z == -1075` with the exact y·log2(x) just above it, is met only where x's
 //! and y's ulps nearly cancel in some other ratio than 1:1); and when nothing improves, a few
-//! sideways moves (no worse) leave a plateau before the search gives up.
+//! sideways moves (no worse) leave a plateau before the search gives up. Where a round
+//! improves nothing and no step of a float field measured another gap (only integer fields
+//! such as a mode switch do), the input is on a flat plateau, which sideways moves do not
+//! leave: the search ends there ([`SearchEnding::Flat`]).
 
 use libafl::Error;
 use libafl_bolts::rands::Rand;
@@ -39,6 +42,10 @@ pub enum SearchEnding {
     Reached,
     /// No move improves any more.
     Stalled,
+    /// A round improved nothing and every step of a float field measured the same gap or none:
+    /// a flat plateau (GSL's airy.c:274 at x = -DBL_MAX, where 16/x^3 + 1 is 1 for every
+    /// neighbour of x and the divisor with it).
+    Flat,
     /// The execution budget is spent.
     Budget,
 }
@@ -66,6 +73,8 @@ pub struct Search<'s, R> {
     pub execs: u64,
     improved_at: u64,
     budget: u64,
+    /// A ladder of float fields measured another gap than its origin's, this round.
+    float_slope: bool,
 }
 
 /// `input` with field `field` moved by `delta` positions, or `None` when the move changes
@@ -135,6 +144,7 @@ impl<'s, R: Rand> Search<'s, R> {
             execs: 0,
             improved_at: 0,
             budget,
+            float_slope: false,
         }
     }
 
@@ -157,6 +167,7 @@ impl<'s, R: Rand> Search<'s, R> {
                 return Ok(SearchEnding::Reached);
             }
             let mut improved = false;
+            self.float_slope = false;
             let first = self.rand.below(core::num::NonZero::new(fields).expect("fields > 0"));
             for i in 0..fields {
                 improved |= self.field_moves(eval, (first + i) % fields)?;
@@ -166,6 +177,9 @@ impl<'s, R: Rand> Search<'s, R> {
             }
             if !improved {
                 improved = self.lattice_moves(eval)?;
+            }
+            if !improved && !self.float_slope && self.signature.fields().iter().any(|f| f.float_type().is_some()) {
+                return Ok(SearchEnding::Flat);
             }
             if !improved {
                 if sideways >= SIDEWAYS_MOVES {
@@ -231,6 +245,9 @@ impl<'s, R: Rand> Search<'s, R> {
             .unwrap_or(0);
         let start_gap = self.best_gap;
         let origin = self.best.clone();
+        let float_moves = moves
+            .iter()
+            .all(|&(f, _)| self.signature.fields()[f].float_type().is_some());
         // Best (gap, k) over the ladder; the search keeps the best input itself.
         let mut best_k: Option<u32> = None;
         let mut best_gap = start_gap;
@@ -241,6 +258,7 @@ impl<'s, R: Rand> Search<'s, R> {
             // Not through `try_input`'s acceptance: compare against the ladder's origin.
             self.spend()?;
             let gap = eval(&candidate)?;
+            self.float_slope |= float_moves && gap.is_finite() && gap != start_gap;
             if gap < best_gap {
                 best_gap = gap;
                 best_k = Some(k);
@@ -497,10 +515,31 @@ mod tests {
         let mut far = |i: &[u8]| Ok(positions(f64s(i)[0], 1e300) + 1e9);
         assert_eq!(s.run(&mut far).unwrap(), SearchEnding::Budget);
         assert_eq!(s.execs, 100);
+        // Worse everywhere: sideways moves, then a stall.
         let mut s = Search::new(&sig, StdRand::with_seed(7), encode(&[1.0]), 5.0, 100_000);
-        let mut flat = |_: &[u8]| Ok(5.0);
-        assert_eq!(s.run(&mut flat).unwrap(), SearchEnding::Stalled);
+        let mut pit = |i: &[u8]| Ok(if f64s(i)[0] == 1.0 { 5.0 } else { 6.0 });
+        assert_eq!(s.run(&mut pit).unwrap(), SearchEnding::Stalled);
         assert!(s.execs <= PLATEAU_EXECS, "{}", s.execs);
+        // The same gap everywhere, or none: a flat plateau, left after one round.
+        let mut s = Search::new(&sig, StdRand::with_seed(7), encode(&[-1e300]), 5.0, 100_000);
+        let mut flat = |i: &[u8]| Ok(if f64s(i)[0] < -1.0 { 5.0 } else { f64::INFINITY });
+        assert_eq!(s.run(&mut flat).unwrap(), SearchEnding::Flat);
+        assert!(s.execs <= 2 * 64, "{}", s.execs);
+        // Also when an integer field (a mode) changes the gap but only for the worse.
+        let sig = Signature::parse("f64,u32").unwrap();
+        let mut start = (-1e300f64).to_le_bytes().to_vec();
+        start.extend_from_slice(&0u32.to_le_bytes());
+        let mut s = Search::new(&sig, StdRand::with_seed(7), start, 5.0, 100_000);
+        let mut flat = |i: &[u8]| {
+            let mode = u32::from_le_bytes(i[8..12].try_into().unwrap());
+            Ok(if f64s(&i[..8])[0] < -1.0 {
+                5.0 + mode as f64
+            } else {
+                f64::INFINITY
+            })
+        };
+        assert_eq!(s.run(&mut flat).unwrap(), SearchEnding::Flat);
+        assert!(s.execs < PLATEAU_EXECS / 4, "{}", s.execs);
         // A gap that goes down now and then keeps the search going past the plateau limit.
         let mut s = search(&sig, encode(&[1.0]), 100_000);
         let mut calls = 0u64;

@@ -47,6 +47,11 @@ const DESCENT_MIN: u64 = 256;
 const DESCENT_WAIT_FRACTION: f64 = 0.5;
 /// Restarts from other corpus entries after a stall, per descent.
 const BASIN_HOPS: usize = 3;
+/// Corpus entries drawn per descent as places to restart from. Only those that measure the
+/// target and are not on a flat plateau count as restarts, so a descent draws more than it
+/// restarts from: in GSL airy_Ai's corpus about half the entries never reach airy.c:274's
+/// division and most that do are on the plateau of a huge |x|.
+const RESTART_DRAWS: usize = 16;
 /// The stage's share of all executions: at the start, and its bounds.
 const SHARE_START: f64 = 0.10;
 const SHARE_MIN: f64 = 0.02;
@@ -303,8 +308,10 @@ impl LocalSearchStage {
 }
 
 /// One descent on `target` of at most `budget` executions: from its holder, then from up to
-/// [`BASIN_HOPS`] other corpus entries when it stalls. Returns whether the target was reached,
-/// the executions spent and the inputs the feedback kept.
+/// [`BASIN_HOPS`] other corpus entries when it stalls. A start that does not measure the slot
+/// costs one execution, one on a flat plateau one round of moves; neither counts as a
+/// restart. Returns whether the target was reached, the executions spent and the inputs the
+/// feedback kept.
 fn descend<F>(
     probe: ProbeWords,
     signature: &Signature,
@@ -321,8 +328,9 @@ where
     let mut spent = 0u64;
     let mut found = 0u64;
     let mut reached = false;
-    for start in starts.iter().take(1 + BASIN_HOPS) {
-        if spent >= budget {
+    let mut searches = 0;
+    for start in starts {
+        if spent >= budget || searches > BASIN_HOPS {
             break;
         }
         let gap = LocalSearchStage::run_one(probe, start, eval, &mut found);
@@ -364,7 +372,8 @@ where
                 break;
             }
             Ok(SearchEnding::Budget) => break,
-            Ok(SearchEnding::Stalled) => {}
+            Ok(SearchEnding::Stalled) => searches += 1,
+            Ok(SearchEnding::Flat) => {}
             Err(e) => {
                 probe.set(None);
                 return Err(e);
@@ -450,15 +459,15 @@ mod stage {
         }
     }
 
-    /// Where a descent starts: the target's holder first, then random other entries of the
-    /// corpus for the restarts.
+    /// Where a descent starts: the target's holder first, then up to [`RESTART_DRAWS`]
+    /// random other entries of the corpus for the restarts.
     fn starts_for<S>(state: &mut S, holder: CorpusId) -> Result<Vec<Vec<u8>>, Error>
     where
         S: HasCorpus<BytesInput> + HasRand,
     {
         let mut starts = vec![input_of(state, holder)?];
         let count = state.corpus().count();
-        for _ in 0..BASIN_HOPS {
+        for _ in 0..RESTART_DRAWS {
             if count < 2 {
                 break;
             }
