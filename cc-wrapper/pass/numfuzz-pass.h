@@ -334,7 +334,8 @@ private:
 };
 
 // Before each call of a function NUMFUZZ_CC_ERROR_HOOK names, a call of the runtime's
-// numfuzz_error_reported (see numfuzz-pass-hooks.cc).
+// numfuzz_error_reported; after each call returning an integer, its value once a report is
+// pending (see numfuzz-pass-hooks.cc).
 class ErrorHooks {
 public:
   explicit ErrorHooks(ModuleIR &IR);
@@ -343,9 +344,12 @@ public:
 
 private:
   void report(CallBase &CB);
+  bool returnsStatus(const CallInst &CI) const;
+  void recordReturn(CallInst &CI);
 
   ModuleIR &IR;
   StringSet<> Names;
+  Constant *Pending = nullptr;
 };
 
 } // namespace numfuzz_pass

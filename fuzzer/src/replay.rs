@@ -5,7 +5,9 @@
 
 use crate::target_process::{self, Stop};
 use numfuzz_abi::kind::ExceptionKind;
-use numfuzz_abi::report::{ErrorReport, ExceptionReport, MemoryExceeded, ReportEvent, ResultReport, TaintReport};
+use numfuzz_abi::report::{
+    ErrorReport, ExceptionReport, MemoryExceeded, ReportEvent, ResultReport, StatusReport, TaintReport,
+};
 use numfuzz_abi::signature::{FieldType, Signature};
 use numfuzz_abi::value::Value;
 use serde::Serialize;
@@ -54,6 +56,8 @@ pub struct Replay {
     pub taint: Option<TaintReport>,
     /// The library's own error reports, in order (the first `MAX_ERROR_REPORTS`).
     pub errors: Vec<ErrorReport>,
+    /// The integers calls returned after the first error report, in order.
+    pub statuses: Vec<StatusReport>,
     pub ending: ReplayEnding,
 }
 
@@ -209,6 +213,7 @@ fn parse_run(input: &Path, bytes: Vec<u8>, status: Option<std::process::ExitStat
     let mut summary = None;
     let mut crash = None;
     let mut errors = Vec::new();
+    let mut statuses = Vec::new();
     for line in text.lines().filter(|l| l.starts_with('{')) {
         match serde_json::from_str::<ReportEvent>(line) {
             Ok(ReportEvent::Exception(r)) => exceptions.push(r),
@@ -217,6 +222,7 @@ fn parse_run(input: &Path, bytes: Vec<u8>, status: Option<std::process::ExitStat
             Ok(ReportEvent::InputDone(s)) => summary = Some(s),
             Ok(ReportEvent::Crash(c)) => crash = Some(c),
             Ok(ReportEvent::ErrorReported(e)) => errors.push(e),
+            Ok(ReportEvent::StatusReturned(s)) => statuses.push(s),
             // The program's own output may start with '{' too.
             Err(_) => {}
         }
@@ -253,6 +259,7 @@ fn parse_run(input: &Path, bytes: Vec<u8>, status: Option<std::process::ExitStat
         results,
         taint,
         errors,
+        statuses,
         ending,
     }
 }

@@ -52,8 +52,12 @@ fn harness(function: &str) -> String {
 
 /// The target and its taint build, with the hook named to numfuzz-cc or not.
 fn build(function: &str, hook: bool) -> Built {
+    build_library(LIBRARY, function, hook)
+}
+
+fn build_library(library: &str, function: &str, hook: bool) -> Built {
     let harness = harness(function);
-    let sources = [("lib.c", LIBRARY), ("h.c", harness.as_str())];
+    let sources = [("lib.c", library), ("h.c", harness.as_str())];
     let env: &[(&str, &str)] = if hook {
         &[("NUMFUZZ_CC_ERROR_HOOK", "report_error")]
     } else {
@@ -188,4 +192,46 @@ fn a_standalone_run_prints_each_report_and_a_replay_carries_its_callers() {
     assert_eq!(callers.first(), Some(&"scaled_exp_e"), "{callers:?}");
     assert!(callers.contains(&"scaled_dropped_e"), "{callers:?}");
     assert_eq!(callers.last(), Some(&"LLVMFuzzerTestOneInput"), "{callers:?}");
+}
+
+/// A helper inside the entry point drops the status its callee returned; the entry point passes
+/// the helper's (zero) status on. Line numbers matter below.
+const NESTED: &str = r#"#include <math.h>
+void report_error(const char *reason, const char *file, int line, int code);
+void report_error(const char *reason, const char *file, int line, int code) {
+  (void)reason; (void)file; (void)line; (void)code;
+}
+static int inner_e(double x, double *out) {
+  double r = exp(x) * 4.0;
+  *out = r;
+  if (isinf(r)) {
+    report_error("overflow", __FILE__, __LINE__, 16);
+    return 16;
+  }
+  return 0;
+}
+static int helper_e(double x, double *out) {
+  double t;
+  inner_e(x, &t);
+  *out = t + 1.0;
+  return 0;
+}
+int nested_e(double x, double *res) {
+  double u;
+  int status = helper_e(x, &u);
+  *res = u / 2.0;
+  return status;
+}
+"#;
+
+#[test]
+fn the_returned_statuses_put_the_drop_at_the_helper_that_stopped_the_status() {
+    let built = build_library(NESTED, "nested_e", true);
+    let doc = triage_json(&campaign(&built));
+    let bugs = doc["bugs"].as_array().unwrap();
+    assert_eq!(bugs.len(), 1, "{doc:#}");
+    let dropped = &finding(&doc, &bugs[0])["dropped_report"];
+    // Not nested_e's call of helper_e (line 23), which passed helper_e's status on.
+    assert_eq!(dropped["dropped_by"], "helper_e", "{dropped:#}");
+    assert_eq!(dropped["dropped_at"]["line"], 17, "{dropped:#}");
 }

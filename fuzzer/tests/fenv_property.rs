@@ -353,7 +353,10 @@ fn run_batch(exe: &Path, dir: &Path, first: usize, cases: &[Case]) -> (usize, Ve
                 assert_eq!(s.input.as_deref().map(|i| index[i]), Some(done), "inputs run in order");
                 done += 1;
             }
-            ReportEvent::Result(_) | ReportEvent::Taint(_) | ReportEvent::ErrorReported(_) => {}
+            ReportEvent::Result(_)
+            | ReportEvent::Taint(_)
+            | ReportEvent::ErrorReported(_)
+            | ReportEvent::StatusReturned(_) => {}
             ReportEvent::Crash(c) => panic!("the replay crashed: {c:?}"),
         }
     }

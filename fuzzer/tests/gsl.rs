@@ -241,7 +241,11 @@ fn replay(function: &str, input: &[u8]) -> (Vec<Seen>, bool) {
                 ));
             }
             ReportEvent::InputDone(s) => handled.push(s.handled),
-            ReportEvent::Result(_) | ReportEvent::Taint(_) | ReportEvent::Crash(_) | ReportEvent::ErrorReported(_) => {}
+            ReportEvent::Result(_)
+            | ReportEvent::Taint(_)
+            | ReportEvent::Crash(_)
+            | ReportEvent::ErrorReported(_)
+            | ReportEvent::StatusReturned(_) => {}
         }
     }
     assert_eq!(handled.len(), 1, "{function}: one input, one summary:\n{stderr}");

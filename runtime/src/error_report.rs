@@ -2,20 +2,33 @@
 //! each call of a `NUMFUZZ_CC_ERROR_HOOK` function (and a harness may call from its handler).
 //!
 //! A replay (`NUMFUZZ_REPORT=json`) prints each of an input's first `MAX_ERROR_REPORTS` as an
-//! `error_reported` event with the symbolized callers, which triage reads to find where the
-//! report was dropped; a standalone run prints one line; a campaign ignores them (the fast path
-//! pays one load and a branch).
+//! `error_reported` event with the symbolized callers, then raises `__numfuzz_error_pending`,
+//! after which the integer each call returns is a `status_returned` event: triage reads both
+//! to find the call whose callee received a status and returned success. A standalone run
+//! prints one line; a campaign ignores them (the fast path pays one load and a branch).
 
 use crate::crash;
 use crate::fpu::FenvGuard;
 use crate::report;
-use numfuzz_abi::report::{ErrorReport, Frame, ReportEvent, MAX_ERROR_REPORTS};
+use numfuzz_abi::report::{ErrorReport, Frame, ReportEvent, StatusReport, MAX_ERROR_REPORTS, MAX_STATUS_REPORTS};
 use std::ffi::{c_char, CStr};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// Reports of the current input so far.
 static REPORTED: AtomicUsize = AtomicUsize::new(0);
+/// Integer returns of the current input printed so far.
+static STATUSES: AtomicUsize = AtomicUsize::new(0);
+
+/// Non-zero once this input's replay reported an error: code built with an error hook tests it
+/// after each call that returns an integer, and calls `__numfuzz_status_returned` then.
+#[unsafe(no_mangle)]
+pub static mut __numfuzz_error_pending: u8 = 0;
+
+fn set_pending(on: bool) {
+    // SAFETY: written by the replaying thread between and during its own runs.
+    unsafe { __numfuzz_error_pending = on as u8 };
+}
 /// Symbolizing is not thread-safe (see `crash::symbolize`).
 static SYMBOLIZING: Mutex<()> = Mutex::new(());
 /// Callers kept per report.
@@ -24,6 +37,8 @@ const MAX_CALLERS: usize = 16;
 /// A new input begins: its reports count from zero.
 pub fn reset() {
     REPORTED.store(0, Ordering::Relaxed);
+    STATUSES.store(0, Ordering::Relaxed);
+    set_pending(false);
 }
 
 fn text(s: *const c_char) -> Option<String> {
@@ -89,4 +104,22 @@ pub unsafe extern "C" fn numfuzz_error_reported(file: *const c_char, line: u32, 
         ..error
     };
     report::event(&ReportEvent::ErrorReported(error));
+    set_pending(true);
+}
+
+/// A call at `file:line` of `callee` returned `value`, after an error report.
+///
+/// # Safety
+/// `file` and `callee` are NULL or NUL-terminated strings.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn __numfuzz_status_returned(file: *const c_char, line: u32, callee: *const c_char, value: i64) {
+    if !report::json() || STATUSES.fetch_add(1, Ordering::Relaxed) >= MAX_STATUS_REPORTS {
+        return;
+    }
+    report::event(&ReportEvent::StatusReturned(StatusReport {
+        file: text(file).unwrap_or_else(|| "??".into()),
+        line,
+        callee: text(callee).unwrap_or_default(),
+        value,
+    }));
 }

@@ -153,6 +153,7 @@ mod tests {
             }],
             taint: None,
             errors: Vec::new(),
+            statuses: Vec::new(),
             ending: ReplayEnding::Completed { handled: false },
         }
     }

@@ -407,6 +407,7 @@ mod tests {
             results,
             taint: None,
             errors: Vec::new(),
+            statuses: Vec::new(),
             ending: ReplayEnding::Completed { handled },
         }
     }

@@ -14,7 +14,7 @@
 use super::report::{Finding, Report};
 use super::root::{file_name, DroppedReport, RootBy, Via};
 use crate::replay::{Replay, ReplayEnding};
-use numfuzz_abi::report::{ErrorReport, Frame};
+use numfuzz_abi::report::{ErrorReport, Frame, StatusReport};
 use numfuzz_outdir::FindingKey;
 use std::collections::BTreeMap;
 
@@ -47,11 +47,9 @@ pub fn of(replay: &Replay) -> Option<DroppedReport> {
     let first = replay.errors.first()?;
     let stack = frames(first);
     let library: Vec<&Frame> = stack.iter().copied().take_while(|f| !is_entry(f)).collect();
+    let entry = stack.get(library.len()).copied();
     let reporter = library.first().map_or_else(|| "??".to_string(), |f| f.function.clone());
-    let (dropped_at, dropped_by) = match library.len() {
-        0 | 1 => (None, reporter.clone()),
-        n => (Some(library[n - 1].clone()), library[n - 1].function.clone()),
-    };
+    let (dropped_at, dropped_by) = drop_point(&library, entry, &replay.statuses);
     Some(DroppedReport {
         file: file_name(&first.file),
         line: first.line,
@@ -61,6 +59,47 @@ pub fn of(replay: &Replay) -> Option<DroppedReport> {
         dropped_at,
         dropped_by,
     })
+}
+
+/// Where the report stopped travelling out. Walking out from the reporter (`library[0]`), the
+/// call of each function is the next frame out (`entry` for the last). A function passed it on
+/// when its call returned non-zero; the first whose call returned zero dropped it, at the call
+/// inside it through which the report came (the reporter: by returning success); the first
+/// whose call returned no integer (a value, GSL's `gsl_sf_fact`) left it to its caller, which
+/// dropped it at that call. Without any recorded return (a build without the records), the
+/// call in the function the harness called.
+fn drop_point(library: &[&Frame], entry: Option<&Frame>, statuses: &[StatusReport]) -> (Option<Frame>, String) {
+    let Some(reporter) = library.first() else {
+        return (None, "??".into());
+    };
+    if statuses.is_empty() {
+        return match library.len() {
+            1 => (None, reporter.function.clone()),
+            n => (Some(library[n - 1].clone()), library[n - 1].function.clone()),
+        };
+    }
+    for (i, callee) in library.iter().enumerate() {
+        let call = library.get(i + 1).copied().or(entry);
+        let Some(call) = call else { break };
+        match returned(statuses, call, &callee.function) {
+            Some(v) if v != 0 => continue,
+            Some(_) if i == 0 => return (None, callee.function.clone()),
+            Some(_) => return (Some((*callee).clone()), callee.function.clone()),
+            None if i + 1 < library.len() => return (Some(call.clone()), call.function.clone()),
+            None => return (None, callee.function.clone()),
+        }
+    }
+    let outermost = library[library.len() - 1];
+    (None, outermost.function.clone())
+}
+
+/// What the call at `call`'s line of `callee` first returned after the report.
+fn returned(statuses: &[StatusReport], call: &Frame, callee: &str) -> Option<i64> {
+    let file = call.file.as_deref().map(file_name);
+    statuses
+        .iter()
+        .find(|s| s.callee == callee && Some(s.line) == call.line && Some(file_name(&s.file)) == file)
+        .map(|s| s.value)
 }
 
 /// Bugs whose inputs dropped the same report become one entry: the most ordinary (first in the
@@ -133,6 +172,7 @@ mod tests {
                 code: 16,
                 frames,
             }],
+            statuses: vec![],
             ending: ReplayEnding::Completed { handled },
         }
     }
@@ -184,5 +224,64 @@ mod tests {
             ..replay(false, vec![])
         };
         assert_eq!(of(&none), None);
+    }
+
+    fn returned(file: &str, line: u32, callee: &str, value: i64) -> StatusReport {
+        StatusReport {
+            file: file.into(),
+            line,
+            callee: callee.into(),
+            value,
+        }
+    }
+
+    /// fact_e reports inside fact, which hermite calls through a helper that checks nothing.
+    fn chain() -> Vec<Frame> {
+        vec![
+            frame("fact_e", 10, Some(5)),
+            frame("fact", 20, Some(3)),
+            frame("helper_e", 30, Some(7)),
+            frame("api_e", 40, Some(9)),
+            frame("LLVMFuzzerTestOneInput", 50, Some(1)),
+        ]
+    }
+
+    #[test]
+    fn with_the_returns_the_drop_is_the_first_call_that_stopped_the_status() {
+        // fact_e passes the status on to fact, which returns a value: helper_e's call of fact
+        // dropped it.
+        let r = Replay {
+            statuses: vec![
+                returned("fact.c", 20, "fact_e", 16),
+                returned("api_e.c", 40, "helper_e", 0),
+            ],
+            ..replay(false, chain())
+        };
+        let d = of(&r).unwrap();
+        assert_eq!(
+            (d.dropped_by.as_str(), d.dropped_at.map(|f| f.line)),
+            ("helper_e", Some(Some(30)))
+        );
+        // A helper that got the status back from a status function and returned success.
+        let r = Replay {
+            statuses: vec![
+                returned("fact.c", 20, "fact_e", 16),
+                returned("helper_e.c", 30, "fact", 16),
+                returned("api_e.c", 40, "helper_e", 0),
+            ],
+            ..replay(false, chain())
+        };
+        let d = of(&r).unwrap();
+        assert_eq!(
+            (d.dropped_by.as_str(), d.dropped_at.map(|f| f.line)),
+            ("helper_e", Some(Some(30)))
+        );
+        // The reporter itself returned success.
+        let r = Replay {
+            statuses: vec![returned("fact.c", 20, "fact_e", 0)],
+            ..replay(false, chain())
+        };
+        let d = of(&r).unwrap();
+        assert_eq!((d.dropped_by.as_str(), d.dropped_at), ("fact_e", None));
     }
 }

@@ -36,6 +36,12 @@ pub mod symbols {
     /// reported an error (called before each call of a `NUMFUZZ_CC_ERROR_HOOK` function, or by
     /// a harness's own error handler; `reason` may be NULL).
     pub const ERROR_REPORTED: &str = "numfuzz_error_reported";
+    /// `uint8_t`: non-zero once the library reported an error in this input's replay; code
+    /// built with an error hook tests it after each call that returns an integer.
+    pub const ERROR_PENDING: &str = "__numfuzz_error_pending";
+    /// `void (const char *file, uint32_t line, const char *callee, int64_t value)`: the integer
+    /// a call returned, while an error report is pending.
+    pub const STATUS_RETURNED: &str = "__numfuzz_status_returned";
     /// `void (const numfuzz_cmp_t *, uint64_t a, uint64_t b)`: an integer comparison, operands
     /// zero-extended.
     pub const CMP_INT: &str = "__numfuzz_cmp_int";
@@ -124,6 +130,7 @@ pub fn dfsan_entry_points() -> Vec<(&'static str, &'static str)> {
         FIELD_OFFSET,
         HANDLED,
         ERROR_REPORTED,
+        STATUS_RETURNED,
         REGISTER_SITES,
         REGISTER_CMPS,
         CHECK_F32,
@@ -374,6 +381,8 @@ fn entry_points(w: &mut String) {
         ("FIELD_OFFSET", symbols::FIELD_OFFSET),
         ("HANDLED", symbols::HANDLED),
         ("ERROR_REPORTED", symbols::ERROR_REPORTED),
+        ("ERROR_PENDING", symbols::ERROR_PENDING),
+        ("STATUS_RETURNED", symbols::STATUS_RETURNED),
         ("ANCHOR", symbols::ANCHOR),
         ("RESULT_F32", symbols::RESULT_F32),
         ("RESULT_F64", symbols::RESULT_F64),

@@ -28,6 +28,23 @@ pub enum ReportEvent {
     /// The library reported an error through its error hook (the first
     /// [`MAX_ERROR_REPORTS`] of an input).
     ErrorReported(ErrorReport),
+    /// After an error report: an integer a call returned (the first [`MAX_STATUS_REPORTS`]).
+    StatusReturned(StatusReport),
+}
+
+/// Integer returns an input's replay carries at most after its first error report.
+pub const MAX_STATUS_REPORTS: usize = 256;
+
+/// An integer a call of library code returned after the library reported an error: where a
+/// status was passed on (non-zero) and where it stopped (zero, where the callee received one).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StatusReport {
+    /// The call's place.
+    pub file: String,
+    pub line: u32,
+    /// The function called.
+    pub callee: String,
+    pub value: i64,
 }
 
 /// Error reports an input's replay carries at most: the first says where the error began,
