@@ -84,7 +84,8 @@ fn start(built: &testkit::Built) -> (Tmux, std::path::PathBuf) {
 /// The exit status once `numfuzz run` has ended (at most a minute after being asked to stop).
 fn exit_status(tmux: &Tmux, status: &Path) -> String {
     let start = Instant::now();
-    while !status.exists() {
+    // The shell creates the file before it writes the code into it.
+    while std::fs::read_to_string(status).map_or(true, |s| s.trim().is_empty()) {
         assert!(
             start.elapsed() < Duration::from_secs(60),
             "numfuzz run did not stop:\n{}",
