@@ -21,6 +21,13 @@
 
 namespace numfuzz_pass {
 
+// A call's file and line as the reports give them: its debug location, else the module's file.
+static std::pair<std::string, unsigned> sourceLine(const Instruction &I) {
+  if (const DILocation *Loc = I.getDebugLoc().get())
+    return {Loc->getFilename().str(), Loc->getLine()};
+  return {I.getModule()->getSourceFileName(), 0};
+}
+
 ErrorHooks::ErrorHooks(ModuleIR &IR) : IR(IR) {
   const char *Env = std::getenv(NUMFUZZ_ENV_CC_ERROR_HOOK);
   if (!Env)
@@ -71,12 +78,7 @@ void ErrorHooks::recordReturn(CallInst &CI) {
   Instruction *Then = SplitBlockAndInsertIfThen(On, Next, false);
   IRBuilder<> B(Then);
   B.SetCurrentDebugLocation(CI.getDebugLoc());
-  std::string File = CI.getModule()->getSourceFileName();
-  unsigned Line = 0;
-  if (const DILocation *Loc = CI.getDebugLoc().get()) {
-    File = Loc->getFilename().str();
-    Line = Loc->getLine();
-  }
+  auto [File, Line] = sourceLine(CI);
   FunctionCallee Record = IR.M.getOrInsertFunction(
       NUMFUZZ_SYM_STATUS_RETURNED,
       FunctionType::get(Type::getVoidTy(IR.Ctx), {IR.PtrTy, IR.I32, IR.PtrTy, IR.I64}, false));
@@ -87,12 +89,7 @@ void ErrorHooks::recordReturn(CallInst &CI) {
 
 void ErrorHooks::report(CallBase &CB) {
   IRBuilder<> B(&CB);
-  std::string File = CB.getModule()->getSourceFileName();
-  unsigned Line = 0;
-  if (const DILocation *Loc = CB.getDebugLoc().get()) {
-    File = Loc->getFilename().str();
-    Line = Loc->getLine();
-  }
+  auto [File, Line] = sourceLine(CB);
   Value *Reason = ConstantPointerNull::get(IR.PtrTy);
   Value *Code = ConstantInt::get(IR.I64, 0);
   bool HasReason = false;

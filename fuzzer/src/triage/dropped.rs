@@ -246,42 +246,40 @@ mod tests {
         ]
     }
 
+    /// Who dropped the report of `chain()` given these returns, and at which line.
+    fn dropped_with(statuses: Vec<StatusReport>) -> (String, Option<Option<u32>>) {
+        let d = of(&Replay {
+            statuses,
+            ..replay(false, chain())
+        })
+        .unwrap();
+        (d.dropped_by, d.dropped_at.map(|f| f.line))
+    }
+
     #[test]
     fn with_the_returns_the_drop_is_the_first_call_that_stopped_the_status() {
         // fact_e passes the status on to fact, which returns a value: helper_e's call of fact
         // dropped it.
-        let r = Replay {
-            statuses: vec![
+        assert_eq!(
+            dropped_with(vec![
                 returned("fact.c", 20, "fact_e", 16),
                 returned("api_e.c", 40, "helper_e", 0),
-            ],
-            ..replay(false, chain())
-        };
-        let d = of(&r).unwrap();
-        assert_eq!(
-            (d.dropped_by.as_str(), d.dropped_at.map(|f| f.line)),
-            ("helper_e", Some(Some(30)))
+            ]),
+            ("helper_e".into(), Some(Some(30)))
         );
         // A helper that got the status back from a status function and returned success.
-        let r = Replay {
-            statuses: vec![
+        assert_eq!(
+            dropped_with(vec![
                 returned("fact.c", 20, "fact_e", 16),
                 returned("helper_e.c", 30, "fact", 16),
                 returned("api_e.c", 40, "helper_e", 0),
-            ],
-            ..replay(false, chain())
-        };
-        let d = of(&r).unwrap();
-        assert_eq!(
-            (d.dropped_by.as_str(), d.dropped_at.map(|f| f.line)),
-            ("helper_e", Some(Some(30)))
+            ]),
+            ("helper_e".into(), Some(Some(30)))
         );
         // The reporter itself returned success.
-        let r = Replay {
-            statuses: vec![returned("fact.c", 20, "fact_e", 0)],
-            ..replay(false, chain())
-        };
-        let d = of(&r).unwrap();
-        assert_eq!((d.dropped_by.as_str(), d.dropped_at), ("fact_e", None));
+        assert_eq!(
+            dropped_with(vec![returned("fact.c", 20, "fact_e", 0)]),
+            ("fact_e".into(), None)
+        );
     }
 }

@@ -126,7 +126,15 @@ fn unexplained(out: &mut String, n: usize, u: &Unexplained) {
     let origins: Vec<String> = u
         .origins
         .iter()
-        .map(|k| format!("{} at {}:{}:{}", k.kind, file_name(&k.path), k.line, k.column))
+        .map(|k| {
+            format!(
+                "{} at {}:{}:{}",
+                k.kind,
+                crate::triage::root::file_name(&k.path),
+                k.line,
+                k.column
+            )
+        })
         .collect();
     let rows = vec![
         vec!["    input".to_string(), fields_decimal(&u.input.fields)],
@@ -180,11 +188,6 @@ fn not_judged(out: &mut String, report: &Report) {
         out.push_str(&aligned(&rows));
         out.push('\n');
     }
-}
-
-/// The file name of a source path.
-fn file_name(path: &str) -> &str {
-    path.rsplit('/').next().unwrap_or(path)
 }
 
 pub fn render(report: &Report, all: bool) -> String {
