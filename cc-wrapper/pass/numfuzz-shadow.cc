@@ -30,6 +30,7 @@
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Intrinsics.h"
@@ -119,8 +120,8 @@ unsigned mpfrOp(Intrinsic::ID ID) {
   case Intrinsic::copysign: return NUMFUZZ_MPFR_OP_COPYSIGN;
   case Intrinsic::minnum: return NUMFUZZ_MPFR_OP_MINNUM;
   case Intrinsic::maxnum: return NUMFUZZ_MPFR_OP_MAXNUM;
-  case Intrinsic::fma:
-  case Intrinsic::fmuladd: return NUMFUZZ_OP_FMA;
+  case Intrinsic::fma: return NUMFUZZ_OP_FMA;
+  case Intrinsic::fmuladd: return NUMFUZZ_OP_FMULADD;
   case Intrinsic::exp: return NUMFUZZ_OP_EXP;
   case Intrinsic::exp2: return NUMFUZZ_OP_EXP2;
   case Intrinsic::exp10: return NUMFUZZ_MPFR_OP_EXP10;
@@ -150,6 +151,47 @@ unsigned arithOp(unsigned Opcode) {
 bool mpfrBuild() {
   const char *Mode = std::getenv(NUMFUZZ_ENV_CC_SHADOW);
   return Mode && std::strcmp(Mode, "mpfr") == 0;
+}
+
+// Where an operation is in the source, as the checker pass (which runs at the start of the
+// pipeline) records it for its site. The optimiser drops the debug location of what it hoists
+// out of a loop (`y * y` of a series), so an MPFR build notes each operation's place in
+// metadata of its own at the start (`notePlaces`) and reads it back here.
+const char *const PlaceKind = "numfuzz.place";
+
+struct Place {
+  std::string File;
+  unsigned Line = 0, Column = 0;
+};
+
+Place placeOf(Instruction *I) {
+  if (auto *N = I->getMetadata(PlaceKind)) {
+    auto *File = dyn_cast<MDString>(N->getOperand(0));
+    auto *Line = mdconst::dyn_extract<ConstantInt>(N->getOperand(1));
+    auto *Column = mdconst::dyn_extract<ConstantInt>(N->getOperand(2));
+    if (File && Line && Column)
+      return {File->getString().str(), unsigned(Line->getZExtValue()), unsigned(Column->getZExtValue())};
+  }
+  const DILocation *L = I->getDebugLoc().get();
+  if (!L || !L->getLine())
+    return {};
+  return {L->getFilename().str(), L->getLine(), L->getColumn()};
+}
+
+// Notes the place of every float or double operation that has one.
+void notePlaces(Module &M) {
+  LLVMContext &Ctx = M.getContext();
+  Type *I32 = Type::getInt32Ty(Ctx);
+  for (Function &F : M)
+    for (Instruction &I : instructions(F)) {
+      const DILocation *L = I.getDebugLoc().get();
+      if (!L || !L->getLine() || !(I.getType()->isFloatTy() || I.getType()->isDoubleTy()))
+        continue;
+      Metadata *Ops[] = {MDString::get(Ctx, L->getFilename()),
+                         ConstantAsMetadata::get(ConstantInt::get(I32, L->getLine())),
+                         ConstantAsMetadata::get(ConstantInt::get(I32, L->getColumn()))};
+      I.setMetadata(PlaceKind, MDNode::get(Ctx, Ops));
+    }
 }
 
 class Shadower {
@@ -455,10 +497,11 @@ private:
   Value *arithmetic(IRBuilder<> &B, Instruction *I) {
     if (auto *Bin = dyn_cast<BinaryOperator>(I)) {
       Value *A = get(Bin->getOperand(0), I), *C = get(Bin->getOperand(1), I);
-      Value *S = Mpfr ? B.CreateCall(rt(NUMFUZZ_SYM_MPFR_ARITH, ST, {I32, ST, ST}),
-                                     {B.getInt32(arithOp(Bin->getOpcode())), A, C})
+      unsigned Op = arithOp(Bin->getOpcode());
+      Value *S = Mpfr ? B.CreateCall(rt(NUMFUZZ_SYM_MPFR_ARITH, ST, {I32, ST, ST}), {B.getInt32(Op), A, C})
                       : born(B, B.CreateBinOp(Bin->getOpcode(), A, C), {A, C});
-      return Bin->getOpcode() == Instruction::FDiv ? pole(B, S, Bin->getOperand(1), C) : S;
+      S = Bin->getOpcode() == Instruction::FDiv ? pole(B, S, Bin->getOperand(1), C) : S;
+      return track(B, I, S, {A, C}, Op);
     }
     if (I->getOpcode() == Instruction::FNeg)
       return Mpfr ? B.CreateCall(rt(NUMFUZZ_SYM_MPFR_NEG, ST, {ST}), {get(I->getOperand(0), I)})
@@ -489,6 +532,28 @@ private:
     default:
       return nullptr;
     }
+  }
+
+  // An MPFR build: S, the shadow of I (an operation of op code `Op`, whose operands' shadows
+  // are among `Operands`), after telling the runtime where I is, so that it finds where
+  // precision was lost and where the value that lost it went (numfuzz-abi's mpfr::TRACK).
+  // Every operation is told, with its place or without one (a null file), since a value's
+  // origin travels through each.
+  Value *track(IRBuilder<> &B, Instruction *I, Value *S, ArrayRef<Value *> Operands, unsigned Op) {
+    if (!Mpfr)
+      return S;
+    Place P = placeOf(I);
+    Value *File = P.File.empty() ? ConstantPointerNull::get(cast<PointerType>(PtrTy)) : str(P.File);
+    SmallVector<Value *, 2> Shadows;
+    for (Value *A : Operands)
+      if (A->getType() == ST && Shadows.size() < 2)
+        Shadows.push_back(A);
+    while (Shadows.size() < 2)
+      Shadows.push_back(ConstantPointerNull::get(cast<PointerType>(PtrTy)));
+    B.CreateCall(rt(NUMFUZZ_SYM_MPFR_TRACK, Void, {ST, Dbl, I32, ST, ST, PtrTy, I32, I32, I32}),
+                 {S, toDouble(B, I), B.getInt32(widthOf(I->getType())), Shadows[0], Shadows[1], File,
+                  B.getInt32(P.Line), B.getInt32(P.Column), B.getInt32(Op)});
+    return S;
   }
 
   void compared(IRBuilder<> &B, Instruction *Real, Value *ShadowOutcome, Value *A, Value *Bv) {
@@ -628,7 +693,7 @@ private:
     unsigned Op = LibmOp.lookup(Name);
     Value *S = Mpfr ? mpfrCall(B, Op, Args) : born(B, B.CreateCall(rt(Wide->second.c_str(), F80, Params), Args), Args);
     bool Log = Op == NUMFUZZ_OP_LOG || Op == NUMFUZZ_OP_LOG2 || Op == NUMFUZZ_OP_LOG10;
-    return Log ? pole(B, S, Call->getArgOperand(0), Args[0]) : S;
+    return track(B, Call, Log ? pole(B, S, Call->getArgOperand(0), Args[0]) : S, Args, Op);
   }
 
   void visitIntrinsic(IntrinsicInst *II) {
@@ -658,7 +723,8 @@ private:
     SmallVector<Value *, 3> Args;
     for (Value *A : II->args())
       Args.push_back(shadowed(A->getType()) ? get(A, II) : A);
-    Shadow[II] = Mpfr ? mpfrCall(B, mpfrOp(ID), Args) : born(B, B.CreateCall(intrinsicDecl(M, ID, Tys), Args), Args);
+    Shadow[II] = Mpfr ? track(B, II, mpfrCall(B, mpfrOp(ID), Args), Args, mpfrOp(ID))
+                      : born(B, B.CreateCall(intrinsicDecl(M, ID, Tys), Args), Args);
   }
 
   // A call to code that may be instrumented: the float arguments' shadows go ahead of it and
@@ -710,6 +776,14 @@ private:
   }
 };
 
+struct NumfuzzPlacePass : PassInfoMixin<NumfuzzPlacePass> {
+  PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
+    notePlaces(M);
+    return PreservedAnalyses::all();
+  }
+  static bool isRequired() { return true; }
+};
+
 struct NumfuzzShadowPass : PassInfoMixin<NumfuzzShadowPass> {
   PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
     return Shadower(M).run() ? PreservedAnalyses::none() : PreservedAnalyses::all();
@@ -721,6 +795,9 @@ struct NumfuzzShadowPass : PassInfoMixin<NumfuzzShadowPass> {
 
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
   return {LLVM_PLUGIN_API_VERSION, "numfuzz-shadow", "1", [](PassBuilder &PB) {
+            if (mpfrBuild())
+              PB.registerPipelineStartEPCallback(
+                  [](ModulePassManager &MPM, OptimizationLevel) { MPM.addPass(NumfuzzPlacePass()); });
 #if LLVM_VERSION_MAJOR >= 20
             PB.registerOptimizerLastEPCallback([](ModulePassManager &MPM, OptimizationLevel, ThinOrFullLTOPhase) {
               MPM.addPass(NumfuzzShadowPass());

@@ -6,7 +6,7 @@
 use crate::target_process::{self, Stop};
 use numfuzz_abi::kind::ExceptionKind;
 use numfuzz_abi::report::{
-    ErrorReport, ExceptionReport, MemoryExceeded, ReportEvent, ResultReport, StatusReport, TaintReport,
+    ErrorReport, ExceptionReport, MemoryExceeded, PrecisionLoss, ReportEvent, ResultReport, StatusReport, TaintReport,
 };
 use numfuzz_abi::signature::{FieldType, Signature};
 use numfuzz_abi::value::Value;
@@ -58,6 +58,9 @@ pub struct Replay {
     pub errors: Vec<ErrorReport>,
     /// The integers calls returned after the first error report, in order.
     pub statuses: Vec<StatusReport>,
+    /// An MPFR shadow build's places where a value that lost its digits went non-finite, zero
+    /// or subnormal, in order.
+    pub precision: Vec<PrecisionLoss>,
     pub ending: ReplayEnding,
 }
 
@@ -214,6 +217,7 @@ fn parse_run(input: &Path, bytes: Vec<u8>, status: Option<std::process::ExitStat
     let mut crash = None;
     let mut errors = Vec::new();
     let mut statuses = Vec::new();
+    let mut precision = Vec::new();
     for line in text.lines().filter(|l| l.starts_with('{')) {
         match serde_json::from_str::<ReportEvent>(line) {
             Ok(ReportEvent::Exception(r)) => exceptions.push(r),
@@ -223,6 +227,7 @@ fn parse_run(input: &Path, bytes: Vec<u8>, status: Option<std::process::ExitStat
             Ok(ReportEvent::Crash(c)) => crash = Some(c),
             Ok(ReportEvent::ErrorReported(e)) => errors.push(e),
             Ok(ReportEvent::StatusReturned(s)) => statuses.push(s),
+            Ok(ReportEvent::PrecisionLost(p)) => precision.push(p),
             // The program's own output may start with '{' too.
             Err(_) => {}
         }
@@ -260,6 +265,7 @@ fn parse_run(input: &Path, bytes: Vec<u8>, status: Option<std::process::ExitStat
         taint,
         errors,
         statuses,
+        precision,
         ending,
     }
 }

@@ -356,7 +356,8 @@ fn run_batch(exe: &Path, dir: &Path, first: usize, cases: &[Case]) -> (usize, Ve
             ReportEvent::Result(_)
             | ReportEvent::Taint(_)
             | ReportEvent::ErrorReported(_)
-            | ReportEvent::StatusReturned(_) => {}
+            | ReportEvent::StatusReturned(_)
+            | ReportEvent::PrecisionLost(_) => {}
             ReportEvent::Crash(c) => panic!("the replay crashed: {c:?}"),
         }
     }

@@ -245,7 +245,8 @@ fn replay(function: &str, input: &[u8]) -> (Vec<Seen>, bool) {
             | ReportEvent::Taint(_)
             | ReportEvent::Crash(_)
             | ReportEvent::ErrorReported(_)
-            | ReportEvent::StatusReturned(_) => {}
+            | ReportEvent::StatusReturned(_)
+            | ReportEvent::PrecisionLost(_) => {}
         }
     }
     assert_eq!(handled.len(), 1, "{function}: one input, one summary:\n{stderr}");

@@ -304,7 +304,7 @@ fn crashes_and_hangs_are_listed_first_and_counted_as_bugs() {
         "{err}"
     );
     let report = json(&out.join("report.json"));
-    assert_eq!(report["schema_version"], 4);
+    assert_eq!(report["schema_version"], 5);
     assert_eq!(report["summary"]["bugs"], 2, "{report:#}");
 
     // Crashes first, then hangs, each with its function, input, top frames and a reproducer.

@@ -307,6 +307,7 @@ const JSON_KEYS: &[&str] = &[
     "findings[].not_judged",
     "findings[].dropped_report",
     "findings[].inputs_not_isolated",
+    "findings[].precision_lost",
     "findings[].reproducer",
     "findings[].results",
     "findings[].root",
@@ -422,7 +423,7 @@ const MINIMIZED_KEYS: &[&str] = &[
 fn findings_are_grouped_by_site_and_kind_with_handled_and_silent() {
     let fx = fixture();
     let doc = triage_json(&fx.out.root, &["--timeout", "1000"]);
-    assert_eq!(doc["schema_version"], 6);
+    assert_eq!(doc["schema_version"], 7);
     assert_eq!(doc["inputs_replayed"], 10);
     assert_eq!(doc["summary"]["findings"], 3, "{doc:#}");
     let kinds: Vec<&str> = doc["findings"]
@@ -1190,7 +1191,7 @@ fn escape_lone_bracket(mut schema: Value) -> Value {
 /// `numfuzz triage --format json` on the fixture; `$DIR` stands for the test's temporary
 /// directory (source, target and OUT are inside it).
 const FULL_EXAMPLE: &str = r#"{
-  "schema_version": 6,
+  "schema_version": 7,
   "tool": {
     "name": "numfuzz",
     "version": "$VERSION"
@@ -1290,6 +1291,7 @@ const FULL_EXAMPLE: &str = r#"{
       "not_judged": null,
       "dropped_report": null,
       "inputs_not_isolated": 0,
+      "precision_lost": null,
       "reproducer": null,
       "location": {
         "file": "harness.c",
@@ -1363,6 +1365,7 @@ const FULL_EXAMPLE: &str = r#"{
       "not_judged": null,
       "dropped_report": null,
       "inputs_not_isolated": 0,
+      "precision_lost": null,
       "reproducer": null,
       "location": {
         "file": "harness.c",
@@ -1438,6 +1441,7 @@ const FULL_EXAMPLE: &str = r#"{
       "not_judged": null,
       "dropped_report": null,
       "inputs_not_isolated": 0,
+      "precision_lost": null,
       "reproducer": null,
       "location": {
         "file": "harness.c",

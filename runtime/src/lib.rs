@@ -19,6 +19,7 @@ mod fpu;
 mod memlimit;
 mod operands;
 mod precise;
+mod precision;
 mod preserving;
 mod probe;
 mod region;

@@ -24,6 +24,9 @@
 
 void numfuzz_rt_result_shadowed_text(const char *name, double v, unsigned width, const char *shadow,
                                      const char *unreliable);
+void numfuzz_rt_precision_lost(const char *origin_file, unsigned origin_line, unsigned origin_column,
+                               unsigned origin_op, unsigned correct_bits, unsigned bits, const char *file,
+                               unsigned line, unsigned column, unsigned op);
 
 /* A NaN's origin, ordered as the x87 payloads (the larger one wins when two NaNs meet). */
 enum tag { TAG_NONE = 0, TAG_FROM_INFINITY = 1, TAG_FROM_CONSTANT = 2, TAG_FROM_RETURNED_CONSTANT = 3 };
@@ -31,7 +34,26 @@ enum tag { TAG_NONE = 0, TAG_FROM_INFINITY = 1, TAG_FROM_CONSTANT = 2, TAG_FROM_
 typedef struct nf_mp {
   mpfr_t v;
   int tag;
+  /* Where the program's value lost most of its correct digits on its way here: an index into
+   * `origins` plus one (0: it kept them, or it was never measured). */
+  unsigned origin;
 } nf_mp;
+
+/* An operation of the source, as the pass passes it to __numfuzz_mpfr_track. */
+struct place {
+  const char *file;
+  unsigned line, column, op;
+};
+
+/* The run's origins of lost precision, and the operations a value carrying one reached with
+ * an exceptional result (each reported once). */
+static __thread struct {
+  struct place at;
+  unsigned correct, bits;
+} origins[NUMFUZZ_MAX_PRECISION_LOSSES];
+static __thread unsigned origin_count;
+static __thread struct place reached[NUMFUZZ_MAX_PRECISION_LOSSES];
+static __thread unsigned reached_count;
 
 #define CHUNK 4096
 static __thread nf_mp **chunks;
@@ -66,6 +88,8 @@ void __numfuzz_mpfr_reset(void) {
     exhausted_ready = 1;
   }
   used = 0;
+  origin_count = 0;
+  reached_count = 0;
 }
 
 /* A fresh value of the run (tag none; its number is whatever the caller sets). */
@@ -89,6 +113,7 @@ static nf_mp *fresh(void) {
   }
   used++;
   x->tag = TAG_NONE;
+  x->origin = 0;
   return x;
 }
 
@@ -164,6 +189,7 @@ nf_mp *__numfuzz_mpfr_neg(nf_mp *a) {
   nf_mp *r = fresh();
   mpfr_neg(r->v, a->v, MPFR_RNDN);
   r->tag = a->tag;
+  r->origin = a->origin;
   return r;
 }
 
@@ -410,4 +436,82 @@ void __numfuzz_mpfr_result(const char *name, double v, nf_mp *s, unsigned width)
   else
     mpfr_snprintf(text, sizeof text, "%.20Re", s->v);
   numfuzz_rt_result_shadowed_text(name, v, width, text, why);
+}
+
+/* How many leading bits of `v` agree with its shadow, out of the format's `bits`: the binary
+ * exponent of their relative difference, negated (all of them when equal; none when one of
+ * them is zero, infinite or NaN and the other is not the same). */
+static unsigned correct_bits(double v, nf_mp *s, unsigned bits) {
+  if (isnan(v) || mpfr_nan_p(s->v))
+    return isnan(v) && mpfr_nan_p(s->v) ? bits : 0;
+  if (isinf(v) || mpfr_inf_p(s->v) || v == 0 || mpfr_zero_p(s->v))
+    return mpfr_cmp_d(s->v, v) == 0 ? bits : 0;
+  mpfr_t d;
+  mpfr_init2(d, 64);
+  mpfr_sub_d(d, s->v, v, MPFR_RNDN);
+  mpfr_div(d, d, s->v, MPFR_RNDN);
+  long exponent = mpfr_zero_p(d) ? -(long)bits : (long)mpfr_get_exp(d);
+  mpfr_clear(d);
+  long correct = -exponent;
+  return correct < 0 ? 0 : correct > (long)bits ? bits : (unsigned)correct;
+}
+
+static unsigned new_origin(struct place at, unsigned correct, unsigned bits) {
+  if (origin_count >= NUMFUZZ_MAX_PRECISION_LOSSES)
+    return 0;
+  origins[origin_count].at = at;
+  origins[origin_count].correct = correct;
+  origins[origin_count].bits = bits;
+  return ++origin_count;
+}
+
+static int same_place(struct place a, struct place b) {
+  if (!a.file || !b.file)
+    return a.file == b.file && a.op == b.op;
+  return a.line == b.line && a.column == b.column && a.op == b.op && strcmp(a.file, b.file) == 0;
+}
+
+/* A value that carries `origin` reached `at` with an exceptional result: said once per place. */
+static void reach(unsigned origin, struct place at) {
+  for (unsigned i = 0; i < reached_count; i++)
+    if (same_place(reached[i], at))
+      return;
+  if (reached_count >= NUMFUZZ_MAX_PRECISION_LOSSES)
+    return;
+  reached[reached_count++] = at;
+  struct place o = origins[origin - 1].at;
+  numfuzz_rt_precision_lost(o.file, o.line, o.column, o.op, origins[origin - 1].correct, origins[origin - 1].bits,
+                            at.file, at.line, at.column, at.op);
+}
+
+/* After an operation at (file, line, column, op) whose result `v` has the shadow `r`, the
+ * operands' shadows `a` and `b`: a value that keeps more than half of its bits carries no
+ * origin; one that lost them carries its operands' origin, else this operation becomes one (when
+ * its shadow is a finite number: a NaN or infinite shadow is the algorithm's own, not precision
+ * lost; and when it has a place and a checked op to name). An Inf, NaN, zero or subnormal result
+ * of operands that carried an origin reached here from it (said for a checked op, with no place
+ * when the optimiser rewrote the operation: the first such one of the run). Herbgrind calls the first kind local error; here the program's own value stands in
+ * for the operation on rounded operands, as the two agree where the operands kept their bits. */
+void __numfuzz_mpfr_track(nf_mp *r, double v, unsigned width, nf_mp *a, nf_mp *b, const char *file, unsigned line,
+                          unsigned column, unsigned op) {
+  if (r == &exhausted)
+    return;
+  unsigned bits = width == 4 ? 24 : 53;
+  unsigned correct = correct_bits(v, r, bits);
+  if (2 * correct > bits) {
+    r->origin = 0;
+    return;
+  }
+  unsigned carried = a && a->origin ? a->origin : b && b->origin ? b->origin : 0;
+  struct place here = {file, line, column, op};
+  int checked = op < NUMFUZZ_MPFR_OP_FABS, nameable = file && checked;
+  double least = width == 4 ? FLT_MIN : DBL_MIN;
+  int exceptional = !isfinite(v) || (fabs(v) < least && !mpfr_zero_p(r->v));
+  if (carried) {
+    r->origin = carried;
+    if (exceptional && checked)
+      reach(carried, here);
+  } else if (nameable && isfinite(v) && mpfr_number_p(r->v)) {
+    r->origin = new_origin(here, correct, bits);
+  }
 }

@@ -17,8 +17,9 @@ use std::collections::BTreeMap;
 /// crashes and hangs merged by stack with a reproducer, `bug_entries` per function instead of
 /// `bugs`, inputs and results with every field the triage report has; 3: `shards`, the
 /// run-all directories a report of `--shard` or of `run-all merge` covers; 4: a bug's
-/// `dropped_report`, one entry per error report dropped at one call, whatever its sites).
-pub const SCHEMA_VERSION: u32 = 4;
+/// `dropped_report`, one entry per error report dropped at one call, whatever its sites; 5: a
+/// bug's `precision_lost`, one entry per origin of lost precision, whatever its sites).
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// How readers name this document in their errors.
 pub const KIND: Kind = Kind {
@@ -135,6 +136,8 @@ pub struct MergedBug {
     pub example: Example,
     /// The dropped report that is its root, as the triage reports say it.
     pub dropped_report: Option<String>,
+    /// Where the precision was lost that is its root, as the triage reports say it.
+    pub precision_lost: Option<String>,
 }
 
 /// A non-finite result of one function whose cause no single repair isolates, or of the

@@ -15,8 +15,9 @@ use serde::{Deserialize, Serialize};
 /// `not_judged` reason, the `not_judged` list, `summary.not_judged` and `summary.bugs_by`, and
 /// a reference's source `mpfr`; 6: `dropped_report` of a finding and of an unexplained result
 /// (the library reported an error and the function returned success), `root_by` `report`,
-/// `summary.bugs_by.library`).
-pub const SCHEMA_VERSION: u32 = 6;
+/// `summary.bugs_by.library`); 7: `precision_lost` of a finding (where its root's operands lost
+/// their digits, from the MPFR build), `root_by` `precision`).
+pub const SCHEMA_VERSION: u32 = 7;
 
 /// How readers name this document in their errors.
 pub const KIND: Kind = Kind {
@@ -223,6 +224,21 @@ pub struct Unexplained {
     pub dropped_report: Option<DroppedReport>,
 }
 
+/// Where precision was lost: the first operation on the path of a bug's operands whose result
+/// kept less than half of its format's bits against the MPFR shadow while its operands kept more.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PrecisionLost {
+    pub path: String,
+    pub line: u32,
+    pub column: u32,
+    pub op: String,
+    /// Correct bits of its result, of `bits` (the format's).
+    pub correct_bits: u32,
+    pub bits: u32,
+    /// As the text report says it (`precision lost at trig.c:262:13 (fsub): 0 of 53 bits correct`).
+    pub text: String,
+}
+
 /// An error the library reported (its error hook was called) while the function returned
 /// success.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -311,6 +327,9 @@ pub struct Finding {
     pub dropped_report: Option<DroppedReport>,
     /// Bugs only: inputs of its dropped report whose cause was not isolated otherwise.
     pub inputs_not_isolated: usize,
+    /// Bugs only: where the operands of its exception lost their digits before it (the MPFR
+    /// shadow build's replay of the input shown), else null.
+    pub precision_lost: Option<PrecisionLost>,
     pub reproducer: Option<Reproducer>,
     pub location: Location,
     pub operation: Operation,

@@ -109,8 +109,8 @@ fn bug_entry(number: usize, b: &MergedBug) -> Entry {
         ("returned", code(results_text(&e.returned))),
         ("reference", text(reference_text(e))),
     ];
-    if let Some(d) = &b.dropped_report {
-        items.push(("root", text(d)));
+    if let Some(root) = b.dropped_report.as_ref().or(b.precision_lost.as_ref()) {
+        items.push(("root", text(root)));
     }
     items.push(("chain", lines(e.chain.iter().map(text))));
     items.push(("first seen", text(elapsed(b.first_seen_ms))));

@@ -62,11 +62,12 @@ pub fn entry_keys(function: &str, doc: &TriageDoc) -> BTreeSet<String> {
     crashes.chain(hangs).chain(roots).chain(unexplained).collect()
 }
 
-/// A bug entry's name: the dropped report it is rooted at (one defect, whatever the site in
-/// each function), else its finding's key.
+/// A bug entry's name: the dropped report or the origin of lost precision it is rooted at (one
+/// defect, whatever the site in each function), else its finding's key.
 fn bug_key(f: &Finding) -> String {
-    match &f.dropped_report {
-        Some(d) if f.root_by.as_deref() == Some("report") => report_key(d),
+    match (f.root_by.as_deref(), &f.dropped_report, &f.precision_lost) {
+        (Some("report"), Some(d), _) => report_key(d),
+        (Some("precision"), _, Some(p)) => format!("precision lost at {}:{}:{} ({})", p.path, p.line, p.column, p.op),
         _ => f.key.clone(),
     }
 }
@@ -142,6 +143,7 @@ fn new_bug(function: &str, f: &Finding, example: Example) -> MergedBug {
         first_seen_ms: f.first_seen_ms,
         example,
         dropped_report: f.dropped_report.as_ref().map(|d| d.text.clone()),
+        precision_lost: f.precision_lost.as_ref().map(|p| p.text.clone()),
     }
 }
 

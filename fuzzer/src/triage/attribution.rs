@@ -154,6 +154,7 @@ mod tests {
             taint: None,
             errors: Vec::new(),
             statuses: Vec::new(),
+            precision: Vec::new(),
             ending: ReplayEnding::Completed { handled: false },
         }
     }

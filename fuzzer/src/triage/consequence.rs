@@ -408,6 +408,7 @@ mod tests {
             taint: None,
             errors: Vec::new(),
             statuses: Vec::new(),
+            precision: Vec::new(),
             ending: ReplayEnding::Completed { handled },
         }
     }

@@ -11,7 +11,7 @@
 //! overflow, is dropped at that call in hermite.c. When the function the harness called
 //! reported itself, it dropped the report by returning success.
 
-use super::report::{Finding, Report};
+use super::report::Report;
 use super::root::{file_name, DroppedReport, RootBy, Via};
 use crate::replay::{Replay, ReplayEnding};
 use numfuzz_abi::report::{ErrorReport, Frame, StatusReport};
@@ -121,7 +121,7 @@ pub fn merge(report: &mut Report) {
                 f.root_by = Some((RootBy::Report, via));
                 heads.insert(dropped.key(), key);
             }
-            Some(head) => hang_under(f, head),
+            Some(head) => f.hang_under(head),
         }
     }
     let unexplained = std::mem::take(&mut report.unexplained);
@@ -131,16 +131,6 @@ pub fn merge(report: &mut Report) {
             Some(f) => f.inputs_not_isolated += u.inputs.len(),
             None => report.unexplained.push(u),
         }
-    }
-}
-
-/// `f` no longer its own root: it hangs under `head` in the report.
-fn hang_under(f: &mut Finding, head: &FindingKey) {
-    if f.escape_root.as_ref() == Some(&f.key) {
-        f.escape_root = Some(head.clone());
-    }
-    if let Some(r) = f.reference.as_mut().filter(|r| r.root.as_ref() == Some(&f.key)) {
-        r.root = Some(head.clone());
     }
 }
 
@@ -173,6 +163,7 @@ mod tests {
                 frames,
             }],
             statuses: vec![],
+            precision: vec![],
             ending: ReplayEnding::Completed { handled },
         }
     }

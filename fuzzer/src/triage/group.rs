@@ -196,6 +196,7 @@ impl<'a> Grouping<'a> {
                 not_judged: None,
                 dropped_report: None,
                 inputs_not_isolated: 0,
+                precision_lost: None,
                 reproducer: None,
             });
             f.inputs.push(input.rel.clone());

@@ -18,6 +18,7 @@ pub mod minimize;
 pub mod oracle;
 pub mod ordinary;
 mod pool;
+pub mod precision;
 pub mod references;
 pub mod report;
 pub mod repro;
@@ -326,8 +327,14 @@ fn judge_findings(
     if let Some(o) = references {
         record_reference_use(report, o);
     }
-    // One entry per dropped error report, once the references have said which are bugs.
+    // One entry per dropped error report, once the references have said which are bugs; then
+    // one per origin of lost precision, among the others.
     dropped::merge(report);
+    if let Some(mpfr) = &builds.mpfr {
+        let replayer = shadow_replayer(&builds.replayer, mpfr, opts, MPFR_SLOWER);
+        precision::attach(report, &replayer, opts.jobs);
+        precision::merge(report);
+    }
     if let Some(dir) = &opts.repro_into {
         write_reproducers(report, &builds.target, opts.repro_link.as_deref(), dir)?;
     }
@@ -398,6 +405,22 @@ fn analyse_consequences(
     (analyses, repair_replays)
 }
 
+/// How much longer than the target a shadow build may take on an input: every operation calls
+/// the runtime (as in the taint build), and MPFR's operations cost tens of x87 ones.
+const X87_SLOWER: u32 = 4;
+const MPFR_SLOWER: u32 = 20;
+
+/// Replays on the shadow build `build` as `replayer` does on the target, with `slower` times
+/// its time and no memory limit (the shadows are the build's own).
+fn shadow_replayer(replayer: &Replayer, build: &Path, opts: &Options, slower: u32) -> Replayer {
+    Replayer {
+        target: build.to_path_buf(),
+        args: replayer.args.clone(),
+        timeout: opts.timeout * slower,
+        memory_limit_mb: None,
+    }
+}
+
 /// The references results are judged by: the oracle when there is one, else the shadow build;
 /// with both, the shadow measured against the oracle on every escaping input.
 fn references(
@@ -409,18 +432,10 @@ fn references(
     target: &Target,
     signature: Option<&Signature>,
 ) -> (Option<References>, Option<agreement::Agreement>) {
-    // Every operation calls the runtime: give the shadow builds room, as the taint build.
-    let shadow_replayer = |build: &PathBuf, slower: u32| Replayer {
-        target: build.clone(),
-        args: replayer.args.clone(),
-        timeout: opts.timeout * slower,
-        memory_limit_mb: None,
-    };
     let shadow = shadow_target.map(|shadow| {
         References::shadow(
-            shadow_replayer(shadow, 4),
-            // MPFR's operations cost tens of x87 ones.
-            mpfr_target.map(|m| shadow_replayer(m, 20)),
+            shadow_replayer(replayer, shadow, opts, X87_SLOWER),
+            mpfr_target.map(|m| shadow_replayer(replayer, m, opts, MPFR_SLOWER)),
             &target.function_name(),
             opts.tolerance,
         )

@@ -10,7 +10,7 @@ use super::references::Source;
 use super::root::{DroppedReport, RootBy, Via};
 use crate::replay::{decode_fields, DecodedField, Frame};
 use numfuzz_abi::kind::ExceptionKind;
-use numfuzz_abi::report::{ExceptionReport, ResultReport};
+use numfuzz_abi::report::{ExceptionReport, PrecisionLoss, ResultReport};
 use numfuzz_abi::signature::Signature;
 use numfuzz_abi::site::SiteInfo;
 use numfuzz_outdir::FindingKey;
@@ -187,11 +187,25 @@ pub struct Finding {
     pub dropped_report: Option<DroppedReport>,
     /// Inputs of its dropped report whose cause was not isolated otherwise, merged into it.
     pub inputs_not_isolated: usize,
+    /// A bug's root computed on digits lost before it: where (see `precision`), from the MPFR
+    /// build's replay of the input shown.
+    pub precision_lost: Option<PrecisionLoss>,
     /// Its C reproducer (`--repro`), bugs only.
     pub reproducer: Option<Reproducer>,
 }
 
 impl Finding {
+    /// No longer its own root: it hangs under `head` in the report (one entry per dropped
+    /// report, per origin of lost precision).
+    pub fn hang_under(&mut self, head: &FindingKey) {
+        if self.escape_root.as_ref() == Some(&self.key) {
+            self.escape_root = Some(head.clone());
+        }
+        if let Some(r) = self.reference.as_mut().filter(|r| r.root.as_ref() == Some(&self.key)) {
+            r.root = Some(head.clone());
+        }
+    }
+
     pub fn status(&self) -> Status {
         if self.silent_inputs > 0 {
             Status::Silent

@@ -19,6 +19,9 @@ pub enum RootBy {
     /// The library reported an error inside and the function returned success: the dropped
     /// report is the root (`dropped`), this exception the entry's first.
     Report,
+    /// The root's operands had lost their digits at an earlier operation (`precision`): that
+    /// operation is the entry's root, this exception where it first showed.
+    Precision,
 }
 
 impl RootBy {
@@ -28,6 +31,7 @@ impl RootBy {
             RootBy::Repair => "repair",
             RootBy::Earliest => "earliest",
             RootBy::Report => "report",
+            RootBy::Precision => "precision",
         }
     }
 }

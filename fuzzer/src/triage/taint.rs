@@ -252,6 +252,7 @@ mod tests {
             }),
             errors: Vec::new(),
             statuses: Vec::new(),
+            precision: Vec::new(),
             ending: ReplayEnding::Completed { handled: false },
         };
         // Window 0: finding 2 came from finding 1; finding 9 from finding 2; result from 1, 2, 9.

@@ -255,6 +255,10 @@ fn constants(w: &mut String) {
                 format!("{}u", crate::shadow::mpfr::DEFAULT_PRECISION),
             ),
             ("MPFR_MAX_VALUES", format!("{}ull", crate::shadow::mpfr::MAX_VALUES)),
+            (
+                "MAX_PRECISION_LOSSES",
+                format!("{}u", crate::report::MAX_PRECISION_LOSSES),
+            ),
             ("MPFR_EXHAUSTED_REASON", quoted(crate::shadow::mpfr::EXHAUSTED_REASON)),
             ("ENV_CC_SHADOW", quoted(crate::env::CC_SHADOW)),
             ("ENV_CC_ERROR_HOOK", quoted(crate::env::CC_ERROR_HOOK)),
@@ -420,6 +424,7 @@ fn entry_points(w: &mut String) {
         ("MPFR_IS_FPCLASS", mpfr::IS_FPCLASS),
         ("MPFR_RETURNED", mpfr::RETURNED),
         ("MPFR_RESET", mpfr::RESET),
+        ("MPFR_TRACK", mpfr::TRACK),
     ] {
         writeln!(w, "#define NUMFUZZ_SYM_{name} \"{sym}\"").unwrap();
     }

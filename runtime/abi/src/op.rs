@@ -72,7 +72,7 @@ pub enum OpShape {
 macro_rules! ops {
     ($( $variant:ident = $code:literal, $name:literal, $shape:expr; )*) => {
         /// A checked operation. Codes are stable: they are stored in every site record.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
         #[serde(rename_all = "lowercase")]
         #[repr(u16)]
         pub enum Op { $( $variant = $code, )* }

@@ -30,6 +30,63 @@ pub enum ReportEvent {
     ErrorReported(ErrorReport),
     /// After an error report: an integer a call returned (the first [`MAX_STATUS_REPORTS`]).
     StatusReturned(StatusReport),
+    /// MPFR shadow builds: a value that had lost most of its correct digits reached an
+    /// operation whose result is Inf, NaN, zero or subnormal (once per operation and input, the
+    /// first [`MAX_PRECISION_LOSSES`]).
+    PrecisionLost(PrecisionLoss),
+}
+
+/// Precision losses an input's MPFR replay carries at most.
+pub const MAX_PRECISION_LOSSES: usize = 64;
+
+/// An operation of the program's source: where it is and what it computes.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct OpPlace {
+    /// The file as the compiler named it (the site records' `file`); empty, with line and
+    /// column 0, for an operation the optimiser rewrote without a place (only where a value
+    /// reached, never an origin).
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+    pub op: Op,
+}
+
+impl OpPlace {
+    /// `trig.c:262:13` (the file's last component), `an operation without a place`.
+    pub fn location(&self) -> String {
+        if self.line == 0 {
+            return "an operation without a place".into();
+        }
+        let file = self.file.rsplit('/').next().unwrap_or(&self.file);
+        format!("{file}:{}:{}", self.line, self.column)
+    }
+}
+
+/// Where precision was lost (the first operation on a value's path whose result kept less
+/// than half of its format's bits against the MPFR shadow while its operands kept more), and
+/// the operation that value, or one computed from it, reached with a non-finite, zero or
+/// subnormal result (the first such operation without a place is said too).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PrecisionLoss {
+    pub origin: OpPlace,
+    /// Correct bits of the origin's result (0 when it lost them all).
+    pub correct_bits: u32,
+    /// The bits of its format (53 for a double, 24 for a float).
+    pub bits: u32,
+    pub reached: OpPlace,
+}
+
+impl PrecisionLoss {
+    /// `precision lost at trig.c:262:13 (fsub): 0 of 53 bits correct`.
+    pub fn describe(&self) -> String {
+        format!(
+            "precision lost at {} ({}): {} of {} bits correct",
+            self.origin.location(),
+            self.origin.op,
+            self.correct_bits,
+            self.bits
+        )
+    }
 }
 
 /// Integer returns an input's replay carries at most after its first error report.

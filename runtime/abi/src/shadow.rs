@@ -184,6 +184,13 @@ pub mod mpfr {
         pub const RETURNED: &str = "__numfuzz_mpfr_returned";
         /// `void (void)`: a new input (called by `__numfuzz_shadow_reset`).
         pub const RESET: &str = "__numfuzz_mpfr_reset";
+        /// `void (handle r, double v, unsigned width, handle a, handle b, const char *file,
+        /// unsigned line, unsigned column, unsigned op)`: after each operation with an
+        /// [`Op`](crate::op::Op) code and a source place, whose result `v` has the shadow `r`
+        /// and whose operands' shadows are `a` and `b` (null when absent): where precision was
+        /// lost, and where a value that lost it went non-finite, zero or subnormal
+        /// ([`ReportEvent::PrecisionLost`](crate::report::ReportEvent::PrecisionLost)).
+        pub const TRACK: &str = "__numfuzz_mpfr_track";
     }
 }
 

@@ -401,6 +401,7 @@ mod tests {
             not_judged: None,
             dropped_report: None,
             inputs_not_isolated: 0,
+            precision_lost: None,
             reproducer: None,
         }
     }

@@ -4,8 +4,8 @@
 use crate::replay::DecodedField;
 use crate::report_model::triage::{
     BugsBy, ByKind, Classes, ConsequenceCounts, Counts, Crash, Disagreement, DroppedReport, Examples, Field, Finding,
-    Hang, Input, Judged, Location, Minimized, NotReproduced, Operation, Oracle, Reference, Reproducer, ShadowAgreement,
-    Summary, TriageDoc, Unexplained, VerdictPair, SCHEMA_VERSION,
+    Hang, Input, Judged, Location, Minimized, NotReproduced, Operation, Oracle, PrecisionLost, Reference, Reproducer,
+    ShadowAgreement, Summary, TriageDoc, Unexplained, VerdictPair, SCHEMA_VERSION,
 };
 use crate::report_model::Tool;
 use crate::triage::agreement::Agreement;
@@ -144,6 +144,18 @@ fn unexplained(report: &Report, u: &report::Unexplained) -> Unexplained {
     }
 }
 
+fn precision_lost(p: &numfuzz_abi::report::PrecisionLoss) -> PrecisionLost {
+    PrecisionLost {
+        path: p.origin.file.clone(),
+        line: p.origin.line,
+        column: p.origin.column,
+        op: p.origin.op.name().into(),
+        correct_bits: p.correct_bits,
+        bits: p.bits,
+        text: p.describe(),
+    }
+}
+
 fn dropped_report(d: &crate::triage::root::DroppedReport) -> DroppedReport {
     DroppedReport {
         file: d.file.clone(),
@@ -207,6 +219,7 @@ fn finding(report: &Report, f: &report::Finding) -> Finding {
         not_judged: f.not_judged.clone(),
         dropped_report: f.dropped_report.as_ref().map(dropped_report),
         inputs_not_isolated: f.inputs_not_isolated,
+        precision_lost: f.precision_lost.as_ref().map(precision_lost),
         reproducer: f.reproducer.as_ref().map(|r| Reproducer {
             path: r.path.display().to_string(),
             build: r.build.clone(),

@@ -228,6 +228,13 @@ pub fn root_text(f: &Finding) -> Option<String> {
             dropped.describe()
         ));
     }
+    if let (RootBy::Precision, Some(loss)) = (by, &f.precision_lost) {
+        return Some(format!(
+            "{}, then this {} computed on what was left; the exceptions below hang under it",
+            loss.describe(),
+            f.site.op
+        ));
+    }
     let how = match via {
         Via::Data => "its value reaches the result",
         Via::Control => "only a branch it decides leads to the result",
@@ -238,7 +245,7 @@ pub fn root_text(f: &Finding) -> Option<String> {
             by.name(),
             via.name()
         ),
-        RootBy::Report | RootBy::Earliest => format!(
+        RootBy::Report | RootBy::Precision | RootBy::Earliest => format!(
             "no single repair makes the result finite; the earliest exception whose value reaches it (by {}, via {})",
             by.name(),
             via.name()

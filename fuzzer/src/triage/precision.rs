@@ -1,0 +1,106 @@
+//! Where precision was lost: a bug whose root exception computed on values that had already lost
+//! their digits is not where the fix goes. The MPFR shadow build follows each value's origin,
+//! the first operation on its path whose result kept less than half of its bits against the
+//! shadow while its operands kept more (numfuzz-abi's `mpfr::TRACK`), and says which
+//! operations such values reached with an Inf, NaN, zero or subnormal result. A bug whose root
+//! is one of them gets the origin beside it (`precision_lost`), and bugs of one origin are one
+//! entry (`merge`), rooted there (`root_by` precision): a range reduction that keeps no digit
+//! and the series that overflows on what it returned, or two overflow sites of one formula.
+//!
+//! Each bug's shown input is replayed once on the MPFR build, at its default precision.
+
+use super::pool;
+use super::report::{Finding, Report};
+use super::root::{file_name, RootBy, Via};
+use crate::replay::Replayer;
+use numfuzz_abi::report::{OpPlace, PrecisionLoss};
+use numfuzz_abi::site::SiteInfo;
+use numfuzz_outdir::FindingKey;
+use std::collections::BTreeMap;
+
+/// Whether `place` is the operation of `site`.
+fn is_site(place: &OpPlace, site: &SiteInfo) -> bool {
+    place.line == site.line
+        && place.column == site.column
+        && place.op == site.op
+        && file_name(&place.file) == file_name(&site.file)
+}
+
+/// The origin of the digits the root operation of `f` computed on, from its shown input's
+/// replay on the MPFR build: the loss that reached its site; else, when the first loss reached
+/// an operation of the same kind that the optimiser left without a place (`y * y` hoisted out
+/// of a series' loop, where the checker's site still has it), that one.
+fn loss_of(f: &Finding, mpfr: &Replayer) -> Option<PrecisionLoss> {
+    let minimized = f.minimized.as_ref().and_then(|m| std::fs::read(&m.path).ok());
+    let replay = mpfr.run_bytes(minimized.as_deref().unwrap_or(&f.input_bytes)).ok()?;
+    let at_site = replay.precision.iter().position(|p| is_site(&p.reached, &f.site));
+    let first_unplaced = replay
+        .precision
+        .first()
+        .filter(|p| p.reached.line == 0 && p.reached.op == f.site.op)
+        .map(|_| 0);
+    at_site.or(first_unplaced).map(|i| replay.precision[i].clone())
+}
+
+/// Replays each bug that has no dropped report (the report is where the library knew) on the
+/// MPFR build and notes where its root's operands lost their digits.
+pub fn attach(report: &mut Report, mpfr: &Replayer, jobs: usize) {
+    let bugs: Vec<usize> = (0..report.findings.len())
+        .filter(|&i| report.findings[i].is_bug() && report.findings[i].dropped_report.is_none())
+        .collect();
+    let losses = pool::map(&bugs, jobs, |&i| loss_of(&report.findings[i], mpfr), |_| {});
+    for (i, loss) in bugs.into_iter().zip(losses) {
+        report.findings[i].precision_lost = loss;
+    }
+}
+
+/// Bugs whose roots computed on digits lost at one origin become one entry: the most ordinary
+/// stays, rooted at the origin (`root_by` precision); the others hang under it.
+pub fn merge(report: &mut Report) {
+    let order: Vec<FindingKey> = report.bugs().map(|f| f.key.clone()).collect();
+    let mut heads: BTreeMap<OpPlace, FindingKey> = BTreeMap::new();
+    for key in order {
+        let Some(f) = report.findings.iter_mut().find(|f| f.key == key) else {
+            continue;
+        };
+        let Some(origin) = f.precision_lost.as_ref().map(|p| p.origin.clone()) else {
+            continue;
+        };
+        match heads.get(&origin) {
+            None => {
+                let via = f.root_by.map_or(Via::Data, |(_, via)| via);
+                f.root_by = Some((RootBy::Precision, via));
+                heads.insert(origin, key);
+            }
+            Some(head) => f.hang_under(head),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use numfuzz_abi::op::Op;
+
+    fn place(file: &str, line: u32, column: u32, op: Op) -> OpPlace {
+        OpPlace {
+            file: file.into(),
+            line,
+            column,
+            op,
+        }
+    }
+
+    #[test]
+    fn a_loss_reaches_the_site_of_the_same_file_line_column_and_operation() {
+        let site: SiteInfo = serde_json::from_value(serde_json::json!({
+            "id": 3, "op": "fmul", "type": "f64", "file": "specfunc/cheb_eval.c",
+            "directory": "/src", "line": 18, "column": 9, "function": "cheb_eval_e"
+        }))
+        .unwrap();
+        assert!(is_site(&place("cheb_eval.c", 18, 9, Op::FMul), &site));
+        assert!(!is_site(&place("cheb_eval.c", 18, 9, Op::FAdd), &site));
+        assert!(!is_site(&place("cheb_eval.c", 18, 10, Op::FMul), &site));
+        assert!(!is_site(&place("trig.c", 18, 9, Op::FMul), &site));
+    }
+}

@@ -1,0 +1,139 @@
+//! Where precision was lost: a range reduction that keeps no digit of a large argument raises
+//! nothing, and the cosine and sine series that overflow on what it returned raise at two sites.
+//! With the MPFR build beside the target, the bug list has one entry, rooted at the reduction;
+//! without it, two entries at the two overflow sites (escapes the x87 shadow cannot judge: its 64
+//! bits keep no digit of the reduction either).
+
+use serde_json::Value;
+use testkit::{both, compile, compile_with_taint_and_shadow, numfuzz, Built, HandCampaign};
+
+const WAVE: &str = r#"#include <numfuzz.h>
+#include <math.h>
+NUMFUZZ_SIGNATURE("f64");
+NUMFUZZ_FUNCTION("wave");
+static const double half_pi = 1.5707963267948966;
+__attribute__((noinline)) static double reduce(double x) {
+  double k = floor(x / half_pi);
+  return x - k * half_pi;
+}
+__attribute__((noinline)) static double cos_series(double y) {
+  double sum = 1, term = 1;
+  for (int k = 1; k < 20; k++) {
+    term *= -(y * y) / ((2 * k - 1) * (2 * k));
+    sum += term;
+  }
+  return sum;
+}
+__attribute__((noinline)) static double sin_series(double y) {
+  double sum = y, term = y;
+  for (int k = 1; k < 20; k++) {
+    term *= -(y * y) / ((2 * k) * (2 * k + 1));
+    sum += term;
+  }
+  return sum;
+}
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  double x = nf_f64(data, size, 0);
+  NUMFUZZ_RESULT(x >= 0 ? cos_series(reduce(x)) : sin_series(reduce(-x)));
+  return 0;
+}
+"#;
+
+const LINE_REDUCTION: u64 = 8;
+const LINE_COS_OVERFLOW: u64 = 13;
+const LINE_SIN_OVERFLOW: u64 = 21;
+
+/// 3e26 and -1.234e26: `k * half_pi` rounds away tens of units, so the reduced argument is
+/// -3.4e10 and 1.7e10 where the true one is below 1.6, and the series overflow at k = 18.
+const INPUTS: [f64; 2] = [3e26, -1.234e26];
+
+fn build() -> Built {
+    let built = compile_with_taint_and_shadow("wave", &[("wave.c", WAVE)], &["-O2"]);
+    let mpfr = compile("wave", &[("wave.c", WAVE)], &["-O2"], &[("NUMFUZZ_CC_SHADOW", "mpfr")]);
+    std::fs::copy(&mpfr.exe, built.path("wave.mpfr")).expect("copy the MPFR build");
+    built
+}
+
+fn triage(built: &Built, name: &str) -> Value {
+    let root = built.path(name);
+    let c = HandCampaign::new(&root, &built.exe, &["default"]);
+    for (k, x) in INPUTS.iter().enumerate() {
+        c.crash("default", &format!("id:{k:06},x:{x}"), &x.to_le_bytes());
+    }
+    let o = numfuzz(&["triage", root.to_str().unwrap(), "--format", "json"]);
+    assert!(o.status.success(), "{}", both(&o));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+fn of_class<'a>(doc: &'a Value, class: &str) -> Vec<&'a Value> {
+    doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["class"] == class)
+        .collect()
+}
+
+#[test]
+fn the_mpfr_replay_says_where_the_digits_went_before_the_series_overflowed() {
+    let built = build();
+    let input = built.path("cos-input");
+    std::fs::write(&input, INPUTS[0].to_le_bytes()).unwrap();
+    let o = std::process::Command::new(built.path("wave.mpfr"))
+        .arg(&input)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(
+            "wave.c:13:10 (fmul): non-finite, zero or subnormal after precision lost at wave.c:8:12 (fsub): 0 of 53 bits correct [numfuzz]"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn two_overflow_sites_on_one_lost_reduction_are_one_entry_rooted_at_the_reduction() {
+    let built = build();
+    let doc = triage(&built, "out");
+    let bugs_with = of_class(&doc, "bug");
+    assert_eq!(bugs_with.len(), 1, "{:#}", doc["findings"]);
+    let bug = bugs_with[0];
+    assert_eq!(bug["root_by"], "precision", "{bug:#}");
+    let lost = &bug["precision_lost"];
+    assert_eq!(
+        (&lost["line"], &lost["op"], &lost["correct_bits"], &lost["bits"]),
+        (&LINE_REDUCTION.into(), &"fsub".into(), &0.into(), &53.into()),
+        "{lost:#}"
+    );
+    assert_eq!(
+        lost["text"],
+        "precision lost at wave.c:8:12 (fsub): 0 of 53 bits correct"
+    );
+    // The other series' overflow hangs under it.
+    let under: Vec<u64> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["kind"] == "Overflow" && f["root"] == bug["id"] && f["id"] != bug["id"])
+        .map(|f| f["location"]["line"].as_u64().unwrap())
+        .collect();
+    let lines = [bug["location"]["line"].as_u64().unwrap(), under[0]];
+    assert!(
+        lines.contains(&LINE_COS_OVERFLOW) && lines.contains(&LINE_SIN_OVERFLOW),
+        "{lines:?}"
+    );
+    assert_eq!(doc["summary"]["bugs"], 1, "{:#}", doc["summary"]);
+
+    // Without the MPFR build nothing says where the digits went: two entries at the two sites.
+    std::fs::remove_file(built.path("wave.mpfr")).unwrap();
+    let doc = triage(&built, "out-without");
+    let entries = of_class(&doc, "not-judged");
+    let mut lines: Vec<u64> = entries
+        .iter()
+        .map(|f| f["location"]["line"].as_u64().unwrap())
+        .collect();
+    lines.sort();
+    assert_eq!(lines, [LINE_COS_OVERFLOW, LINE_SIN_OVERFLOW], "{:#}", doc["findings"]);
+    assert!(entries.iter().all(|f| f["precision_lost"].is_null()));
+}
