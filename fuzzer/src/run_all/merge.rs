@@ -391,6 +391,38 @@ mod tests {
     }
 
     #[test]
+    fn one_origin_of_lost_precision_is_one_entry_whatever_the_sites() {
+        let rooted = |id: &str, line: u32, origin_line: u32| {
+            let mut f = finding(id, "Overflow", line, "bug", "1e40", Some(id));
+            f.root_by = Some("precision".into());
+            f.precision_lost = Some(crate::report_model::triage::PrecisionLost {
+                path: "specfunc/trig.c".into(),
+                line: origin_line,
+                column: 29,
+                op: "fsub".into(),
+                correct_bits: 0,
+                bits: 53,
+                text: format!("precision lost at trig.c:{origin_line}:29 (fsub): 0 of 53 bits correct"),
+            });
+            f
+        };
+        let cos = doc(vec![rooted("a", 281, 275)], &["a"]);
+        let sin = doc(vec![rooted("b", 290, 275), rooted("c", 300, 276)], &["b", "c"]);
+        let m = merge(
+            reports(&[("cos", Some(&cos)), ("sin", Some(&sin))])
+                .iter()
+                .map(|r| r.get()),
+        );
+        assert_eq!(m.bugs.len(), 2, "{:#?}", m.bugs);
+        assert_eq!(m.bugs[0].key, "precision lost at specfunc/trig.c:275:29 (fsub)");
+        assert_eq!(m.bugs[0].functions, ["cos", "sin"]);
+        assert_eq!(
+            m.bugs[0].precision_lost.as_deref(),
+            Some("precision lost at trig.c:275:29 (fsub): 0 of 53 bits correct")
+        );
+    }
+
+    #[test]
     fn crashes_and_hangs_are_entries_merged_by_stack_and_counted_once() {
         let mut f = doc(vec![finding("a", "Overflow", 10, "bug", "710", Some("a"))], &["a"]);
         f.crashes = vec![crash("SIGSEGV", "poke", 7, "1e300")];
