@@ -446,6 +446,16 @@ static unsigned correct_bits(double v, nf_mp *s, unsigned bits) {
     return isnan(v) && mpfr_nan_p(s->v) ? bits : 0;
   if (isinf(v) || mpfr_inf_p(s->v) || v == 0 || mpfr_zero_p(s->v))
     return mpfr_cmp_d(s->v, v) == 0 ? bits : 0;
+  /* Every operation asks: where the shadow is a normal double, doubles tell the exponent. */
+  double near = mpfr_get_d(s->v, MPFR_RNDN);
+  if (near == v)
+    return bits;
+  if (isnormal(near)) {
+    int exponent;
+    frexp((v - near) / near, &exponent);
+    long correct = -(long)exponent;
+    return correct < 0 ? 0 : correct > (long)bits ? bits : (unsigned)correct;
+  }
   mpfr_t d;
   mpfr_init2(d, 64);
   mpfr_sub_d(d, s->v, v, MPFR_RNDN);
