@@ -39,7 +39,11 @@ fn loss_of(f: &Finding, mpfr: &Replayer) -> Option<PrecisionLoss> {
         .first()
         .filter(|p| p.reached.line == 0 && p.reached.op == f.site.op)
         .map(|_| 0);
-    at_site.or(first_unplaced).map(|i| replay.precision[i].clone())
+    // A loss that began at the site itself (an earlier pass of a loop) leaves the site the root.
+    at_site
+        .or(first_unplaced)
+        .map(|i| replay.precision[i].clone())
+        .filter(|p| !is_site(&p.origin, &f.site))
 }
 
 /// Replays each bug that has no dropped report (the report is where the library knew) on the
