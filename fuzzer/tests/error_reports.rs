@@ -7,7 +7,8 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use testkit::{both, compile, f64s, numfuzz, run, Built, HandCampaign};
 
-/// A status-returning helper that overflows at two sites (exp, then the product), reports it
+/// A status-returning helper that overflows at two sites on two lines (exp, then the product:
+/// two formulas, which without the report are two entries), reports it
 /// through the library's hook and returns Inf with the status; `scaled_e` passes the status
 /// on, `scaled_dropped_e` ignores it and returns success. Line numbers matter below.
 const LIBRARY: &str = r#"#include <math.h>
@@ -16,7 +17,8 @@ void report_error(const char *reason, const char *file, int line, int code) {
   (void)reason; (void)file; (void)line; (void)code;
 }
 static int scaled_exp_e(double x, double *out) {
-  double r = exp(x) * 4.0;
+  double e = exp(x);
+  double r = e * 4.0;
   *out = r;
   if (isinf(r)) {
     report_error("overflow", __FILE__, __LINE__, 16);
@@ -39,8 +41,8 @@ int scaled_e(double x, double *res) {
 "#;
 
 /// Line of the hook call in `LIBRARY`, and of the call that drops its status.
-const REPORT_LINE: u64 = 10;
-const DROP_LINE: u64 = 17;
+const REPORT_LINE: u64 = 11;
+const DROP_LINE: u64 = 18;
 
 fn harness(function: &str) -> String {
     format!(

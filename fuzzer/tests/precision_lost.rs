@@ -137,3 +137,47 @@ fn two_overflow_sites_on_one_lost_reduction_are_one_entry_rooted_at_the_reductio
     assert_eq!(lines, [LINE_COS_OVERFLOW, LINE_SIN_OVERFLOW], "{:#}", doc["findings"]);
     assert!(entries.iter().all(|f| f["precision_lost"].is_null()));
 }
+
+/// One formula, overflowing at two of its products for two inputs: `a * b` (1e200 * 1e200)
+/// and `(a * b) * c` (1e300 * 1e100); both quotients are 1e200 (wrong results), and both are
+/// fixed on that line.
+const FORMULA: &str = r#"#include <numfuzz.h>
+NUMFUZZ_SIGNATURE("f64,f64,f64,f64");
+NUMFUZZ_FUNCTION("ratio");
+__attribute__((noinline)) static double ratio(double a, double b, double c, double d) {
+  return a * b * c / d;
+}
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  NUMFUZZ_RESULT(ratio(nf_f64(data, size, 0), nf_f64(data, size, 1), nf_f64(data, size, 2), nf_f64(data, size, 3)));
+  return 0;
+}
+"#;
+
+#[test]
+fn sites_of_one_formula_with_one_verdict_are_one_entry() {
+    let built = compile_with_taint_and_shadow("ratio", &[("ratio.c", FORMULA)], &["-O2"]);
+    let root = built.path("out");
+    let c = HandCampaign::new(&root, &built.exe, &["default"]);
+    let inputs: [[f64; 4]; 2] = [[1e200, 1e200, 1.0, 1e200], [1e150, 1e150, 1e100, 1e200]];
+    for (k, fields) in inputs.iter().enumerate() {
+        let bytes: Vec<u8> = fields.iter().flat_map(|v| v.to_le_bytes()).collect();
+        c.crash("default", &format!("id:{k:06}"), &bytes);
+    }
+    let o = numfuzz(&["triage", root.to_str().unwrap(), "--format", "json"]);
+    assert!(o.status.success(), "{}", both(&o));
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    // Two overflow sites, each the root of its input's infinity...
+    let sites: std::collections::BTreeSet<u64> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["kind"] == "Overflow" && f["origin"] == true)
+        .map(|f| f["location"]["column"].as_u64().unwrap())
+        .collect();
+    assert!(sites.len() >= 2, "{:#}", doc["findings"]);
+    // ...and one entry.
+    let bugs = of_class(&doc, "bug");
+    assert_eq!(bugs.len(), 1, "{:#}", doc["findings"]);
+    assert_eq!(bugs[0]["location"]["line"], 5);
+    assert_eq!(doc["summary"]["bugs"], 1, "{:#}", doc["summary"]);
+}

@@ -328,13 +328,13 @@ fn judge_findings(
         record_reference_use(report, o);
     }
     // One entry per dropped error report, once the references have said which are bugs; then
-    // one per origin of lost precision, among the others.
+    // one per line where the others' fix goes (where precision was lost, else the root site).
     dropped::merge(report);
     if let Some(mpfr) = &builds.mpfr {
         let replayer = shadow_replayer(&builds.replayer, mpfr, opts, MPFR_SLOWER);
         precision::attach(report, &replayer, opts.jobs);
-        precision::merge(report);
     }
+    precision::merge(report);
     if let Some(dir) = &opts.repro_into {
         write_reproducers(report, &builds.target, opts.repro_link.as_deref(), dir)?;
     }

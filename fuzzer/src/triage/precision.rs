@@ -3,12 +3,21 @@
 //! the first operation on its path whose result kept less than half of its bits against the
 //! shadow while its operands kept more (numfuzz-abi's `mpfr::TRACK`), and says which
 //! operations such values reached with an Inf, NaN, zero or subnormal result. A bug whose root
-//! is one of them gets the origin beside it (`precision_lost`), and bugs of one origin are one
-//! entry (`merge`), rooted there (`root_by` precision): a range reduction that keeps no digit
-//! and the series that overflows on what it returned, or two overflow sites of one formula.
+//! is one of them gets the origin beside it (`precision_lost`), rooted there (`root_by`
+//! precision): a range reduction that keeps no digit, not the series that overflows on what it
+//! returned.
+//!
+//! Then one entry per formula (`merge`): bugs whose fix goes on one source line, the line of
+//! their origin or else of their root site, with one verdict, are one entry. Two overflow sites
+//! of one formula (`lambda*(-1.0 + 2.0*(1.0+lambda)*x*x)` overflows at three of its products),
+//! or an underflow and the division by its zero on one line, are one defect; so are the cosine
+//! and the sine series that overflow on one reduction's garbage. A true pole of a formula left
+//! unreported and its overflow where the true value is finite (`unreported-range` and `wrong`)
+//! stay two: two fixes.
 //!
 //! Each bug's shown input is replayed once on the MPFR build, at its default precision.
 
+use super::oracle::Verdict;
 use super::pool;
 use super::report::{Finding, Report};
 use super::root::{file_name, RootBy, Via};
@@ -58,23 +67,38 @@ pub fn attach(report: &mut Report, mpfr: &Replayer, jobs: usize) {
     }
 }
 
-/// Bugs whose roots computed on digits lost at one origin become one entry: the most ordinary
-/// stays, rooted at the origin (`root_by` precision); the others hang under it.
+/// The source line where a bug's fix goes, its origin's or else its root site's, and its
+/// verdict (`None`: a bug rooted at a dropped report, which `dropped::merge` placed).
+fn fix_line(f: &Finding) -> Option<(String, u32, Option<Verdict>)> {
+    if matches!(f.root_by, Some((RootBy::Report, _))) {
+        return None;
+    }
+    let verdict = f.reference.as_ref().map(|r| r.judged.verdict);
+    Some(match &f.precision_lost {
+        Some(p) => (file_name(&p.origin.file), p.origin.line, verdict),
+        None => (file_name(&f.site.file), f.site.line, verdict),
+    })
+}
+
+/// Roots bugs with an origin there (`root_by` precision), then makes bugs of one fix line one
+/// entry: the most ordinary stays; the others hang under it.
 pub fn merge(report: &mut Report) {
     let order: Vec<FindingKey> = report.bugs().map(|f| f.key.clone()).collect();
-    let mut heads: BTreeMap<OpPlace, FindingKey> = BTreeMap::new();
+    let mut heads: BTreeMap<(String, u32, Option<Verdict>), FindingKey> = BTreeMap::new();
     for key in order {
         let Some(f) = report.findings.iter_mut().find(|f| f.key == key) else {
             continue;
         };
-        let Some(origin) = f.precision_lost.as_ref().map(|p| p.origin.clone()) else {
+        let Some(line) = fix_line(f) else {
             continue;
         };
-        match heads.get(&origin) {
+        if f.precision_lost.is_some() {
+            let via = f.root_by.map_or(Via::Data, |(_, via)| via);
+            f.root_by = Some((RootBy::Precision, via));
+        }
+        match heads.get(&line) {
             None => {
-                let via = f.root_by.map_or(Via::Data, |(_, via)| via);
-                f.root_by = Some((RootBy::Precision, via));
-                heads.insert(origin, key);
+                heads.insert(line, key);
             }
             Some(head) => f.hang_under(head),
         }
