@@ -494,26 +494,16 @@ static void reach(unsigned origin, struct place at) {
                             at.file, at.line, at.column, at.op);
 }
 
-/* Whether the shadow is a normal number of the format (or zero): what the operation returns
- * on the operands' true values. */
-static int unexceptional(nf_mp *r, unsigned width) {
-  if (mpfr_zero_p(r->v))
-    return 1;
-  if (!mpfr_number_p(r->v))
-    return 0;
-  double m = mpfr_get_d(r->v, MPFR_RNDN);
-  return isfinite(m) && fabs(m) >= (width == 4 ? FLT_MIN : DBL_MIN) && fabs(m) <= (width == 4 ? FLT_MAX : DBL_MAX);
-}
-
 /* After an operation at (file, line, column, op) whose result `v` has the shadow `r`, the
  * operands' shadows `a` and `b`: a value that keeps more than half of its bits carries no
  * origin; one that lost them carries its operands' origin, else this operation becomes one (when
  * its shadow is a finite number: a NaN or infinite shadow is the algorithm's own, not precision
  * lost; and when it has a place and a checked op to name). An Inf, NaN, zero or subnormal result
- * of operands that carried an origin reached here from it when the operation on their true
- * values returns a normal number: the lost digits made the exception (a division by an exact
- * zero did not, whatever its numerator lost). It is said for a checked op, with no place when
- * the optimiser rewrote the operation (the first such one of the run). Herbgrind calls the first kind local error; here the program's own value stands in
+ * of operands that carried an origin reached here from it when the operation on the shadows is a
+ * number: a division by an exact zero or a pole is the operation's own, whatever its numerator
+ * lost. (Not "a number within the format": where the shadow's precision fell short too, as for
+ * sin(1e56) at 128 bits, its result may leave the format as well.) It is said for a checked op,
+ * with no place when the optimiser rewrote the operation (the first such one of the run). Herbgrind calls the first kind local error; here the program's own value stands in
  * for the operation on rounded operands, as the two agree where the operands kept their bits. */
 void __numfuzz_mpfr_track(nf_mp *r, double v, unsigned width, nf_mp *a, nf_mp *b, const char *file, unsigned line,
                           unsigned column, unsigned op) {
@@ -532,7 +522,7 @@ void __numfuzz_mpfr_track(nf_mp *r, double v, unsigned width, nf_mp *a, nf_mp *b
   int exceptional = !isfinite(v) || (fabs(v) < least && !mpfr_zero_p(r->v));
   if (carried) {
     r->origin = carried;
-    if (exceptional && checked && unexceptional(r, width))
+    if (exceptional && checked && mpfr_number_p(r->v))
       reach(carried, here);
   } else if (nameable && isfinite(v) && mpfr_number_p(r->v)) {
     r->origin = new_origin(here, correct, bits);
