@@ -168,7 +168,11 @@ impl Merging {
         let key = bug_key(f);
         match self.merged.bugs.iter_mut().find(|b| b.key == key) {
             Some(b) => {
-                b.functions.push(function.to_string());
+                // Two bugs of one function share a key when one dropped report or one origin
+                // roots both (with two verdicts, triage keeps them apart).
+                if !b.functions.iter().any(|g| g == function) {
+                    b.functions.push(function.to_string());
+                }
                 b.inputs += f.input_count;
                 b.first_seen_ms = earliest(b.first_seen_ms, f.first_seen_ms);
                 if order_of(&example.input) < order_of(&b.example.input) {
