@@ -181,3 +181,39 @@ fn sites_of_one_formula_with_one_verdict_are_one_entry() {
     assert_eq!(bugs[0]["location"]["line"], 5);
     assert_eq!(doc["summary"]["bugs"], 1, "{:#}", doc["summary"]);
 }
+
+/// Both operands of a quotient lost their digits; the quotient went non-finite through its
+/// divisor, whose origin is named.
+const QUOTIENT: &str = r#"#include <numfuzz.h>
+NUMFUZZ_SIGNATURE("f64");
+__attribute__((noinline)) static double quotient(double x) {
+  double num = (x + 1e30) - x;
+  double den = (x + 1e20) - x;
+  return num / den;
+}
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  NUMFUZZ_RESULT(quotient(nf_f64(data, size, 0)));
+  return 0;
+}
+"#;
+
+#[test]
+fn a_quotient_that_lost_both_operands_names_its_divisors_origin() {
+    let mpfr = compile(
+        "quotient",
+        &[("quotient.c", QUOTIENT)],
+        &["-O2"],
+        &[("NUMFUZZ_CC_SHADOW", "mpfr")],
+    );
+    let input = mpfr.path("x");
+    std::fs::write(&input, 1e40f64.to_le_bytes()).unwrap();
+    let o = std::process::Command::new(&mpfr.exe).arg(&input).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    // 0 / 0 where the shadows are 1e30 / 1e20.
+    assert!(
+        err.contains(
+            "quotient.c:6:14 (fdiv): non-finite, zero or subnormal after precision lost at quotient.c:5:27 (fsub)"
+        ),
+        "{err}"
+    );
+}

@@ -515,7 +515,9 @@ void __numfuzz_mpfr_track(nf_mp *r, double v, unsigned width, nf_mp *a, nf_mp *b
     r->origin = 0;
     return;
   }
-  unsigned carried = a && a->origin ? a->origin : b && b->origin ? b->origin : 0;
+  /* A quotient goes non-finite through its divisor first: a lost divisor is the one to name. */
+  nf_mp *first = op == NUMFUZZ_OP_FDIV ? b : a, *second = op == NUMFUZZ_OP_FDIV ? a : b;
+  unsigned carried = first && first->origin ? first->origin : second && second->origin ? second->origin : 0;
   struct place here = {file, line, column, op};
   int checked = op < NUMFUZZ_MPFR_OP_FABS, nameable = file && checked;
   double least = width == 4 ? FLT_MIN : DBL_MIN;
