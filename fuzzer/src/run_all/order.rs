@@ -2,7 +2,7 @@
 //! shows (unparsable fields count as edge values).
 
 use crate::report_model::triage::Field;
-use crate::triage::ordinary::{self, Ordinariness};
+use crate::triage::inputs::ordinariness::{self, Ordinariness};
 use numfuzz_abi::signature::Signature;
 
 pub fn order_of(fields: &[Field]) -> Ordinariness {
@@ -12,7 +12,7 @@ pub fn order_of(fields: &[Field]) -> Ordinariness {
         sig.encode_text(&values).ok().map(|bytes| (sig, bytes))
     });
     match encoded {
-        Some((sig, bytes)) => ordinary::of(Some(&sig), &bytes),
+        Some((sig, bytes)) => ordinariness::of(Some(&sig), &bytes),
         None => Ordinariness {
             edge: true,
             magnitude: f64::INFINITY,

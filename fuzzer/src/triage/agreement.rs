@@ -5,7 +5,7 @@
 
 use super::consequence;
 use super::oracle::{ResultVerdict, Verdict};
-use super::pool;
+use super::parallel;
 use super::references::References;
 use crate::replay::Replay;
 use numfuzz_abi::signature::Signature;
@@ -76,7 +76,7 @@ pub fn compare(
                 .is_ok_and(|r| consequence::needs_attribution(r, signature))
         })
         .collect();
-    let verdicts = pool::map(
+    let verdicts = parallel::map(
         &escaping,
         jobs,
         |&i| {

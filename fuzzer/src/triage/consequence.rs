@@ -23,7 +23,7 @@
 //! A finding takes its worst consequence over its inputs (escapes > handled > absorbed),
 //! judged on inputs that are neither input-borne nor out of domain when it has any.
 
-use super::ordinary::Ordinariness;
+use super::inputs::ordinariness::{self, Ordinariness};
 use super::root::{Attribution, RootBy, Via};
 use super::taint::Flow;
 use crate::replay::{Replay, ReplayEnding};
@@ -208,7 +208,7 @@ pub fn analyze(
         has_results: !replay.results.is_empty(),
         // Outside the domain a non-finite result is expected: never a bug without a root.
         unexplained: completed && !handled && !out_of_domain && attribution.is_some_and(|a| a.root.is_none()),
-        ordinariness: super::ordinary::of(signature, &replay.bytes),
+        ordinariness: ordinariness::of(signature, &replay.bytes),
         findings: BTreeMap::new(),
     };
     let escape = flow.map(|flow| Escape::of(flow, &origin));

@@ -1,9 +1,9 @@
 //! The grouping of a campaign's replays into the triage report (`report`): findings by
 //! (site, kind), real crashes by (signal, top frame), hangs, inputs that did not reproduce.
 
-use super::campaign::{Campaign, Expectation, InputFile};
 use super::consequence::{self, InputAnalysis};
-use super::ordinary::Ordinariness;
+use super::inputs::campaign::{Campaign, Expectation, InputFile};
+use super::inputs::ordinariness::{self, Ordinariness};
 use super::report::{returned_rank, view_fields, CrashGroup, Finding, Hang, InputView, NotReproduced, Unexplained};
 use super::root::DroppedReport;
 use crate::replay::{Frame, Replay, ReplayEnding};
@@ -317,7 +317,7 @@ impl<'a> Grouping<'a> {
                 }
                 f.dropped_report = super::dropped::of(replay);
             }
-            f.ordinariness = super::ordinary::of(self.signature, &f.input_bytes);
+            f.ordinariness = ordinariness::of(self.signature, &f.input_bytes);
             f.id = id;
             out.push(f);
         }

@@ -7,17 +7,15 @@
 
 pub mod agreement;
 pub mod attribution;
-pub mod campaign;
 pub mod consequence;
 pub mod dropped;
 pub mod format;
 pub mod group;
+pub mod inputs;
 pub mod judge;
 pub mod limit;
-pub mod minimize;
 pub mod oracle;
-pub mod ordinary;
-mod pool;
+mod parallel;
 pub mod precision;
 pub mod references;
 pub mod report;
@@ -27,8 +25,8 @@ pub mod taint;
 
 use crate::replay::{Replay, Replayer};
 use crate::target::{Target, TargetError};
-use campaign::Campaign;
 use consequence::Consequence;
+use inputs::campaign::Campaign;
 use judge::{Judge, Keep};
 use numfuzz_abi::signature::Signature;
 use numfuzz_outdir::OutDirError;
@@ -199,7 +197,7 @@ pub fn triage(opts: &Options, progress: impl Fn(usize, usize) + Sync) -> Result<
     let builds = builds(opts, &campaign)?;
     let signature = builds.target.signature.as_ref();
     let total = campaign.inputs.len();
-    let replays: Vec<std::io::Result<Replay>> = pool::map(
+    let replays: Vec<std::io::Result<Replay>> = parallel::map(
         &campaign.inputs,
         opts.jobs,
         |input| builds.replayer.run(&input.path),
@@ -369,7 +367,7 @@ fn analyse_consequences(
         .filter(|&i| replays[i].as_ref().is_ok_and(consequence::needs_taint))
         .collect();
     let on_taint: Vec<Option<(taint::Flow, Option<Attribution>)>> = match taint {
-        Some(t) => pool::map(
+        Some(t) => parallel::map(
             &needs,
             jobs,
             |&i| {
@@ -467,7 +465,7 @@ fn minimize_findings(
         std::fs::create_dir_all(dir).map_err(|e| TriageError::MinimizedDir(dir.to_path_buf(), e))?;
         report.minimized_dir = Some(dir.to_path_buf());
     }
-    let results = pool::map(
+    let results = parallel::map(
         &report.findings,
         opts.jobs,
         |f| (!opts.minimize_bugs_only || f.is_bug()).then(|| minimize_finding(f, judge, signature, dir)),
@@ -509,7 +507,7 @@ fn record_reference_use(report: &mut Report, references: &References) {
 /// Judges the input each finding shows (its minimised one with `minimized`) against the
 /// oracle. Input-borne findings are not judged (they are never bugs).
 fn attach_references(report: &mut Report, judge: &Judge<'_>, jobs: usize, minimized: bool) {
-    let refs = pool::map(
+    let refs = parallel::map(
         &report.findings,
         jobs,
         |f| {
@@ -569,7 +567,7 @@ fn minimize_finding(
     };
     let keep = Keep::of(f);
     let holds = |bytes: &[u8]| judge.keeps(keep, &f.key, bytes);
-    let Some(values) = minimize::minimize_input(sig, &f.input_bytes, holds) else {
+    let Some(values) = inputs::minimize::minimize_input(sig, &f.input_bytes, holds) else {
         return Err(match keep {
             Keep::Raises => "the input re-encoded by the signature no longer raises it".into(),
             _ => "the input re-encoded by the signature no longer does what makes it matter".into(),

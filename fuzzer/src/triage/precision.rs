@@ -18,7 +18,7 @@
 //! Each bug's shown input is replayed once on the MPFR build, at its default precision.
 
 use super::oracle::Verdict;
-use super::pool;
+use super::parallel;
 use super::report::{Finding, Report};
 use super::root::{file_name, RootBy, Via};
 use crate::replay::Replayer;
@@ -61,7 +61,7 @@ pub fn attach(report: &mut Report, mpfr: &Replayer, jobs: usize) {
     let bugs: Vec<usize> = (0..report.findings.len())
         .filter(|&i| report.findings[i].is_bug() && report.findings[i].dropped_report.is_none())
         .collect();
-    let losses = pool::map(&bugs, jobs, |&i| loss_of(&report.findings[i], mpfr), |_| {});
+    let losses = parallel::map(&bugs, jobs, |&i| loss_of(&report.findings[i], mpfr), |_| {});
     for (i, loss) in bugs.into_iter().zip(losses) {
         report.findings[i].precision_lost = loss;
     }

@@ -4,8 +4,8 @@
 //! `run-all` read it.
 
 use super::consequence::Consequence;
+use super::inputs::ordinariness::Ordinariness;
 use super::oracle::{ResultVerdict, Verdict};
-use super::ordinary::Ordinariness;
 use super::references::Source;
 use super::root::{DroppedReport, RootBy, Via};
 use crate::replay::{decode_fields, DecodedField, Frame};
@@ -401,7 +401,7 @@ pub struct Report {
     /// With both an oracle and a shadow build: the shadow's verdicts against the oracle's.
     pub shadow_agreement: Option<super::agreement::Agreement>,
     /// Every instance's `exceptions.jsonl` (the HTML report charts them over time).
-    pub records: Vec<super::campaign::InstanceRecords>,
+    pub records: Vec<super::inputs::campaign::InstanceRecords>,
 }
 
 /// How bad what an input returned looks: 0 all primary results finite (a wrong value), 1 a NaN,
@@ -446,7 +446,7 @@ pub struct KindCount {
 }
 
 impl Report {
-    /// The bugs, most ordinary input first (see `ordinary`); at equal ordinariness a wrong
+    /// The bugs, most ordinary input first (see `inputs::ordinariness`); at equal ordinariness a wrong
     /// finite value before a NaN before an infinity, then in finding order.
     pub fn bugs(&self) -> impl Iterator<Item = &Finding> {
         let mut bugs: Vec<&Finding> = self.findings.iter().filter(|f| f.is_bug()).collect();

@@ -10,7 +10,7 @@ use super::{
 use crate::html::chart::{self, Axes, Series};
 use crate::html::{code, entry, heading, list, page, paragraphs, table, Html};
 use crate::replay::fields_decimal;
-use crate::triage::campaign::InstanceRecords;
+use crate::triage::inputs::campaign::InstanceRecords;
 use crate::triage::report::{Finding, Report};
 use numfuzz_abi::kind::ExceptionKind;
 
