@@ -66,12 +66,16 @@ fn shell_quote(p: &Path) -> String {
 fn start(built: &testkit::Built) -> (Tmux, std::path::PathBuf) {
     let status = built.path("status");
     // As a person's terminal: `CI` (set by CI runners, inherited by tmux) turns the screen off.
+    // The terminal's settings before and after the run (`stty -g`), to compare.
     let command = format!(
-        "env -u CI {} run -o {} -V 300 -- {}; echo $? > {}; sleep 60",
+        "stty -g > {before}; env -u CI {} run -o {} -V 300 -- {}; code=$?; stty -g > {after}; \
+         echo $code > {}; sleep 60",
         shell_quote(&Tools::get().numfuzz()),
         shell_quote(&built.path("out")),
         shell_quote(&built.exe),
         shell_quote(&status),
+        before = shell_quote(&built.path("stty.before")),
+        after = shell_quote(&built.path("stty.after")),
     );
     let tmux = Tmux {
         socket: built.path("tmux.sock").display().to_string(),
@@ -79,6 +83,14 @@ fn start(built: &testkit::Built) -> (Tmux, std::path::PathBuf) {
     let started = tmux.cmd(&["new-session", "-d", "-s", "screen", "-x", "80", "-y", "24", &command]);
     assert!(started.status.success(), "{}", String::from_utf8_lossy(&started.stderr));
     (tmux, status)
+}
+
+/// The terminal's settings are as they were before the campaign (echo, line editing, signals).
+fn assert_terminal_restored(built: &testkit::Built) {
+    let before = std::fs::read_to_string(built.path("stty.before")).unwrap();
+    let after = std::fs::read_to_string(built.path("stty.after")).unwrap();
+    assert!(!before.trim().is_empty());
+    assert_eq!(before, after, "the terminal's settings were not restored");
 }
 
 /// The exit status once `numfuzz run` has ended (at most a minute after being asked to stop).
@@ -123,6 +135,7 @@ fn the_screen_shows_exceptions_and_the_escape_and_one_ctrl_c_stops_the_campaign(
     assert!(pane.contains("stopped by a signal"), "{pane}");
     assert!(pane.contains("Overflow"), "{pane}");
     assert!(!pane.contains("q or Ctrl-C: stop"), "the screen was left: {pane}");
+    assert_terminal_restored(&built);
     assert!(built.path("out/default/crashes").is_dir(), "findings are kept");
 }
 
@@ -135,4 +148,6 @@ fn q_stops_the_campaign_as_ctrl_c_does() {
     assert_eq!(exit_status(&tmux, &status), "1", "{}", tmux.pane());
     let pane = tmux.pane();
     assert!(pane.contains("stopped by a signal"), "{pane}");
+    assert!(!pane.contains("q or Ctrl-C: stop"), "the screen was left: {pane}");
+    assert_terminal_restored(&built);
 }

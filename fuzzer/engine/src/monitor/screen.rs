@@ -1,12 +1,15 @@
 //! The campaign screen on a terminal. LibAFL calls `display` on every event; a thread of its
-//! own redraws four times a second from the latest snapshot and reads `q`.
+//! own redraws four times a second from the latest snapshot and reads the keys.
 //!
-//! The terminal is not put in raw mode: echo and line editing are off, but signals stay on, so
-//! Ctrl-C reaches the campaign's processes as it does without a screen (the clients stop
-//! cleanly and write their stats, the broker ignores it and waits for them), and `q` sends the
-//! same SIGINT to the terminal's foreground process group. The screen is an alternate screen
-//! that is left, and the terminal's settings restored, when the monitor is dropped at the end
-//! of the campaign, so the summary prints on the ordinary screen.
+//! The terminal is handled by crossterm: raw mode (no echo, no line editing, keys read one by
+//! one) on an alternate screen without a cursor. Raw mode also turns off the terminal's
+//! signals, so Ctrl-C arrives as a key, and the screen sends the SIGINT the terminal would
+//! have sent to the terminal's foreground process group; `q` sends the same. Ctrl-C thus
+//! reaches the campaign's processes as it does without a screen (the clients stop cleanly and
+//! write their stats, the broker ignores it and waits for them). The alternate screen is left,
+//! and the terminal's settings restored, when the monitor is dropped at the end of the
+//! campaign (so the summary prints on the ordinary screen) and as soon as the screen fails
+//! (then the terminal's own Ctrl-C is back).
 
 use super::draw::draw;
 use super::snapshot::{Snapshot, Tracker};
@@ -15,8 +18,12 @@ use libafl::monitors::Monitor;
 use libafl::Error;
 use libafl_bolts::ClientId;
 use ratatui::backend::CrosstermBackend;
+use ratatui::crossterm::cursor::{Hide, Show};
+use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
+use ratatui::crossterm::execute;
+use ratatui::crossterm::terminal::{self, EnterAlternateScreen, LeaveAlternateScreen};
 use ratatui::Terminal;
-use std::io::Write;
+use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -88,67 +95,70 @@ fn redraw_until(shared: &Shared, stop: &AtomicBool, title: &str) -> std::io::Res
             s.aged(taken.elapsed())
         };
         terminal.draw(|f| draw(f, f.area(), title, &snapshot))?;
-        if key_pressed(b'q') {
-            interrupt_foreground();
-        }
-        std::thread::sleep(REDRAW);
+        read_keys_until(Instant::now() + REDRAW)?;
     }
     Ok(())
 }
 
-/// Whether `key` is among the bytes typed since the last look (stdin never blocks: VMIN 0).
-fn key_pressed(key: u8) -> bool {
-    let mut buf = [0u8; 64];
-    // SAFETY: reading into a local buffer of its own length.
-    let n = unsafe { libc::read(libc::STDIN_FILENO, buf.as_mut_ptr().cast(), buf.len()) };
-    n > 0 && buf[..n as usize].iter().any(|b| b.eq_ignore_ascii_case(&key))
+/// Reads the keys typed until `deadline` (or until the terminal is resized, to redraw at
+/// once); `q` and Ctrl-C interrupt the foreground.
+fn read_keys_until(deadline: Instant) -> std::io::Result<()> {
+    while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+        if !event::poll(left)? {
+            break;
+        }
+        match event::read()? {
+            Event::Key(key) if key.kind != KeyEventKind::Release => {
+                let control = key.modifiers.contains(KeyModifiers::CONTROL);
+                match key.code {
+                    KeyCode::Char('q' | 'Q') if !control => interrupt_foreground(),
+                    KeyCode::Char('c' | 'C') if control => interrupt_foreground(),
+                    _ => {}
+                }
+            }
+            Event::Resize(..) => break,
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
-/// What Ctrl-C does: SIGINT to the terminal's foreground process group.
+/// What Ctrl-C does: SIGINT to the terminal's foreground process group (to this process's
+/// own group when the terminal does not tell it, so that Ctrl-C is never lost).
 fn interrupt_foreground() {
-    // SAFETY: plain libc calls on the terminal's file descriptor and a process group id.
+    // The keys come from stdin when it is a terminal, else from /dev/tty (as crossterm reads).
+    let tty = std::fs::File::open("/dev/tty");
+    let fd = tty.as_ref().map_or(libc::STDIN_FILENO, |f| f.as_raw_fd());
+    // SAFETY: plain libc calls on an open file descriptor and a process group id.
     unsafe {
-        let group = libc::tcgetpgrp(libc::STDIN_FILENO);
-        if group > 0 {
-            libc::kill(-group, libc::SIGINT);
-        }
+        let group = libc::tcgetpgrp(fd);
+        libc::kill(if group > 0 { -group } else { 0 }, libc::SIGINT);
     }
 }
 
-/// The terminal as the screen wants it (alternate screen, no cursor, no echo, no line
-/// editing, signals on), restored when dropped.
-struct TerminalMode {
-    saved: Option<libc::termios>,
-}
+/// The terminal as the screen wants it (raw mode, alternate screen, no cursor), restored
+/// when dropped.
+///
+/// crossterm has one mode besides the terminal's own: raw, which also turns off the signal
+/// keys (ISIG). Keeping them on would take termios by hand again, so the screen reads Ctrl-C
+/// as a key and sends its SIGINT itself (`read_keys_until`); when the screen stops, the mode
+/// is dropped and the terminal sends it again.
+struct TerminalMode;
 
 impl TerminalMode {
     fn enter() -> TerminalMode {
-        // SAFETY: termios is plain data; tcgetattr fills it or fails.
-        let mut t: libc::termios = unsafe { std::mem::zeroed() };
-        let saved = (unsafe { libc::tcgetattr(libc::STDIN_FILENO, &mut t) } == 0).then_some(t);
-        if saved.is_some() {
-            t.c_lflag &= !(libc::ICANON | libc::ECHO);
-            t.c_lflag |= libc::ISIG;
-            t.c_cc[libc::VMIN] = 0;
-            t.c_cc[libc::VTIME] = 0;
-            // SAFETY: applying settings read from the same descriptor, changed above.
-            unsafe { libc::tcsetattr(libc::STDIN_FILENO, libc::TCSANOW, &t) };
-        }
-        let mut out = std::io::stdout();
-        let _ = out.write_all(b"\x1b[?1049h\x1b[?25l");
-        let _ = out.flush();
-        TerminalMode { saved }
+        // Without raw mode (no terminal settings to change) the screen still shows, and the
+        // terminal's own Ctrl-C stays on.
+        let _ = terminal::enable_raw_mode();
+        let _ = execute!(std::io::stdout(), EnterAlternateScreen, Hide);
+        TerminalMode
     }
 }
 
 impl Drop for TerminalMode {
     fn drop(&mut self) {
-        let mut out = std::io::stdout();
-        let _ = out.write_all(b"\x1b[?25h\x1b[?1049l");
-        let _ = out.flush();
-        if let Some(t) = &self.saved {
-            // SAFETY: restoring the settings tcgetattr returned.
-            unsafe { libc::tcsetattr(libc::STDIN_FILENO, libc::TCSANOW, t) };
-        }
+        let _ = execute!(std::io::stdout(), Show, LeaveAlternateScreen);
+        // Restores the settings enable_raw_mode saved (nothing when it did not enable it).
+        let _ = terminal::disable_raw_mode();
     }
 }
