@@ -78,7 +78,7 @@ fn report_key(d: &DroppedReport) -> String {
         let file = a
             .file
             .as_deref()
-            .map(crate::triage::root::file_name)
+            .map(crate::triage::consequences::root::file_name)
             .unwrap_or_default();
         format!("{file}:{}", a.line.unwrap_or(0))
     });

@@ -3,7 +3,7 @@
 //! fields) is judged both ways, and the report counts the pairs of verdicts and lists the
 //! inputs where they differ. References still come from the oracle.
 
-use super::consequence;
+use super::consequences;
 use super::oracle::{ResultVerdict, Verdict};
 use super::parallel;
 use super::references::References;
@@ -73,7 +73,7 @@ pub fn compare(
         .filter(|&i| {
             replays[i]
                 .as_ref()
-                .is_ok_and(|r| consequence::needs_attribution(r, signature))
+                .is_ok_and(|r| consequences::needs_attribution(r, signature))
         })
         .collect();
     let verdicts = parallel::map(

@@ -11,8 +11,8 @@
 //! overflow, is dropped at that call in hermite.c. When the function the harness called
 //! reported itself, it dropped the report by returning success.
 
+use super::consequences::root::{file_name, DroppedReport, RootBy, Via};
 use super::report::Report;
-use super::root::{file_name, DroppedReport, RootBy, Via};
 use crate::replay::{Replay, ReplayEnding};
 use numfuzz_abi::report::{ErrorReport, Frame, StatusReport};
 use numfuzz_outdir::FindingKey;

@@ -1,11 +1,11 @@
 //! The grouping of a campaign's replays into the triage report (`report`): findings by
 //! (site, kind), real crashes by (signal, top frame), hangs, inputs that did not reproduce.
 
-use super::consequence::{self, InputAnalysis};
+use super::consequences::root::DroppedReport;
+use super::consequences::{self, InputAnalysis};
 use super::inputs::campaign::{Campaign, Expectation, InputFile};
 use super::inputs::ordinariness::{self, Ordinariness};
 use super::report::{returned_rank, view_fields, CrashGroup, Finding, Hang, InputView, NotReproduced, Unexplained};
-use super::root::DroppedReport;
 use crate::replay::{Frame, Replay, ReplayEnding};
 use numfuzz_abi::report::ExceptionReport;
 use numfuzz_abi::signature::Signature;
@@ -342,7 +342,7 @@ impl<'a> Grouping<'a> {
         analyses: &[Option<InputAnalysis>],
         judge: bool,
     ) -> Option<&(&'a InputFile, Replay)> {
-        let with: Vec<(&InputAnalysis, &consequence::InInput, usize)> = self
+        let with: Vec<(&InputAnalysis, &consequences::InInput, usize)> = self
             .analysed
             .get(key)
             .into_iter()
@@ -352,8 +352,8 @@ impl<'a> Grouping<'a> {
                 Some((a, a.findings.get(key)?, i))
             })
             .collect();
-        let pairs: Vec<(&InputAnalysis, &consequence::InInput)> = with.iter().map(|&(a, f, _)| (a, f)).collect();
-        let merged = consequence::merge(key, &pairs);
+        let pairs: Vec<(&InputAnalysis, &consequences::InInput)> = with.iter().map(|&(a, f, _)| (a, f)).collect();
+        let merged = consequences::merge(key, &pairs);
         f.origin = merged.origin;
         f.input_borne = merged.input_borne;
         f.out_of_domain = merged.out_of_domain;

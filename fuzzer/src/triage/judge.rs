@@ -3,12 +3,10 @@
 //! value flow into a wrong one)? Used to attach references to findings and as the predicate
 //! that keeps a finding's consequence through minimisation.
 
-use super::attribution;
-use super::consequence::{self, Consequence};
+use super::consequences::{self, repair, taint, Consequence};
 use super::oracle::Verdict;
 use super::references::{References, Source};
 use super::report::{Finding, Reference};
-use super::taint;
 use crate::replay::{Replay, Replayer};
 use numfuzz_abi::signature::Signature;
 use numfuzz_abi::taint::TaintMode;
@@ -72,8 +70,8 @@ impl Judge<'_> {
                 let Some(t) = self.taint else { return false };
                 let analysis = with_file(bytes, |path| {
                     let replay = self.replayer.run(path).ok()?;
-                    let (flow, attribution) = attribution::on_taint_build(t, path, &replay, self.signature)?;
-                    Some(consequence::analyze(
+                    let (flow, attribution) = repair::on_taint_build(t, path, &replay, self.signature)?;
+                    Some(consequences::analyze(
                         &replay,
                         Some(&flow),
                         attribution.as_ref(),
@@ -124,14 +122,14 @@ impl Judge<'_> {
             if let Some((_, mut flow)) = self.taint_analysis(bytes, TaintMode::Influence) {
                 flow.translate_for(&replay);
                 let index = reference.judged.index;
-                let reach = consequence::reaching(&flow, |r| r.index == Some(index));
+                let reach = consequences::reaching(&flow, |r| r.index == Some(index));
                 let origin_at = |p: usize| {
                     replay
                         .exceptions
                         .iter()
                         .any(|e| e.origin && FindingKey::of(e.kind, &e.site) == flow.order[p])
                 };
-                let roots = consequence::roots(&flow, &reach, origin_at);
+                let roots = consequences::roots(&flow, &reach, origin_at);
                 let position = flow.position(key).filter(|p| reach.contains(p));
                 reference.reaches = Some(position.is_some());
                 reference.root = position.and_then(|p| roots[&p]).map(|q| flow.order[q].clone());

@@ -1,13 +1,12 @@
 //! `numfuzz triage OUT`: replays every saved input of a campaign out of process, groups the
 //! floating-point exceptions by (site, kind), real crashes by (signal, top frame), lists
 //! hangs and inputs that no longer reproduce, tells what each exception did to the declared
-//! results (`consequence`: replays on the taint build), judges results against a reference
+//! results (`consequences`: replays on the taint build), judges results against a reference
 //! oracle, optionally minimises each finding's input keeping what makes it matter, and
 //! renders the result, bugs first, as a table, Markdown, JSON or SARIF.
 
 pub mod agreement;
-pub mod attribution;
-pub mod consequence;
+pub mod consequences;
 pub mod dropped;
 pub mod format;
 pub mod group;
@@ -20,19 +19,17 @@ pub mod precision;
 pub mod references;
 pub mod report;
 pub mod repro;
-pub mod root;
-pub mod taint;
 
 use crate::replay::{Replay, Replayer};
 use crate::target::{Target, TargetError};
-use consequence::Consequence;
+use consequences::root::Attribution;
+use consequences::{taint, Consequence};
 use inputs::campaign::Campaign;
 use judge::{Judge, Keep};
 use numfuzz_abi::signature::Signature;
 use numfuzz_outdir::OutDirError;
 use references::{References, Source};
 use report::{view_fields, Consequences, Finding, Minimized, OracleUse, Reference, Report};
-use root::Attribution;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -285,13 +282,13 @@ fn builds(opts: &Options, campaign: &Campaign) -> Result<Builds, TriageError> {
 /// Whether consequences could be computed: they need declared results, and a taint build
 /// when some input returned Inf or NaN unreported.
 fn consequences_of(
-    analyses: &[Option<consequence::InputAnalysis>],
+    analyses: &[Option<consequences::InputAnalysis>],
     replays: &[std::io::Result<Replay>],
     builds: &Builds,
 ) -> Consequences {
     if !analyses.iter().flatten().any(|a| a.has_results) {
         Consequences::NoResults
-    } else if builds.taint.is_none() && replays.iter().flatten().any(consequence::needs_taint) {
+    } else if builds.taint.is_none() && replays.iter().flatten().any(consequences::needs_taint) {
         Consequences::NoTaintBuild {
             expected: default_taint_path(&builds.target.path),
         }
@@ -362,9 +359,9 @@ fn analyse_consequences(
     taint: Option<&Replayer>,
     signature: Option<&Signature>,
     jobs: usize,
-) -> (Vec<Option<consequence::InputAnalysis>>, usize) {
+) -> (Vec<Option<consequences::InputAnalysis>>, usize) {
     let needs: Vec<usize> = (0..replays.len())
-        .filter(|&i| replays[i].as_ref().is_ok_and(consequence::needs_taint))
+        .filter(|&i| replays[i].as_ref().is_ok_and(consequences::needs_taint))
         .collect();
     let on_taint: Vec<Option<(taint::Flow, Option<Attribution>)>> = match taint {
         Some(t) => parallel::map(
@@ -372,7 +369,7 @@ fn analyse_consequences(
             jobs,
             |&i| {
                 let replay = replays[i].as_ref().ok()?;
-                attribution::on_taint_build(t, &campaign.inputs[i].path, replay, signature)
+                consequences::repair::on_taint_build(t, &campaign.inputs[i].path, replay, signature)
             },
             |_| {},
         ),
@@ -397,7 +394,7 @@ fn analyse_consequences(
                 Some((flow, a)) => (Some(flow), a.as_ref()),
                 None => (None, None),
             };
-            Some(consequence::analyze(r, flow, attribution, signature))
+            Some(consequences::analyze(r, flow, attribution, signature))
         })
         .collect();
     (analyses, repair_replays)

@@ -17,10 +17,10 @@
 //!
 //! Each bug's shown input is replayed once on the MPFR build, at its default precision.
 
+use super::consequences::root::{file_name, RootBy, Via};
 use super::oracle::Verdict;
 use super::parallel;
 use super::report::{Finding, Report};
-use super::root::{file_name, RootBy, Via};
 use crate::replay::Replayer;
 use numfuzz_abi::report::{OpPlace, PrecisionLoss};
 use numfuzz_abi::site::SiteInfo;

@@ -3,11 +3,11 @@
 //! and unexplained non-finite results. `group` builds it from replays; every format and
 //! `run-all` read it.
 
-use super::consequence::Consequence;
+use super::consequences::root::{DroppedReport, RootBy, Via};
+use super::consequences::Consequence;
 use super::inputs::ordinariness::Ordinariness;
 use super::oracle::{ResultVerdict, Verdict};
 use super::references::Source;
-use super::root::{DroppedReport, RootBy, Via};
 use crate::replay::{decode_fields, DecodedField, Frame};
 use numfuzz_abi::kind::ExceptionKind;
 use numfuzz_abi::report::{ExceptionReport, PrecisionLoss, ResultReport};

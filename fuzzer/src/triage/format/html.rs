@@ -345,7 +345,7 @@ pub fn render(report: &Report, all: bool) -> String {
 mod tests {
     use super::*;
     use crate::replay::DecodedField;
-    use crate::triage::consequence::Consequence;
+    use crate::triage::consequences::Consequence;
     use crate::triage::report::{Consequences, InputView};
     use numfuzz_abi::report::{ExceptionReport, ResultReport};
     use numfuzz_outdir::{ExceptionRecord, FindingKey};

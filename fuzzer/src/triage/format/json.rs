@@ -9,7 +9,7 @@ use crate::report_model::triage::{
 };
 use crate::report_model::Tool;
 use crate::triage::agreement::Agreement;
-use crate::triage::consequence::Consequence;
+use crate::triage::consequences::Consequence;
 use crate::triage::oracle::{ResultVerdict, Verdict};
 use crate::triage::report::{self, Consequences, CrashGroup, FindingClass, InputView, KindCount, OracleUse, Report};
 use numfuzz_abi::kind::ExceptionKind;
@@ -156,7 +156,7 @@ fn precision_lost(p: &numfuzz_abi::report::PrecisionLoss) -> PrecisionLost {
     }
 }
 
-fn dropped_report(d: &crate::triage::root::DroppedReport) -> DroppedReport {
+fn dropped_report(d: &crate::triage::consequences::root::DroppedReport) -> DroppedReport {
     DroppedReport {
         file: d.file.clone(),
         line: d.line,

@@ -213,7 +213,7 @@ pub fn unexplained_why(u: &crate::triage::report::Unexplained) -> String {
 
 /// How a bug's root was chosen, as reports say it (`root_by` and `via` in the JSON).
 pub fn root_text(f: &Finding) -> Option<String> {
-    use crate::triage::root::{RootBy, Via};
+    use crate::triage::consequences::root::{RootBy, Via};
     let (by, via) = f.root_by?;
     if let (RootBy::Report, Some(dropped)) = (by, &f.dropped_report) {
         let merged = match f.inputs_not_isolated {

@@ -130,7 +130,7 @@ fn unexplained(out: &mut String, n: usize, u: &Unexplained) {
             format!(
                 "{} at {}:{}:{}",
                 k.kind,
-                crate::triage::root::file_name(&k.path),
+                crate::triage::consequences::root::file_name(&k.path),
                 k.line,
                 k.column
             )

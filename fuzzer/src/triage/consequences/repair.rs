@@ -18,7 +18,6 @@
 //! - no single repair fixes it: the earliest label root, `earliest`; without one the input is
 //!   still a bug, with no root ("cause not isolated").
 
-use super::consequence;
 use super::root::{Attribution, RootBy, Via};
 use super::taint::Flow;
 use crate::replay::{Replay, ReplayEnding, Replayer};
@@ -47,7 +46,7 @@ pub fn fixed(run: &Replay) -> bool {
             .results
             .iter()
             .filter(|r| r.index.is_some())
-            .all(|r| super::consequence::result_finite(&r.value)),
+            .all(|r| super::result_finite(&r.value)),
         _ => false,
     }
 }
@@ -95,7 +94,7 @@ pub fn attribute(
     out
 }
 
-/// What the taint build tells of an input that needed it (`consequence::needs_taint`): its
+/// What the taint build tells of an input that needed it (`consequences::needs_taint`): its
 /// flow graph (keys as `replay`, the input's replay on the campaign's target, names them) and,
 /// when a primary result is non-finite, the attribution of it, its repairs replayed on the
 /// taint build. `None` when the taint build could not replay it.
@@ -107,11 +106,11 @@ pub fn on_taint_build(
 ) -> Option<(Flow, Option<Attribution>)> {
     let (_, mut flow) = super::taint::replay(taint, input, TaintMode::NonFinite).ok()?;
     flow.translate_for(replay);
-    if !consequence::needs_attribution(replay, signature) {
+    if !super::needs_attribution(replay, signature) {
         return Some((flow, None));
     }
-    let origin = consequence::origins(replay);
-    let escape = consequence::Escape::of(&flow, &origin);
+    let origin = super::origins(replay);
+    let escape = super::Escape::of(&flow, &origin);
     let origin_at = |p: usize| origin.get(&flow.order[p]).copied().unwrap_or(false);
     let attribution = attribute(&flow, &escape.reach, &escape.label_roots(), origin_at, |repair| {
         super::taint::replay_repaired(taint, input, repair).ok()

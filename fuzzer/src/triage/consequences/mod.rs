@@ -2,6 +2,10 @@
 //! the exceptional value or propagated one, whether the input itself held it, and the
 //! root-cause chains of the findings that reach a result.
 //!
+//! Beside it: `taint` replays an input on the taint build (which findings flowed into which
+//! results), `root` is the root of one input's non-finite result, and `repair` finds that root
+//! by repairing one exception at a time.
+//!
 //! Per input (after EXCVATE, ARITH 2025, and the origin/propagation split of GPU-FPX and
 //! FloatTracker):
 //! - `origin`: some exception of the (site, kind) had only finite operands (Generate); one
@@ -15,7 +19,7 @@
 //!   declared result that is Inf or NaN; `absorbed` otherwise (every result finite, or the
 //!   value killed on the way, as `1/inf = 0`).
 //! - roots: an input whose primary result is non-finite has one root, the exception whose
-//!   repair alone makes the result finite (see `attribution`); every finding whose labels
+//!   repair alone makes the result finite (see `repair`); every finding whose labels
 //!   reach the result hangs under it (escapes), and the rest of the input's findings are
 //!   `coincident`: never `absorbed` in an input whose result is non-finite. Input-borne
 //!   inputs keep the labels' roots: the origins no other escaping origin flowed into.
@@ -23,15 +27,19 @@
 //! A finding takes its worst consequence over its inputs (escapes > handled > absorbed),
 //! judged on inputs that are neither input-borne nor out of domain when it has any.
 
+pub mod repair;
+pub mod root;
+pub mod taint;
+
 use super::inputs::ordinariness::{self, Ordinariness};
-use super::root::{Attribution, RootBy, Via};
-use super::taint::Flow;
 use crate::replay::{Replay, ReplayEnding};
 use numfuzz_abi::signature::Signature;
 use numfuzz_abi::value::Value;
 use numfuzz_outdir::FindingKey;
+use root::{Attribution, RootBy, Via};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
+use taint::Flow;
 
 /// What an exception did to the declared results of one input. Ordered by severity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -110,7 +118,7 @@ pub fn needs_taint(replay: &Replay) -> bool {
         && replay.results.iter().any(|r| !result_finite(&r.value))
 }
 
-/// Does the input need its non-finite primary result attributed (see `attribution`)? Yes
+/// Does the input need its non-finite primary result attributed (see `repair`)? Yes
 /// when it needs a taint replay for a primary result and holds no NaN or infinity.
 pub fn needs_attribution(replay: &Replay, signature: Option<&Signature>) -> bool {
     needs_taint(replay)

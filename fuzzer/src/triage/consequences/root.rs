@@ -1,4 +1,4 @@
-//! The root of one input's non-finite result, as `attribution` finds it and `consequence`
+//! The root of one input's non-finite result, as `repair` finds it and `consequences`
 //! and the report use it.
 
 use numfuzz_abi::report::Frame;
@@ -62,7 +62,7 @@ pub struct Attribution {
     pub root: Option<(FindingKey, RootBy, Via)>,
     /// Repaired replays it took.
     pub replays: usize,
-    /// Origins whose repair was not tried (past `attribution::MAX_REPAIRS`).
+    /// Origins whose repair was not tried (past `repair::MAX_REPAIRS`).
     pub untried: usize,
 }
 
