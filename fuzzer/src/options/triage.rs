@@ -44,7 +44,7 @@ pub struct TriageArgs {
     pub oracle: Option<String>,
     /// Relative error above which a result is `wrong` against the oracle's reference (an
     /// oracle may answer a looser one for an input).
-    #[arg(long, default_value_t = numfuzz::triage::oracle::DEFAULT_TOLERANCE, value_parser = positive_tolerance)]
+    #[arg(long, default_value_t = numfuzz::triage::references::oracle::DEFAULT_TOLERANCE, value_parser = positive_tolerance)]
     pub tolerance: f64,
     /// Seconds the oracle may take to answer one input before it is given up on.
     #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]

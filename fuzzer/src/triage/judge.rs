@@ -4,7 +4,7 @@
 //! that keeps a finding's consequence through minimisation.
 
 use super::consequences::{self, repair, taint, Consequence};
-use super::oracle::Verdict;
+use super::references::oracle::Verdict;
 use super::references::{References, Source};
 use super::report::{Finding, Reference};
 use crate::replay::{Replay, Replayer};

@@ -5,15 +5,12 @@
 //! oracle, optionally minimises each finding's input keeping what makes it matter, and
 //! renders the result, bugs first, as a table, Markdown, JSON or SARIF.
 
-pub mod agreement;
 pub mod consequences;
 pub mod dropped;
 pub mod format;
 pub mod group;
 pub mod inputs;
 pub mod judge;
-pub mod limit;
-pub mod oracle;
 mod parallel;
 pub mod precision;
 pub mod references;
@@ -426,7 +423,7 @@ fn references(
     (shadow_target, mpfr_target): (Option<&PathBuf>, Option<&PathBuf>),
     target: &Target,
     signature: Option<&Signature>,
-) -> (Option<References>, Option<agreement::Agreement>) {
+) -> (Option<References>, Option<references::shadow_agreement::Agreement>) {
     let shadow = shadow_target.map(|shadow| {
         References::shadow(
             shadow_replayer(replayer, shadow, opts, X87_SLOWER),
@@ -442,7 +439,9 @@ fn references(
     let agreement = match (&oracle, &shadow) {
         (Some(o), Some(s)) => {
             let names: Vec<String> = campaign.inputs.iter().map(|i| i.rel.clone()).collect();
-            Some(agreement::compare(o, s, replays, &names, signature, opts.jobs))
+            Some(references::shadow_agreement::compare(
+                o, s, replays, &names, signature, opts.jobs,
+            ))
         }
         _ => None,
     };

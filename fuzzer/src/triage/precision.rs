@@ -18,8 +18,8 @@
 //! Each bug's shown input is replayed once on the MPFR build, at its default precision.
 
 use super::consequences::root::{file_name, RootBy, Via};
-use super::oracle::Verdict;
 use super::parallel;
+use super::references::oracle::Verdict;
 use super::report::{Finding, Report};
 use crate::replay::Replayer;
 use numfuzz_abi::report::{OpPlace, PrecisionLoss};

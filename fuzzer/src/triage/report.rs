@@ -6,7 +6,7 @@
 use super::consequences::root::{DroppedReport, RootBy, Via};
 use super::consequences::Consequence;
 use super::inputs::ordinariness::Ordinariness;
-use super::oracle::{ResultVerdict, Verdict};
+use super::references::oracle::{ResultVerdict, Verdict};
 use super::references::Source;
 use crate::replay::{decode_fields, DecodedField, Frame};
 use numfuzz_abi::kind::ExceptionKind;
@@ -399,7 +399,7 @@ pub struct Report {
     pub taint_target: Option<PathBuf>,
     pub oracle: Option<OracleUse>,
     /// With both an oracle and a shadow build: the shadow's verdicts against the oracle's.
-    pub shadow_agreement: Option<super::agreement::Agreement>,
+    pub shadow_agreement: Option<super::references::shadow_agreement::Agreement>,
     /// Every instance's `exceptions.jsonl` (the HTML report charts them over time).
     pub records: Vec<super::inputs::campaign::InstanceRecords>,
 }

@@ -20,7 +20,7 @@
 //! what is missing.
 
 use super::format::results_text;
-use super::oracle::Verdict;
+use super::references::oracle::Verdict;
 use super::report::{Finding, Report, Reproducer};
 use crate::replay::DecodedField;
 use numfuzz_abi::signature::Signature;

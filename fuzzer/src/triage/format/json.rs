@@ -8,9 +8,9 @@ use crate::report_model::triage::{
     ShadowAgreement, Summary, TriageDoc, Unexplained, VerdictPair, SCHEMA_VERSION,
 };
 use crate::report_model::Tool;
-use crate::triage::agreement::Agreement;
 use crate::triage::consequences::Consequence;
-use crate::triage::oracle::{ResultVerdict, Verdict};
+use crate::triage::references::oracle::{ResultVerdict, Verdict};
+use crate::triage::references::shadow_agreement::Agreement;
 use crate::triage::report::{self, Consequences, CrashGroup, FindingClass, InputView, KindCount, OracleUse, Report};
 use numfuzz_abi::kind::ExceptionKind;
 use serde::Serialize;

@@ -139,7 +139,7 @@ pub fn others_line(report: &Report, all: bool) -> String {
             !f.is_bug()
                 && f.reference
                     .as_ref()
-                    .is_some_and(|r| r.judged.verdict == super::oracle::Verdict::Wrong)
+                    .is_some_and(|r| r.judged.verdict == super::references::oracle::Verdict::Wrong)
         })
         .count();
     let wrong = if wrong > 0 {

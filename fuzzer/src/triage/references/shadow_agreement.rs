@@ -3,11 +3,11 @@
 //! fields) is judged both ways, and the report counts the pairs of verdicts and lists the
 //! inputs where they differ. References still come from the oracle.
 
-use super::consequences;
 use super::oracle::{ResultVerdict, Verdict};
-use super::parallel;
-use super::references::References;
+use super::References;
 use crate::replay::Replay;
+use crate::triage::consequences;
+use crate::triage::parallel;
 use numfuzz_abi::signature::Signature;
 use std::collections::BTreeMap;
 

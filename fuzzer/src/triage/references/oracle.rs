@@ -305,7 +305,7 @@ pub struct ResultVerdict {
     pub reference: String,
     pub verdict: Verdict,
     pub tolerance: f64,
-    /// The reference is the shadow's limit beside the input (see `limit`), not its value at it.
+    /// The reference is the shadow's limit beside the input (see `neighbours`), not its value at it.
     pub beside: bool,
     /// The reference is the MPFR shadow's, where the x87 shadow could not tell.
     pub by_mpfr: bool,

@@ -16,15 +16,23 @@
 //! replayed, at 128 and 512 bits, only for the results the x87 shadow cannot decide (unreliable,
 //! provisional, or saying `range` or `undefined`), and its answer replaces x87's when it is the
 //! same at both precisions; when it is not, the result is left unjudged, with MPFR's reason.
+//!
+//! Beside it: `oracle` speaks the oracle's protocol and gives the verdicts, `neighbours` reads
+//! the shadow at the inputs beside one where its value there says nothing, and
+//! `shadow_agreement` measures the shadow against the oracle.
 
-use super::limit::{self, scientific};
-use super::oracle::{self, Judgement, Oracle, Request, RequestResult, ResultVerdict};
+pub mod neighbours;
+pub mod oracle;
+pub mod shadow_agreement;
+
 use crate::replay::{Replay, ReplayEnding, Replayer};
+use neighbours::scientific;
 use numfuzz_abi::op::FloatType;
 use numfuzz_abi::report::ResultReport;
 use numfuzz_abi::shadow::{is_provisional, mpfr};
 use numfuzz_abi::signature::Signature;
 use numfuzz_abi::value::Value;
+use oracle::{Judgement, Oracle, Request, RequestResult, ResultVerdict};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -483,7 +491,7 @@ pub fn mark_unstable(wide: &mut [ResultReport], narrow: &[ResultReport], names: 
     }
 }
 
-/// Checks the shadow references of `judgement` beside the input (see [`limit`]): a non-finite
+/// Checks the shadow references of `judgement` beside the input (see [`neighbours`]): a non-finite
 /// one becomes the shadow's limit there when it has one; one beyond the format's range that
 /// is no smooth function of the input there is rounding noise and is dropped. `provisional`
 /// results (a NaN from an infinity) look for their limit too. Returns the indices of the
@@ -499,7 +507,7 @@ fn check_beside(
     let non_finite = |v: &str| v.contains("inf") || v.contains("nan");
     // A finite shadow beyond the range is tested for smoothness only beside an input whose
     // neighbours are relative ones; a non-finite one always looks for its limit.
-    let smoothness = limit::moves_relatively(signature, bytes);
+    let smoothness = neighbours::moves_relatively(signature, bytes);
     let needs = |r: &ResultReport, reference: &Option<String>| {
         r.index.is_some_and(|i| provisional.contains(&i))
             || reference.as_deref().is_some_and(|v| {
@@ -516,10 +524,10 @@ fn check_beside(
         .iter()
         .filter_map(|&side| {
             let run = |step| {
-                let at = limit::neighbour(signature, bytes, step, side)?;
+                let at = neighbours::neighbour(signature, bytes, step, side)?;
                 replayer.run_bytes(&at).ok().map(|r| r.results)
             };
-            Some((run(limit::Step::Far)?, run(limit::Step::Near)?))
+            Some((run(neighbours::Step::Far)?, run(neighbours::Step::Near)?))
         })
         .collect();
     let shadow_of = |results: &[ResultReport], index: u32| {
@@ -538,12 +546,13 @@ fn check_beside(
         if reference.as_deref().is_some_and(non_finite) {
             // One side only for a NaN at an exact zero (a domain's edge); an infinity needs both
             // (`pow(-0.0, -1e-45)` is +Inf, its right side tends to 1 too slowly to tell).
-            let one_sided = reference.as_deref().is_some_and(|v| v.contains("nan")) && limit::at_zero(signature, bytes);
-            if let Some(value) = sides.and_then(|s| limit::settled(&s, one_sided)) {
+            let one_sided =
+                reference.as_deref().is_some_and(|v| v.contains("nan")) && neighbours::at_zero(signature, bytes);
+            if let Some(value) = sides.and_then(|s| neighbours::settled(&s, one_sided)) {
                 *reference = Some(value);
                 replaced.push(index);
             }
-        } else if sides.and_then(|s| limit::steady(&s)) == Some(false) {
+        } else if sides.and_then(|s| neighbours::steady(&s)) == Some(false) {
             *reference = None;
             dropped = true;
         }

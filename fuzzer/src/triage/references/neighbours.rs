@@ -1,4 +1,5 @@
-//! The shadow's value beside an input, where it has none at the input itself.
+//! The shadow at an input's neighbours: its value beside an input where it has none at the
+//! input itself, and whether one beyond the range is a smooth function of the input there.
 //!
 //! A shadow that comes out Inf or NaN says one of two things: the function has no finite
 //! value there (a pole, the log of an exact zero, a domain error), or the algorithm fails
