@@ -6,13 +6,10 @@
 //! renders the result, bugs first, as a table, Markdown, JSON or SARIF.
 
 pub mod consequences;
-pub mod dropped;
+pub mod findings;
 pub mod format;
-pub mod group;
 pub mod inputs;
-pub mod judge;
 mod parallel;
-pub mod precision;
 pub mod references;
 pub mod report;
 pub mod repro;
@@ -21,8 +18,8 @@ use crate::replay::{Replay, Replayer};
 use crate::target::{Target, TargetError};
 use consequences::root::Attribution;
 use consequences::{taint, Consequence};
+use findings::judge::{Judge, Keep};
 use inputs::campaign::Campaign;
-use judge::{Judge, Keep};
 use numfuzz_abi::signature::Signature;
 use numfuzz_outdir::OutDirError;
 use references::{References, Source};
@@ -212,7 +209,7 @@ pub fn triage(opts: &Options, progress: impl Fn(usize, usize) + Sync) -> Result<
     );
     let timeout_ms = opts.timeout.as_millis() as u64;
     let judged = consequences == Consequences::Computed;
-    let grouped = group::group(&campaign, replays, &analyses, judged, signature, timeout_ms);
+    let grouped = findings::group::group(&campaign, replays, &analyses, judged, signature, timeout_ms);
     let mut report = Report {
         out_dir: std::fs::canonicalize(&opts.out).unwrap_or_else(|_| opts.out.clone()),
         target: std::fs::canonicalize(&builds.target.path).unwrap_or_else(|_| builds.target.path.clone()),
@@ -321,12 +318,12 @@ fn judge_findings(
     }
     // One entry per dropped error report, once the references have said which are bugs; then
     // one per line where the others' fix goes (where precision was lost, else the root site).
-    dropped::merge(report);
+    findings::dropped_report::merge(report);
     if let Some(mpfr) = &builds.mpfr {
         let replayer = shadow_replayer(&builds.replayer, mpfr, opts, MPFR_SLOWER);
-        precision::attach(report, &replayer, opts.jobs);
+        findings::precision_lost::attach(report, &replayer, opts.jobs);
     }
-    precision::merge(report);
+    findings::precision_lost::merge(report);
     if let Some(dir) = &opts.repro_into {
         write_reproducers(report, &builds.target, opts.repro_link.as_deref(), dir)?;
     }
@@ -576,7 +573,7 @@ fn minimize_finding(
         .replayer
         .run(&path)
         .map_err(|e| format!("cannot replay {}: {e}", path.display()))?;
-    let expression = group::example_exception(&replay, &f.key)
+    let expression = findings::group::example_exception(&replay, &f.key)
         .map(|e| e.expression())
         .ok_or_else(|| format!("{} no longer raises it on replay", path.display()))?;
     Ok(Minimized {

@@ -1,6 +1,6 @@
 //! The triage report: findings grouped by (site, kind) with their consequences, references and
 //! classes, real crashes grouped by (signal, top frame), hangs, inputs that did not reproduce
-//! and unexplained non-finite results. `group` builds it from replays; every format and
+//! and unexplained non-finite results. `findings::group` builds it from replays; every format and
 //! `run-all` read it.
 
 use super::consequences::root::{DroppedReport, RootBy, Via};
@@ -183,11 +183,11 @@ pub struct Finding {
     /// why (the shadow's own range or precision, at which site; the oracle's silence).
     pub not_judged: Option<String>,
     /// The input shown completed as a success after the library reported an error inside
-    /// (see `dropped`): the report is the root of what it returned.
+    /// (see `findings::dropped_report`): the report is the root of what it returned.
     pub dropped_report: Option<DroppedReport>,
     /// Inputs of its dropped report whose cause was not isolated otherwise, merged into it.
     pub inputs_not_isolated: usize,
-    /// A bug's root computed on digits lost before it: where (see `precision`), from the MPFR
+    /// A bug's root computed on digits lost before it: where (see `findings::precision_lost`), from the MPFR
     /// build's replay of the input shown.
     pub precision_lost: Option<PrecisionLoss>,
     /// Its C reproducer (`--repro`), bugs only.

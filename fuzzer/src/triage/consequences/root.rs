@@ -17,9 +17,9 @@ pub enum RootBy {
     /// No single repair fixes it: the earliest origin the labels name.
     Earliest,
     /// The library reported an error inside and the function returned success: the dropped
-    /// report is the root (`dropped`), this exception the entry's first.
+    /// report is the root (`findings::dropped_report`), this exception the entry's first.
     Report,
-    /// The root's operands had lost their digits at an earlier operation (`precision`): that
+    /// The root's operands had lost their digits at an earlier operation (`findings::precision_lost`): that
     /// operation is the entry's root, this exception where it first showed.
     Precision,
 }

@@ -1,12 +1,14 @@
 //! The grouping of a campaign's replays into the triage report (`report`): findings by
 //! (site, kind), real crashes by (signal, top frame), hangs, inputs that did not reproduce.
 
-use super::consequences::root::DroppedReport;
-use super::consequences::{self, InputAnalysis};
-use super::inputs::campaign::{Campaign, Expectation, InputFile};
-use super::inputs::ordinariness::{self, Ordinariness};
-use super::report::{returned_rank, view_fields, CrashGroup, Finding, Hang, InputView, NotReproduced, Unexplained};
 use crate::replay::{Frame, Replay, ReplayEnding};
+use crate::triage::consequences::root::DroppedReport;
+use crate::triage::consequences::{self, InputAnalysis};
+use crate::triage::inputs::campaign::{Campaign, Expectation, InputFile};
+use crate::triage::inputs::ordinariness::{self, Ordinariness};
+use crate::triage::report::{
+    returned_rank, view_fields, CrashGroup, Finding, Hang, InputView, NotReproduced, Unexplained,
+};
 use numfuzz_abi::report::ExceptionReport;
 use numfuzz_abi::signature::Signature;
 use numfuzz_outdir::{site_label, FindingKey};
@@ -257,7 +259,7 @@ impl<'a> Grouping<'a> {
             .map(|(k, _)| k.clone())
             .collect();
         let view = self.view(input, &replay.bytes);
-        let dropped = super::dropped::of(replay);
+        let dropped = super::dropped_report::of(replay);
         let key = match &dropped {
             Some(d) => (Some(d.clone()), Vec::new()),
             None => (None, origins.clone()),
@@ -315,7 +317,7 @@ impl<'a> Grouping<'a> {
                     f.input_bytes = replay.bytes.clone();
                     f.results = replay.results.clone();
                 }
-                f.dropped_report = super::dropped::of(replay);
+                f.dropped_report = super::dropped_report::of(replay);
             }
             f.ordinariness = ordinariness::of(self.signature, &f.input_bytes);
             f.id = id;

@@ -3,11 +3,11 @@
 //! value flow into a wrong one)? Used to attach references to findings and as the predicate
 //! that keeps a finding's consequence through minimisation.
 
-use super::consequences::{self, repair, taint, Consequence};
-use super::references::oracle::Verdict;
-use super::references::{References, Source};
-use super::report::{Finding, Reference};
 use crate::replay::{Replay, Replayer};
+use crate::triage::consequences::{self, repair, taint, Consequence};
+use crate::triage::references::oracle::Verdict;
+use crate::triage::references::{References, Source};
+use crate::triage::report::{Finding, Reference};
 use numfuzz_abi::signature::Signature;
 use numfuzz_abi::taint::TaintMode;
 use numfuzz_outdir::FindingKey;

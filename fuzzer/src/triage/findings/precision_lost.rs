@@ -17,11 +17,11 @@
 //!
 //! Each bug's shown input is replayed once on the MPFR build, at its default precision.
 
-use super::consequences::root::{file_name, RootBy, Via};
-use super::parallel;
-use super::references::oracle::Verdict;
-use super::report::{Finding, Report};
 use crate::replay::Replayer;
+use crate::triage::consequences::root::{file_name, RootBy, Via};
+use crate::triage::parallel;
+use crate::triage::references::oracle::Verdict;
+use crate::triage::report::{Finding, Report};
 use numfuzz_abi::report::{OpPlace, PrecisionLoss};
 use numfuzz_abi::site::SiteInfo;
 use numfuzz_outdir::FindingKey;
@@ -68,7 +68,7 @@ pub fn attach(report: &mut Report, mpfr: &Replayer, jobs: usize) {
 }
 
 /// The source line where a bug's fix goes, its origin's or else its root site's, and its
-/// verdict (`None`: a bug rooted at a dropped report, which `dropped::merge` placed).
+/// verdict (`None`: a bug rooted at a dropped report, which `dropped_report::merge` placed).
 fn fix_line(f: &Finding) -> Option<(String, u32, Option<Verdict>)> {
     if matches!(f.root_by, Some((RootBy::Report, _))) {
         return None;

@@ -11,9 +11,9 @@
 //! overflow, is dropped at that call in hermite.c. When the function the harness called
 //! reported itself, it dropped the report by returning success.
 
-use super::consequences::root::{file_name, DroppedReport, RootBy, Via};
-use super::report::Report;
 use crate::replay::{Replay, ReplayEnding};
+use crate::triage::consequences::root::{file_name, DroppedReport, RootBy, Via};
+use crate::triage::report::Report;
 use numfuzz_abi::report::{ErrorReport, Frame, StatusReport};
 use numfuzz_outdir::FindingKey;
 use std::collections::BTreeMap;
