@@ -61,7 +61,7 @@ pub fn run(args: TriageArgs) -> anyhow::Result<()> {
     if args.repro_link.is_none() && report.findings.iter().any(|f| f.reproducer.is_some()) {
         eprintln!(
             "numfuzz: the reproducers' build lines say {}: pass --repro-link 'ARGS' with the plain library's link arguments (e.g. '-lgsl -lgslcblas', or /path/libfoo.a) to put them there",
-            numfuzz::triage::repro::PLACEHOLDER
+            numfuzz::triage::format::repro::PLACEHOLDER
         );
     }
     let text = render(&report, args.format, args.srcroot.as_deref(), args.all);

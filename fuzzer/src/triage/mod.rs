@@ -12,7 +12,6 @@ pub mod inputs;
 mod parallel;
 pub mod references;
 pub mod report;
-pub mod repro;
 
 use crate::replay::{Replay, Replayer};
 use crate::target::{Target, TargetError};
@@ -334,7 +333,7 @@ fn judge_findings(
 /// library's link arguments.
 fn write_reproducers(report: &mut Report, target: &Target, link: Option<&str>, dir: &Path) -> Result<(), TriageError> {
     let sig = target.signature.as_ref().ok_or(TriageError::ReproWithoutSignature)?;
-    let written = repro::write(report, sig, target.harness_source.as_deref(), link, dir)
+    let written = format::repro::write(report, sig, target.harness_source.as_deref(), link, dir)
         .map_err(|e| TriageError::Repro(dir.to_path_buf(), e))?;
     for (id, r) in written {
         if let Some(f) = report.findings.iter_mut().find(|f| f.id == id) {

@@ -189,7 +189,7 @@ fn reproducers(out: &mut String, report: &Report) {
         })
         .collect();
     if !repros.is_empty() {
-        let placeholder = crate::triage::repro::PLACEHOLDER;
+        let placeholder = super::repro::PLACEHOLDER;
         let stands = if repros.iter().any(|r| r.contains(placeholder)) {
             format!("; {placeholder}: its link arguments, which --repro-link puts there")
         } else {

@@ -1,9 +1,11 @@
 //! Renderings of a triage report: an aligned terminal table, GitHub-flavoured Markdown,
-//! JSON (a stable, documented schema), SARIF 2.1.0 and a self-contained HTML page.
+//! JSON (a stable, documented schema), SARIF 2.1.0 and a self-contained HTML page; and of
+//! each bug, a standalone C reproducer (`repro`).
 
 pub mod html;
 pub mod json;
 pub mod markdown;
+pub mod repro;
 pub mod sarif;
 pub mod table;
 

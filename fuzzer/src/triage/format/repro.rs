@@ -19,16 +19,16 @@
 //! whichever library happened to be installed, or fail with undefined references that hide
 //! what is missing.
 
-use super::format::results_text;
-use super::references::oracle::Verdict;
-use super::report::{Finding, Report, Reproducer};
+use super::results_text;
 use crate::replay::DecodedField;
+use crate::triage::references::oracle::Verdict;
+use crate::triage::report::{Finding, Report, Reproducer};
 use numfuzz_abi::signature::Signature;
 use std::fmt::Write as _;
 use std::path::Path;
 
 /// numfuzz.h as numfuzz-cc ships it.
-const NUMFUZZ_H: &str = include_str!("../../../cc-wrapper/include/numfuzz.h");
+const NUMFUZZ_H: &str = include_str!("../../../../cc-wrapper/include/numfuzz.h");
 
 /// What the bug's reproducer checks.
 struct Check {
