@@ -263,7 +263,7 @@ fn classes_at(doc: &Value, line: u64) -> BTreeSet<String> {
 fn without_an_oracle_the_shadow_tells_spurious_infinities_from_true_ones() {
     let built = build();
     let doc = triage_json(&built, "out");
-    assert_eq!(doc["schema_version"], 7);
+    assert_eq!(doc["schema_version"], 8);
     assert_eq!(doc["oracle"]["source"], "shadow", "{:#}", doc["oracle"]);
     let spurious = [
         LINE_SPURIOUS,
@@ -454,6 +454,11 @@ fn beside_an_oracle_the_shadow_is_measured_against_it() {
         "{a:#}"
     );
     assert_eq!(a["disagreements"], serde_json::json!([]));
+    // No declared domains: every input is inside them.
+    assert_eq!(
+        a["in_domain"],
+        serde_json::json!({"inputs": 16, "judged_by_both": 10, "agreed": 10})
+    );
     let pair = |o: &str, s: Value| {
         a["pairs"]
             .as_array()

@@ -39,8 +39,10 @@ static __thread const void *ret_fn;
 static __thread uint64_t ret_bits;
 static __thread union nf_shadow ret_shadow;
 static __thread const char *unreliable;
+static __thread const char *lost_branch;
 static __thread int bounded;
 static __thread char unreliable_text[256];
+static __thread char lost_branch_text[256];
 
 uint64_t nf_bits_of(double v) {
   uint64_t b;
@@ -97,24 +99,34 @@ static struct shadow_cell *cell(uintptr_t addr, int create) {
   return &t->cells[i];
 }
 
-void nf_core_mark_unreliable(const char *why, const char *where) {
-  if (unreliable)
-    return;
+/* Writes "why at where" (or "why") into text[256]. */
+static const char *compose(char *text, const char *why, const char *where) {
   size_t n = 0;
-  for (const char *p = why; *p && n + 1 < sizeof unreliable_text; p++)
-    unreliable_text[n++] = *p;
+  for (const char *p = why; *p && n + 1 < 256; p++)
+    text[n++] = *p;
   if (where && *where) {
-    const char *at = " at ";
-    for (const char *p = at; *p && n + 1 < sizeof unreliable_text; p++)
-      unreliable_text[n++] = *p;
-    for (const char *p = where; *p && n + 1 < sizeof unreliable_text; p++)
-      unreliable_text[n++] = *p;
+    for (const char *p = " at "; *p && n + 1 < 256; p++)
+      text[n++] = *p;
+    for (const char *p = where; *p && n + 1 < 256; p++)
+      text[n++] = *p;
   }
-  unreliable_text[n] = 0;
-  unreliable = unreliable_text;
+  text[n] = 0;
+  return text;
+}
+
+void nf_core_mark_unreliable(const char *why, const char *where) {
+  if (!unreliable)
+    unreliable = compose(unreliable_text, why, where);
 }
 
 const char *nf_core_unreliable(void) { return unreliable; }
+
+void nf_core_mark_lost_branch(const char *where) {
+  if (!lost_branch)
+    lost_branch = compose(lost_branch_text, NF_LOST_BRANCH, where);
+}
+
+const char *nf_core_lost_branch(void) { return lost_branch; }
 
 void nf_core_set_bounded(void) { bounded = 1; }
 
@@ -128,6 +140,7 @@ void nf_core_reset(void) {
   call_args = 0;
   ret_fn = NULL;
   unreliable = NULL;
+  lost_branch = NULL;
   bounded = 0;
 }
 

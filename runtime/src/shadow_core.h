@@ -42,6 +42,11 @@ NF_HIDDEN void nf_core_int_load(const void *p, unsigned width, const char *where
 /* Why this input's shadows stopped telling the wider program's results (NULL: they did not). */
 NF_HIDDEN void nf_core_mark_unreliable(const char *why, const char *where);
 NF_HIDDEN const char *nf_core_unreliable(void);
+/* A branch on a value the format lost went the other way in the shadow: the shadow goes on along
+ * the program's path, so its result is the exact value of that path, which judges a result only
+ * where it is a number within the format (the MPFR runtime; the x87 one calls it unreliable). */
+NF_HIDDEN void nf_core_mark_lost_branch(const char *where);
+NF_HIDDEN const char *nf_core_lost_branch(void);
 /* A callee's constant infinity entered arithmetic as a bound (numfuzz-abi's RETURNED_CONSTANT_BOUND). */
 NF_HIDDEN void nf_core_set_bounded(void);
 NF_HIDDEN int nf_core_bounded(void);

@@ -393,7 +393,7 @@ void __numfuzz_mpfr_bits(double v, nf_mp *s, const char *where) {
 
 void __numfuzz_mpfr_cmp(int real, int shadow, double a, nf_mp *sa, double b, nf_mp *sb, const char *where) {
   if (real != shadow && (lossy(a, sa) || lossy(b, sb)))
-    nf_core_mark_unreliable(NF_LOST_BRANCH, where);
+    nf_core_mark_lost_branch(where);
 }
 
 static const char *provisional(nf_mp *s) {
@@ -422,6 +422,11 @@ void __numfuzz_mpfr_result(const char *name, double v, nf_mp *s, unsigned width)
   if (mpfr_overflow_p() || mpfr_underflow_p())
     nf_core_mark_unreliable("an MPFR shadow went beyond MPFR's own exponent range", NULL);
   const char *why = nf_core_unreliable();
+  /* After a lost branch the shadow is the exact value of the program's own path: a nonzero number
+   * within the format says rounding on that path made the Inf, NaN or garbage; anything else may
+   * be the path's doing and judges nothing. */
+  if (!why && !(mpfr_regular_p(s->v) && !beyond_format(s, width)))
+    why = nf_core_lost_branch();
   if (!why)
     why = provisional(s);
   /* A bound within the format (or a NaN made from one) says nothing of the true value. */

@@ -43,12 +43,15 @@ def collect(out):
         not_judged = sum(1 for f in doc.get("findings", []) if f.get("class") == "not-judged")
         agreement = doc.get("shadow_agreement") or {"inputs": 0, "judged_by_both": 0, "agreed": 0,
                                                     "pairs": [], "disagreements": []}
+        inside = agreement.get("in_domain") or {"inputs": 0, "judged_by_both": 0, "agreed": 0}
         shadow_judged = sum(p["inputs"] for p in agreement["pairs"] if p["shadow"])
         oracle_judged = sum(p["inputs"] for p in agreement["pairs"] if p["oracle"])
         per.append(dict(function=fn, findings=doc.get("summary", {}).get("findings"),
                         bugs=classes.get("bug", doc.get("summary", {}).get("bugs")), not_judged=not_judged,
                         inputs=agreement["inputs"], shadow_judged=shadow_judged, oracle_judged=oracle_judged,
-                        both=agreement["judged_by_both"], agreed=agreement["agreed"]))
+                        both=agreement["judged_by_both"], agreed=agreement["agreed"],
+                        inside_inputs=inside["inputs"], inside_both=inside["judged_by_both"],
+                        inside_agreed=inside["agreed"]))
         for p in agreement["pairs"]:
             key = (p["oracle"], p["shadow"])
             pairs[key] = pairs.get(key, 0) + p["inputs"]
@@ -103,7 +106,8 @@ def describe(out, title):
     per, pairs, disagreements = collect(out)
     inputs_of = {(fn, d.get("input")): fields(out, fn, d.get("input", "")) for fn, d in disagreements}
     t = {k: sum(r[k] or 0 for r in per) for k in ("findings", "bugs", "not_judged", "inputs", "shadow_judged",
-                                                  "oracle_judged", "both", "agreed")}
+                                                  "oracle_judged", "both", "agreed", "inside_inputs",
+                                                  "inside_both", "inside_agreed")}
     wrong_on_right = sum(n for (o, s_), n in pairs.items() if o == "right" and s_ == "wrong")
     lines.append("Escaping inputs (primary result Inf or NaN, unreported, finite fields): %d; judged by the shadow "
                  "(x87%s): %d (%s); by the oracle: %d (%s); by both: %d, alike: %d (%s); judged `wrong` by the "
@@ -111,6 +115,12 @@ def describe(out, title):
                  % (t["inputs"], "" if "alone" in title else " + MPFR", t["shadow_judged"],
                     pct(t["shadow_judged"], t["inputs"]), t["oracle_judged"], pct(t["oracle_judged"], t["inputs"]),
                     t["both"], t["agreed"], pct(t["agreed"], t["both"]), wrong_on_right))
+    lines.append("")
+    lines.append("Inside the declared domains: %d escaping inputs; judged by both: %d, alike: %d (%s); judged `wrong` "
+                 "by the shadow where mpmath says `right`: %d."
+                 % (t["inside_inputs"], t["inside_both"], t["inside_agreed"], pct(t["inside_agreed"], t["inside_both"]),
+                    sum(1 for _, d in disagreements if d.get("in_domain") and (d.get("oracle") or {}).get("verdict")
+                        == "right" and (d.get("shadow") or {}).get("verdict") == "wrong")))
     lines += ["", table(pairs), "", "| function | findings | bugs | not-judged | escaping inputs | shadow judged | both | alike |",
               "|---|---|---|---|---|---|---|---|"]
     for r in per:
@@ -122,9 +132,10 @@ def describe(out, title):
         lines += ["", "Disagreements (function, input, returned, mpmath, shadow):", ""]
         for fn, d in disagreements:
             o, s_ = d.get("oracle") or {}, d.get("shadow") or {}
-            lines.append("- %s%s: returned %s; mpmath %s (%s); shadow %s (%s%s)"
+            lines.append("- %s%s: returned %s; mpmath %s (%s); shadow %s (%s%s)%s"
                          % (fn, inputs_of[(fn, d.get("input"))], d.get("returned"), o.get("value"), o.get("verdict"),
-                            s_.get("value"), s_.get("verdict"), ", " + s_["source"] if s_.get("source") else ""))
+                            s_.get("value"), s_.get("verdict"), ", " + s_["source"] if s_.get("source") else "",
+                            "" if d.get("in_domain", True) else " (outside the declared domains)"))
     if report and report.get("bugs"):
         lines += ["", "Bugs (root site: functions; example reference):", ""]
         for b in report["bugs"]:

@@ -84,7 +84,7 @@ def results_text(results):
 
 
 def ordinariness(fields):
-    """As numfuzz triage orders bugs (fuzzer/src/triage/ordinary.rs): (edge, magnitude), where
+    """As numfuzz triage orders bugs (fuzzer/src/triage/inputs/ordinariness.rs): (edge, magnitude), where
     magnitude is the largest |log10 |x|| over the fields and edge marks a NaN, infinite or
     subnormal float field (the 4-ulp margin at the format's limits is approximated by 1e-12)."""
     edge, mag = False, 0.0

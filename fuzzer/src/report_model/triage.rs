@@ -16,8 +16,9 @@ use serde::{Deserialize, Serialize};
 /// a reference's source `mpfr`; 6: `dropped_report` of a finding and of an unexplained result
 /// (the library reported an error and the function returned success), `root_by` `report`,
 /// `summary.bugs_by.library`); 7: `precision_lost` of a finding (where its root's operands lost
-/// their digits, from the MPFR build), `root_by` `precision`).
-pub const SCHEMA_VERSION: u32 = 7;
+/// their digits, from the MPFR build), `root_by` `precision`; 8: `shadow_agreement.in_domain`
+/// and each disagreement's `in_domain`).
+pub const SCHEMA_VERSION: u32 = 8;
 
 /// How readers name this document in their errors.
 pub const KIND: Kind = Kind {
@@ -89,8 +90,17 @@ pub struct ShadowAgreement {
     pub inputs: usize,
     pub judged_by_both: usize,
     pub agreed: usize,
+    /// The same three counts over the escaping inputs inside every declared domain.
+    pub in_domain: AgreementCounts,
     pub pairs: Vec<VerdictPair>,
     pub disagreements: Vec<Disagreement>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct AgreementCounts {
+    pub inputs: usize,
+    pub judged_by_both: usize,
+    pub agreed: usize,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -106,6 +116,7 @@ pub struct Disagreement {
     pub returned: Option<String>,
     pub oracle: Option<Judged>,
     pub shadow: Option<Judged>,
+    pub in_domain: bool,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

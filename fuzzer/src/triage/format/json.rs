@@ -3,14 +3,14 @@
 
 use crate::replay::DecodedField;
 use crate::report_model::triage::{
-    BugsBy, ByKind, Classes, ConsequenceCounts, Counts, Crash, Disagreement, DroppedReport, Examples, Field, Finding,
-    Hang, Input, Judged, Location, Minimized, NotReproduced, Operation, Oracle, PrecisionLost, Reference, Reproducer,
-    ShadowAgreement, Summary, TriageDoc, Unexplained, VerdictPair, SCHEMA_VERSION,
+    AgreementCounts, BugsBy, ByKind, Classes, ConsequenceCounts, Counts, Crash, Disagreement, DroppedReport, Examples,
+    Field, Finding, Hang, Input, Judged, Location, Minimized, NotReproduced, Operation, Oracle, PrecisionLost,
+    Reference, Reproducer, ShadowAgreement, Summary, TriageDoc, Unexplained, VerdictPair, SCHEMA_VERSION,
 };
 use crate::report_model::Tool;
 use crate::triage::consequences::Consequence;
 use crate::triage::references::oracle::{ResultVerdict, Verdict};
-use crate::triage::references::shadow_agreement::Agreement;
+use crate::triage::references::shadow_agreement::{self, Agreement};
 use crate::triage::report::{self, Consequences, CrashGroup, FindingClass, InputView, KindCount, OracleUse, Report};
 use numfuzz_abi::kind::ExceptionKind;
 use serde::Serialize;
@@ -61,6 +61,11 @@ fn shadow_agreement(a: &Agreement) -> ShadowAgreement {
         inputs: a.inputs(),
         judged_by_both: a.judged_by_both(),
         agreed: a.agreed(),
+        in_domain: AgreementCounts {
+            inputs: a.in_domain.values().sum(),
+            judged_by_both: shadow_agreement::judged_by_both(&a.in_domain),
+            agreed: shadow_agreement::agreed(&a.in_domain),
+        },
         pairs: a
             .pairs
             .iter()
@@ -78,6 +83,7 @@ fn shadow_agreement(a: &Agreement) -> ShadowAgreement {
                 returned: d.oracle.as_ref().or(d.shadow.as_ref()).map(|v| v.returned.clone()),
                 oracle: judged(&d.oracle),
                 shadow: judged(&d.shadow),
+                in_domain: d.in_domain,
             })
             .collect(),
     }

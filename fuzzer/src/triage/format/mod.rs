@@ -9,6 +9,7 @@ pub mod repro;
 pub mod sarif;
 pub mod table;
 
+use super::references::shadow_agreement;
 use super::references::Source;
 use super::report::{Consequences, Finding, FindingClass, Report};
 use crate::replay::{fields_decimal, fields_with_hex};
@@ -95,12 +96,21 @@ pub fn sources_line(report: &Report) -> Option<String> {
     }
     if let Some(a) = &report.shadow_agreement {
         let both = a.judged_by_both();
-        parts.push(format!(
+        let mut line = format!(
             "the shadow build agrees with it on {} of the {both} non-finite results both judged ({:.1} %, {} escaping inputs)",
             a.agreed(),
             100.0 * a.agreed() as f64 / both.max(1) as f64,
             a.inputs()
-        ));
+        );
+        let inside = shadow_agreement::judged_by_both(&a.in_domain);
+        if inside != both {
+            let alike = shadow_agreement::agreed(&a.in_domain);
+            line += &format!(
+                ", on {alike} of {inside} inside the declared domains ({:.1} %)",
+                100.0 * alike as f64 / inside.max(1) as f64
+            );
+        }
+        parts.push(line);
     }
     (!parts.is_empty()).then(|| {
         let mut text = parts.join("; ");

@@ -1,7 +1,10 @@
 //! The shadow build measured against an oracle: with `--oracle` and a shadow build both
 //! present, every input whose primary result came out Inf or NaN unreported (from finite
 //! fields) is judged both ways, and the report counts the pairs of verdicts and lists the
-//! inputs where they differ. References still come from the oracle.
+//! inputs where they differ, over every escaping input and over those inside the declared
+//! domains (outside them an oracle may call a parameter undefined where the code's formula, and
+//! so its shadow, still computes a number; those findings are `out-of-domain`, never bugs).
+//! References still come from the oracle.
 
 use super::oracle::{ResultVerdict, Verdict};
 use super::References;
@@ -18,44 +21,65 @@ pub struct Disagreement {
     pub input: String,
     pub oracle: Option<ResultVerdict>,
     pub shadow: Option<ResultVerdict>,
+    pub in_domain: bool,
+}
+
+/// (oracle's verdict, shadow's verdict) → inputs; `None`: that reference did not judge it.
+pub type Pairs = BTreeMap<(Option<Verdict>, Option<Verdict>), usize>;
+
+/// Inputs both references judged.
+pub fn judged_by_both(pairs: &Pairs) -> usize {
+    pairs
+        .iter()
+        .filter(|((o, s), _)| o.is_some() && s.is_some())
+        .map(|(_, n)| n)
+        .sum()
+}
+
+/// Inputs both judged, and judged alike.
+pub fn agreed(pairs: &Pairs) -> usize {
+    pairs
+        .iter()
+        .filter(|((o, s), _)| o.is_some() && o == s)
+        .map(|(_, n)| n)
+        .sum()
 }
 
 /// The two references' verdicts over the same inputs.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Agreement {
-    /// (oracle's verdict, shadow's verdict) → inputs; `None`: that reference did not judge it.
-    pub pairs: BTreeMap<(Option<Verdict>, Option<Verdict>), usize>,
+    pub pairs: Pairs,
+    /// The same, over the inputs inside every declared domain (all of them without domains).
+    pub in_domain: Pairs,
     pub disagreements: Vec<Disagreement>,
 }
 
 impl Agreement {
-    /// Inputs both references judged.
     pub fn judged_by_both(&self) -> usize {
-        self.pairs
-            .iter()
-            .filter(|((o, s), _)| o.is_some() && s.is_some())
-            .map(|(_, n)| n)
-            .sum()
+        judged_by_both(&self.pairs)
     }
 
-    /// Inputs both judged, and judged alike.
     pub fn agreed(&self) -> usize {
-        self.pairs
-            .iter()
-            .filter(|((o, s), _)| o.is_some() && o == s)
-            .map(|(_, n)| n)
-            .sum()
+        agreed(&self.pairs)
     }
 
     pub fn inputs(&self) -> usize {
         self.pairs.values().sum()
     }
 
-    fn add(&mut self, input: String, oracle: Option<ResultVerdict>, shadow: Option<ResultVerdict>) {
+    fn add(&mut self, input: String, in_domain: bool, oracle: Option<ResultVerdict>, shadow: Option<ResultVerdict>) {
         let key = (oracle.as_ref().map(|v| v.verdict), shadow.as_ref().map(|v| v.verdict));
         *self.pairs.entry(key).or_default() += 1;
+        if in_domain {
+            *self.in_domain.entry(key).or_default() += 1;
+        }
         if key.0.is_some() && key.1.is_some() && key.0 != key.1 {
-            self.disagreements.push(Disagreement { input, oracle, shadow });
+            self.disagreements.push(Disagreement {
+                input,
+                oracle,
+                shadow,
+                in_domain,
+            });
         }
     }
 }
@@ -91,7 +115,9 @@ pub fn compare(
     let mut agreement = Agreement::default();
     for (&i, v) in escaping.iter().zip(verdicts) {
         if let Some((o, s)) = v {
-            agreement.add(names[i].clone(), o, s);
+            let bytes = replays[i].as_ref().map(|r| r.bytes.as_slice()).unwrap_or_default();
+            let in_domain = signature.is_none_or(|sig| sig.in_domain(bytes));
+            agreement.add(names[i].clone(), in_domain, o, s);
         }
     }
     agreement
@@ -118,19 +144,30 @@ mod tests {
         let mut a = Agreement::default();
         a.add(
             "a".into(),
+            true,
             judged(Verdict::Wrong, "1e302"),
             judged(Verdict::Wrong, "1.0000001e302"),
         );
-        a.add("b".into(), judged(Verdict::UnreportedRange, "1e400"), None);
+        a.add("b".into(), true, judged(Verdict::UnreportedRange, "1e400"), None);
         a.add(
             "c".into(),
+            false,
             judged(Verdict::Wrong, "5"),
             judged(Verdict::UnreportedRange, "1e400"),
         );
-        a.add("d".into(), None, judged(Verdict::Wrong, "5"));
+        a.add("d".into(), true, None, judged(Verdict::Wrong, "5"));
         assert_eq!((a.inputs(), a.judged_by_both(), a.agreed()), (4, 2, 1));
+        // "c", the one disagreement, lies outside the declared domains.
+        let inside = &a.in_domain;
+        assert_eq!(
+            (inside.values().sum::<usize>(), judged_by_both(inside), agreed(inside)),
+            (3, 1, 1)
+        );
         assert_eq!(a.disagreements.len(), 1);
-        assert_eq!(a.disagreements[0].input, "c");
+        assert_eq!(
+            (a.disagreements[0].input.as_str(), a.disagreements[0].in_domain),
+            ("c", false)
+        );
         assert_eq!(a.pairs[&(Some(Verdict::UnreportedRange), None)], 1);
     }
 }

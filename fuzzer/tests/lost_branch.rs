@@ -1,0 +1,127 @@
+//! A branch on a value the format lost, which goes the other way in the shadow. The shadow goes
+//! on along the program's path; the MPFR build judges the result from that path's exact value
+//! where it is a number within the format (the escape is rounding's doing), and leaves it not
+//! judged otherwise (the path, not the rounding, may have made it). The x87 build calls both
+//! unreliable, which is what sends them up the ladder.
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+use testkit::{both, compile, compile_with_taint_and_shadow, numfuzz, primary_shadow, Built, HandCampaign};
+
+const PATH: &str = r#"#include <numfuzz.h>
+#include <math.h>
+NUMFUZZ_SIGNATURE("i32,f64");
+NUMFUZZ_FUNCTION("path");
+/* step is (x + 1) - x: 0 in binary64 from x = 2^53 on, 1 in both shadows at x = 2^60. */
+__attribute__((noinline)) static double ratio_on_lost_step(double x) {
+  double step = (x + 1.0) - x;
+  if (step < 0.5)
+    return 2.0 / step;
+  return step;
+}
+__attribute__((noinline)) static double growth_on_lost_step(double x) {
+  double step = (x + 1.0) - x;
+  if (step < 0.5)
+    return exp(x);
+  return step;
+}
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  int c = nf_i32(data, size, 0);
+  double x = nf_f64(data, size, 1);
+  NUMFUZZ_RESULT(c == 1 ? ratio_on_lost_step(x) : growth_on_lost_step(x));
+  return 0;
+}
+"#;
+
+/// 2 / step: the program divides by its 0, the shadow of its path by 1.
+const LINE_RATIO: u64 = 9;
+/// exp(2^60): beyond the format in the program and in the shadow of its path.
+const LINE_GROWTH: u64 = 15;
+const X: f64 = 1152921504606846976.0; // 2^60
+
+fn input(case: i32) -> Vec<u8> {
+    let mut b = case.to_le_bytes().to_vec();
+    b.extend_from_slice(&X.to_le_bytes());
+    b
+}
+
+fn build() -> Built {
+    let built = compile_with_taint_and_shadow("path", &[("path.c", PATH)], &["-O2"]);
+    let mpfr = compile("path", &[("path.c", PATH)], &["-O2"], &[("NUMFUZZ_CC_SHADOW", "mpfr")]);
+    std::fs::copy(&mpfr.exe, built.path("path.mpfr")).expect("copy the MPFR build");
+    built
+}
+
+#[test]
+fn the_mpfr_build_reports_the_paths_exact_value_after_a_lost_branch() {
+    let built = build();
+    for bits in ["128", "512"] {
+        let env = [("NUMFUZZ_SHADOW_PRECISION", bits)];
+        let (value, unreliable) = primary_shadow(&built.path("path.mpfr"), &input(1), &env);
+        assert_eq!(
+            (value.parse::<f64>().ok(), unreliable),
+            (Some(2.0), None),
+            "{bits} bits"
+        );
+        let (value, unreliable) = primary_shadow(&built.path("path.mpfr"), &input(2), &env);
+        assert_eq!(
+            value.parse::<f64>().ok(),
+            Some(f64::INFINITY),
+            "beyond binary64: {value}"
+        );
+        let why = unreliable.unwrap_or_else(|| panic!("exp(2^60) = {value} judged at {bits} bits"));
+        assert!(why.contains("went the other way in the shadow at path.c:14"), "{why}");
+    }
+    // The x87 build calls both unreliable at the branch.
+    for case in [1, 2] {
+        let (_, unreliable) = primary_shadow(&built.path("path.shadow"), &input(case), &[]);
+        assert!(
+            unreliable.as_deref().is_some_and(|w| w.contains("went the other way")),
+            "case {case}: {unreliable:?}"
+        );
+    }
+}
+
+/// Each root's class, reference and why not judged, by line.
+fn triage(built: &Built, name: &str) -> BTreeMap<u64, (String, Value, Value)> {
+    let root = built.path(name);
+    let c = HandCampaign::new(&root, &built.exe, &["default"]);
+    for case in [1, 2] {
+        c.crash("default", &format!("id:{case:06},case:{case}"), &input(case));
+    }
+    let o = numfuzz(&["triage", root.to_str().unwrap(), "--format", "json"]);
+    assert!(o.status.success(), "{}", both(&o));
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let mut by_line = BTreeMap::new();
+    for f in doc["findings"].as_array().unwrap() {
+        let class = f["class"].as_str().unwrap().to_string();
+        if ["bug", "range", "undefined", "not-judged"].contains(&class.as_str()) {
+            let line = f["location"]["line"].as_u64().unwrap();
+            by_line.insert(line, (class, f["reference"].clone(), f["not_judged"].clone()));
+        }
+    }
+    by_line
+}
+
+#[test]
+fn after_a_lost_branch_a_number_on_the_programs_path_judges_and_an_overflow_does_not() {
+    let built = build();
+    let with = triage(&built, "out");
+    let (class, reference, _) = &with[&LINE_RATIO];
+    assert_eq!(class, "bug", "{with:#?}");
+    assert_eq!(
+        (&reference["source"], &reference["verdict"]),
+        (&"mpfr".into(), &"wrong".into()),
+        "{reference:#}"
+    );
+    let (class, _, why) = &with[&LINE_GROWTH];
+    assert_eq!(class, "not-judged", "{with:#?}");
+    assert!(why.to_string().contains("went the other way"), "{why:#}");
+
+    // Without the MPFR build both stay not judged: the x87 shadow refuses at the branch.
+    std::fs::remove_file(built.path("path.mpfr")).unwrap();
+    let without = triage(&built, "out-without");
+    for line in [LINE_RATIO, LINE_GROWTH] {
+        assert_eq!(without[&line].0, "not-judged", "line {line}: {without:#?}");
+    }
+}
