@@ -443,6 +443,11 @@ void __numfuzz_mpfr_result(const char *name, double v, nf_mp *s, unsigned width)
   numfuzz_rt_result_shadowed_text(name, v, width, text, why);
 }
 
+/* -exponent (the bits a relative difference of 2^exponent leaves correct) within 0..bits. */
+static unsigned clamped_bits(long exponent, unsigned bits) {
+  return exponent > 0 ? 0 : -exponent > (long)bits ? bits : (unsigned)-exponent;
+}
+
 /* How many leading bits of `v` agree with its shadow, out of the format's `bits`: the binary
  * exponent of their relative difference, negated (all of them when equal; none when one of
  * them is zero, infinite or NaN and the other is not the same). */
@@ -458,8 +463,7 @@ static unsigned correct_bits(double v, nf_mp *s, unsigned bits) {
   if (isnormal(near)) {
     int exponent;
     frexp((v - near) / near, &exponent);
-    long correct = -(long)exponent;
-    return correct < 0 ? 0 : correct > (long)bits ? bits : (unsigned)correct;
+    return clamped_bits(exponent, bits);
   }
   mpfr_t d;
   mpfr_init2(d, 64);
@@ -467,8 +471,7 @@ static unsigned correct_bits(double v, nf_mp *s, unsigned bits) {
   mpfr_div(d, d, s->v, MPFR_RNDN);
   long exponent = mpfr_zero_p(d) ? -(long)bits : (long)mpfr_get_exp(d);
   mpfr_clear(d);
-  long correct = -exponent;
-  return correct < 0 ? 0 : correct > (long)bits ? bits : (unsigned)correct;
+  return clamped_bits(exponent, bits);
 }
 
 static unsigned new_origin(struct place at, unsigned correct, unsigned bits) {
@@ -508,8 +511,9 @@ static void reach(unsigned origin, struct place at) {
  * number: a division by an exact zero or a pole is the operation's own, whatever its numerator
  * lost. (Not "a number within the format": where the shadow's precision fell short too, as for
  * sin(1e56) at 128 bits, its result may leave the format as well.) It is said for a checked op,
- * with no place when the optimiser rewrote the operation (the first such one of the run). Herbgrind calls the first kind local error; here the program's own value stands in
- * for the operation on rounded operands, as the two agree where the operands kept their bits. */
+ * with no place when the optimiser rewrote the operation (the first such one of the run). The
+ * program's own value stands in for the operation on rounded operands: the two agree where the
+ * operands kept their bits. */
 void __numfuzz_mpfr_track(nf_mp *r, double v, unsigned width, nf_mp *a, nf_mp *b, const char *file, unsigned line,
                           unsigned column, unsigned op) {
   if (r == &exhausted)

@@ -42,17 +42,16 @@ fn is_site(place: &OpPlace, site: &SiteInfo) -> bool {
 fn loss_of(f: &Finding, mpfr: &Replayer) -> Option<PrecisionLoss> {
     let minimized = f.minimized.as_ref().and_then(|m| std::fs::read(&m.path).ok());
     let replay = mpfr.run_bytes(minimized.as_deref().unwrap_or(&f.input_bytes)).ok()?;
-    let at_site = replay.precision.iter().position(|p| is_site(&p.reached, &f.site));
+    let at_site = replay.precision.iter().find(|p| is_site(&p.reached, &f.site));
     let first_unplaced = replay
         .precision
         .first()
-        .filter(|p| p.reached.line == 0 && p.reached.op == f.site.op)
-        .map(|_| 0);
+        .filter(|p| p.reached.line == 0 && p.reached.op == f.site.op);
     // A loss that began at the site itself (an earlier pass of a loop) leaves the site the root.
     at_site
         .or(first_unplaced)
-        .map(|i| replay.precision[i].clone())
         .filter(|p| !is_site(&p.origin, &f.site))
+        .cloned()
 }
 
 /// Replays each bug that has no dropped report (the report is where the library knew) on the
