@@ -75,6 +75,8 @@ pub struct Search<'s, R> {
     budget: u64,
     /// A ladder of float fields measured another gap than its origin's, this round.
     float_slope: bool,
+    /// Per field: no move changes it.
+    held: Vec<bool>,
 }
 
 /// `input` with field `field` moved by `delta` positions, or `None` when the move changes
@@ -113,6 +115,40 @@ fn encoded(signature: &Signature, input: &[u8], values: &[Value]) -> Vec<u8> {
     out
 }
 
+/// Integer fields whose declared domain holds at most this many values are switches (a mode,
+/// a flag, a variant): a descent tries their other values from where a search ended.
+const SWITCH_VALUES: i128 = 8;
+
+/// `input` with each switch field (a declared integer domain of at most [`SWITCH_VALUES`]
+/// values) set in turn to each of its other values, lowest first, with the field. A search
+/// from a switched input holds the field ([`Search::holding`]). A search moves such a field
+/// like any other and keeps the value whose gap is lowest where it is, which need not be the
+/// value whose root has an exact solution: GSL airy_Ai's mode 1 and 2 evaluate the modulus'
+/// Chebyshev series to a lower order, and no double within a million ulps of that root makes
+/// it exactly 0, while mode 0's root has three; on the plateau of a huge |x| mode 1 is
+/// marginally closer, so the search took mode 1 and ended on its root.
+pub fn switched(signature: &Signature, input: &[u8]) -> Vec<(Vec<u8>, usize)> {
+    let values = signature.decode(input);
+    let mut out = Vec::new();
+    for (field, value) in values.iter().enumerate() {
+        let Value::Int { ty, value: current } = *value else {
+            continue;
+        };
+        let Some((lo, hi)) = signature.domain(field).and_then(|d| d.int_extremes()) else {
+            continue;
+        };
+        if hi - lo >= SWITCH_VALUES {
+            continue;
+        }
+        for other in (lo..=hi).filter(|&v| v != current) {
+            let mut moved = values.clone();
+            moved[field] = Value::Int { ty, value: other };
+            out.push((encoded(signature, input, &moved), field));
+        }
+    }
+    out
+}
+
 /// `input` with float field `field` negated, or `None` for an integer field, a zero or a NaN.
 pub fn mirrored(signature: &Signature, input: &[u8], field: usize) -> Option<Vec<u8>> {
     let mut values = signature.decode(input);
@@ -145,7 +181,18 @@ impl<'s, R: Rand> Search<'s, R> {
             improved_at: 0,
             budget,
             float_slope: false,
+            held: vec![false; signature.len()],
         }
+    }
+
+    /// The same search with `field` held at its start's value.
+    pub fn holding(mut self, field: usize) -> Self {
+        self.held[field] = true;
+        self
+    }
+
+    fn movable(&self, field: usize) -> bool {
+        !self.held[field]
     }
 
     /// Runs the search; `eval` executes one input and returns the probed gap.
@@ -170,7 +217,10 @@ impl<'s, R: Rand> Search<'s, R> {
             self.float_slope = false;
             let first = self.rand.below(core::num::NonZero::new(fields).expect("fields > 0"));
             for i in 0..fields {
-                improved |= self.field_moves(eval, (first + i) % fields)?;
+                let field = (first + i) % fields;
+                if self.movable(field) {
+                    improved |= self.field_moves(eval, field)?;
+                }
             }
             if !improved {
                 improved = self.pair_moves(eval)?;
@@ -302,9 +352,10 @@ impl<'s, R: Rand> Search<'s, R> {
 
     fn pair_moves(&mut self, eval: &mut impl FnMut(&[u8]) -> Result<Gap, Error>) -> Result<bool, Halt> {
         let n = self.signature.len();
+        let held = self.held.clone();
         let mut improved = false;
         for i in 0..n {
-            for j in i + 1..n {
+            for j in (i + 1..n).filter(|&j| !held[i] && !held[j]) {
                 for (si, sj) in [(1, -1), (-1, 1), (1, 1), (-1, -1)] {
                     improved |= self.ladder(eval, &[(i, si), (j, sj)])?;
                 }
@@ -318,9 +369,10 @@ impl<'s, R: Rand> Search<'s, R> {
     /// best input changed.
     fn lattice_moves(&mut self, eval: &mut impl FnMut(&[u8]) -> Result<Gap, Error>) -> Result<bool, Halt> {
         let n = self.signature.len();
+        let held = self.held.clone();
         let start_gap = self.best_gap;
         for i in 0..n {
-            for j in i + 1..n {
+            for j in (i + 1..n).filter(|&j| !held[i] && !held[j]) {
                 for a in -LATTICE_REACH..=LATTICE_REACH {
                     for b in -LATTICE_REACH..=LATTICE_REACH {
                         if a == 0 || b == 0 || a.abs() == b.abs() {
@@ -352,6 +404,9 @@ impl<'s, R: Rand> Search<'s, R> {
             true => nth,
             false => self.rand.below(core::num::NonZero::new(fields).expect("fields > 0")),
         };
+        if !self.movable(field) {
+            return Ok(());
+        }
         let size = 1 + self.rand.below(core::num::NonZero::new(16).expect("16 > 0")) as i128;
         let sign = if self.rand.coinflip(0.5) { 1 } else { -1 };
         let flip = nth < fields || self.rand.coinflip(0.25);
@@ -562,5 +617,56 @@ mod tests {
         assert_eq!(moved(&sig, &input, 1, 100).unwrap()[8], 255);
         let nan = f64::NAN.to_le_bytes().to_vec();
         assert_eq!(moved(&Signature::parse("f64").unwrap(), &nan, 0, 1), None);
+    }
+    /// An input of `f64,u32` and its mode.
+    fn with_mode(x: f64, mode: u32) -> Vec<u8> {
+        let mut input = x.to_le_bytes().to_vec();
+        input.extend_from_slice(&mode.to_le_bytes());
+        input
+    }
+
+    fn mode_of(input: &[u8]) -> u32 {
+        u32::from_le_bytes(input[8..12].try_into().unwrap())
+    }
+
+    #[test]
+    fn a_small_integer_domain_is_a_switch() {
+        let sig = Signature::parse("f64,u32[0,2]").unwrap();
+        let others: Vec<(u32, usize)> = switched(&sig, &with_mode(-2.0, 1))
+            .iter()
+            .map(|(input, field)| (mode_of(input), *field))
+            .collect();
+        assert_eq!(others, [(0, 1), (2, 1)]);
+        assert_eq!(f64s(&switched(&sig, &with_mode(-2.0, 1))[0].0[..8])[0], -2.0);
+        for wide in ["f64,u32[0,8]", "f64,u32", "f64,f64[0,1]"] {
+            let sig = Signature::parse(wide).unwrap();
+            assert!(switched(&sig, &with_mode(-2.0, 1)).is_empty(), "{wide}");
+        }
+    }
+
+    /// Mode 0 has an exact solution at x = 3; modes 1 and 2 come within 0.5 of one at 3.5. A
+    /// search on mode 1's root stays there (mode 0 is far worse at x = 3.5); from its end
+    /// switched to mode 0 and held there, it reaches x = 3.
+    #[test]
+    fn a_held_switch_keeps_the_search_on_its_own_root() {
+        let sig = Signature::parse("f64,u32[0,2]").unwrap();
+        let mut gap = |i: &[u8]| -> Result<Gap, Error> {
+            let x = f64s(&i[..8])[0];
+            Ok(match mode_of(i) {
+                0 => positions(x, 3.0),
+                _ => positions(x, 3.5) / 2.0 + 0.5,
+            })
+        };
+        let mut free = Search::new(&sig, StdRand::with_seed(7), with_mode(3.5, 1), 0.5, 20_000);
+        assert_ne!(free.run(&mut gap).unwrap(), SearchEnding::Reached);
+        assert_ne!(mode_of(&free.best), 0);
+        let (start, field) = switched(&sig, &free.best)
+            .into_iter()
+            .find(|(input, _)| mode_of(input) == 0)
+            .expect("mode 0 among the switches");
+        let start_gap = gap(&start).unwrap();
+        let mut held = Search::new(&sig, StdRand::with_seed(7), start, start_gap, 20_000).holding(field);
+        assert_eq!(held.run(&mut gap).unwrap(), SearchEnding::Reached);
+        assert_eq!((f64s(&held.best[..8])[0], mode_of(&held.best)), (3.0, 0));
     }
 }

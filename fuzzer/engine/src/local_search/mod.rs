@@ -22,7 +22,7 @@ use libafl::inputs::{BytesInput, HasTargetBytes};
 use libafl::state::{HasCorpus, HasExecutions, HasRand};
 use libafl::{Error, HasMetadata, HasNamedMetadata};
 use libafl_bolts::rands::{Rand, StdRand};
-use numfuzz_abi::cmp::Relation;
+use numfuzz_abi::cmp::{CmpOperand, Relation};
 use numfuzz_abi::errbits::NOT_MEASURED;
 use numfuzz_abi::kind::site_and_kind;
 use numfuzz_abi::probe::{self, Probe, PROBE_NONE};
@@ -31,7 +31,7 @@ use numfuzz_abi::signature::Signature;
 use numfuzz_abi::site::SiteTable;
 use numfuzz_abi::ExceptionKind;
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -61,8 +61,13 @@ const SHARE_MAX: f64 = 0.40;
 /// fdlibm, a few seconds on GSL).
 const STALLED_EXECS: u64 = 20_000;
 /// Descents of one target without reaching it before it is left alone (until another input
-/// lowers its distance).
+/// lowers its distance). A descent that lowered no gap (every start flat or not measuring the
+/// target, or a budget too short to move: early in a campaign a descent gets a few hundred
+/// executions) counts half: GSL airy_Ai's airy.c:274 was left alone after two descents that
+/// only met the plateau of a huge |x|.
 const ATTEMPTS_PER_TARGET: u32 = 2;
+/// The attempts are counted in halves.
+const HALF_ATTEMPTS_PER_TARGET: u32 = 2 * ATTEMPTS_PER_TARGET;
 /// The target is drawn among this many of the closest ones.
 const CLOSEST_TARGETS: usize = 8;
 
@@ -108,7 +113,8 @@ pub struct LocalSearchRecord {
     /// The corpus size last seen, and the executions when it last changed.
     corpus_seen: usize,
     grown_at: u64,
-    /// Per target (encoded probe): descents without reaching it, and its best distance then.
+    /// Per target (encoded probe): descents without reaching it (in halves, see
+    /// [`ATTEMPTS_PER_TARGET`]), and its best distance then.
     attempts: HashMap<u32, (u32, u8)>,
 }
 libafl_bolts::impl_serdeany!(LocalSearchRecord);
@@ -165,25 +171,46 @@ pub struct SearchTarget {
 /// of an `==` or `!=`. Random mutation almost never lands on one value, and ErrBits cannot
 /// rank them (every divisor above 2^-511 is 62 bits from 0, however close it comes), so the
 /// stage tries each of them before the slots behind a range.
+///
+/// Comparisons of a byte are no targets at all ([`ExactSlots::searchable`]): a byte is a flag
+/// or a character, whose gap has no slope for a descent to follow (it stays 1 until the byte
+/// flips), and whose 256 values mutation and input-to-state cover. A GSL harness has 78 of
+/// them, the tests of `__numfuzz_error_pending` that numfuzz-cc puts after every call returning
+/// a status (NUMFUZZ_CC_ERROR_HOOK): as equalities at gap 1 they came before every divisor,
+/// each took two full descents of flat starts, and airy.c:274's division was not reached in
+/// 30 s.
 #[derive(Clone, Debug, Default)]
 pub struct ExactSlots {
     /// Per comparison: it tests equality.
     equality: Vec<bool>,
+    /// Per comparison: its operands are bytes.
+    byte: Vec<bool>,
 }
 
 impl ExactSlots {
     pub fn of(table: &SiteTable) -> ExactSlots {
-        let mut equality = vec![false; table.cmps.iter().map(|c| c.id as usize + 1).max().unwrap_or(0)];
+        let count = table.cmps.iter().map(|c| c.id as usize + 1).max().unwrap_or(0);
+        let (mut equality, mut byte) = (vec![false; count], vec![false; count]);
         for c in &table.cmps {
             equality[c.id as usize] = matches!(c.predicate.relation(), Relation::Eq | Relation::Ne);
+            byte[c.id as usize] = c.operand == CmpOperand::I8;
         }
-        ExactSlots { equality }
+        ExactSlots { equality, byte }
     }
 
     pub fn contains(&self, probe: Probe) -> bool {
         match probe {
             Probe::ErrBits(slot) => site_and_kind(slot as usize).1 == ExceptionKind::DivByZero,
             Probe::Cmp(slot) => self.equality.get(slot as usize / 2).copied().unwrap_or(false),
+        }
+    }
+
+    /// Whether a descent may take the slot: every exception slot, every comparison but those
+    /// of bytes.
+    pub fn searchable(&self, probe: Probe) -> bool {
+        match probe {
+            Probe::ErrBits(_) => true,
+            Probe::Cmp(slot) => !self.byte.get(slot as usize / 2).copied().unwrap_or(false),
         }
     }
 }
@@ -247,8 +274,11 @@ pub fn targets<S: HasMetadata + HasNamedMetadata>(
                 continue;
             }
             let probe = probe(slot as u32);
+            if !exact.searchable(probe) {
+                continue;
+            }
             if let Some(&(tries, at)) = record.attempts.get(&probe.encode()) {
-                if tries >= ATTEMPTS_PER_TARGET && best >= at {
+                if tries >= HALF_ATTEMPTS_PER_TARGET && best >= at {
                     continue;
                 }
             }
@@ -307,11 +337,23 @@ impl LocalSearchStage {
     }
 }
 
+/// What a descent did: reached the target, lowered its gap at all, executions spent, inputs the
+/// feedback kept.
+#[derive(Clone, Copy, Debug)]
+struct Descent {
+    reached: bool,
+    moved: bool,
+    spent: u64,
+    found: u64,
+}
+
 /// One descent on `target` of at most `budget` executions: from its holder, then from up to
 /// [`BASIN_HOPS`] other corpus entries when it stalls. A start that does not measure the slot
 /// costs one execution, one on a flat plateau one round of moves; neither counts as a
-/// restart. Returns whether the target was reached, the executions spent and the inputs the
-/// feedback kept.
+/// restart. Where the signature has switch fields (a small integer domain, [`avm::switched`]),
+/// a search from a corpus entry gets half of what is left, and where it ends without reaching
+/// the target the descent goes on from its best input with each other value of each switch
+/// first.
 fn descend<F>(
     probe: ProbeWords,
     signature: &Signature,
@@ -320,68 +362,95 @@ fn descend<F>(
     budget: u64,
     rand: &mut StdRand,
     eval: &mut F,
-) -> Result<(bool, u64, u64), Error>
+) -> Result<Descent, Error>
 where
     F: FnMut(&BytesInput) -> Result<Option<CorpusId>, Error>,
 {
     probe.set(Some(target.probe));
-    let mut spent = 0u64;
-    let mut found = 0u64;
-    let mut reached = false;
-    let mut searches = 0;
-    for start in starts {
+    let result = descend_on(probe, signature, target, starts, budget, rand, eval);
+    probe.set(None);
+    result
+}
+
+fn descend_on<F>(
+    probe: ProbeWords,
+    signature: &Signature,
+    target: SearchTarget,
+    starts: &[Vec<u8>],
+    budget: u64,
+    rand: &mut StdRand,
+    eval: &mut F,
+) -> Result<Descent, Error>
+where
+    F: FnMut(&BytesInput) -> Result<Option<CorpusId>, Error>,
+{
+    let has_switches = !avm::switched(signature, &starts[0]).is_empty();
+    // Each start, and the switch field it holds (a switched start is not switched again).
+    let mut queue: VecDeque<(Vec<u8>, Option<usize>)> = starts.iter().map(|s| (s.clone(), None)).collect();
+    let (mut spent, mut found, mut searches, mut moved) = (0u64, 0u64, 0, false);
+    while let Some((start, held)) = queue.pop_front() {
         if spent >= budget || searches > BASIN_HOPS {
             break;
         }
-        let gap = LocalSearchStage::run_one(probe, start, eval, &mut found);
+        let gap = LocalSearchStage::run_one(probe, &start, eval, &mut found)?;
         spent += 1;
-        let gap = match gap {
-            Ok(g) => g,
-            Err(e) => {
-                probe.set(None);
-                return Err(e);
-            }
-        };
         if gap == 0.0 {
-            reached = true;
-            break;
+            return Ok(Descent {
+                reached: true,
+                moved,
+                spent,
+                found,
+            });
         }
         if gap.is_infinite() {
             continue;
         }
-        let mut search = Search::new(
-            signature,
-            StdRand::with_seed(rand.next()),
-            start.clone(),
-            gap,
-            budget - spent,
-        );
+        let left = budget - spent;
+        let share = match has_switches && held.is_none() {
+            true => (left / 2).max(1),
+            false => left,
+        };
+        let mut search = Search::new(signature, StdRand::with_seed(rand.next()), start.clone(), gap, share);
+        if let Some(field) = held {
+            search = search.holding(field);
+        }
         let mut run = |input: &[u8]| LocalSearchStage::run_one(probe, input, eval, &mut found);
-        let ending = search.run(&mut run);
+        let ending = search.run(&mut run)?;
         spent += search.execs;
+        moved |= search.best_gap < gap;
         log::debug!(
             "descent on {:?} from {} (gap {gap:e}) to {} (gap {:e}): {ending:?}",
             target.probe,
-            shown(signature, start),
+            shown(signature, &start),
             shown(signature, &search.best),
             search.best_gap
         );
         match ending {
-            Ok(SearchEnding::Reached) => {
-                reached = true;
-                break;
+            SearchEnding::Reached => {
+                return Ok(Descent {
+                    reached: true,
+                    moved: true,
+                    spent,
+                    found,
+                })
             }
-            Ok(SearchEnding::Budget) => break,
-            Ok(SearchEnding::Stalled) => searches += 1,
-            Ok(SearchEnding::Flat) => {}
-            Err(e) => {
-                probe.set(None);
-                return Err(e);
+            SearchEnding::Flat => {}
+            SearchEnding::Budget | SearchEnding::Stalled => {
+                searches += 1;
+                if held.is_none() {
+                    for (other, field) in avm::switched(signature, &search.best).into_iter().rev() {
+                        queue.push_front((other, Some(field)));
+                    }
+                }
             }
         }
     }
-    probe.set(None);
-    Ok((reached, spent, found))
+    Ok(Descent {
+        reached: false,
+        moved,
+        spent,
+        found,
+    })
 }
 
 /// An input's fields, for the debug log.
@@ -454,7 +523,7 @@ mod stage {
                 // The deadline came: the stats stage ends the campaign after this one.
                 Err(Error::ShuttingDown) => Ok(()),
                 Err(e) => Err(e),
-                Ok((reached, spent, found)) => record_descent(state, mgr, target, reached, spent, found),
+                Ok(descent) => record_descent(state, mgr, target, descent),
             }
         }
     }
@@ -484,18 +553,17 @@ mod stage {
 
     /// A descent's outcome into the record (its target's attempts, the stage's share of the
     /// executions) and the monitor.
-    fn record_descent<EM, S>(
-        state: &mut S,
-        mgr: &mut EM,
-        target: SearchTarget,
-        reached: bool,
-        spent: u64,
-        found: u64,
-    ) -> Result<(), Error>
+    fn record_descent<EM, S>(state: &mut S, mgr: &mut EM, target: SearchTarget, descent: Descent) -> Result<(), Error>
     where
         EM: EventFirer<BytesInput, S>,
         S: HasExecutions + HasMetadata,
     {
+        let Descent {
+            reached,
+            moved,
+            spent,
+            found,
+        } = descent;
         let record = state.metadata_mut::<LocalSearchRecord>()?;
         record.execs += spent;
         record.descents += 1;
@@ -504,7 +572,7 @@ mod stage {
             record.reached += 1;
             entry.0 = 0;
         } else {
-            *entry = (entry.0 + 1, target.best);
+            *entry = (entry.0 + if moved { 2 } else { 1 }, target.best);
         }
         record.share = if reached || found > 0 {
             (record.share * 1.5).min(SHARE_MAX)
@@ -579,6 +647,36 @@ mod tests {
         assert_eq!(exact_cmps, [2, 3, 4, 5]);
     }
 
+    #[test]
+    fn comparisons_of_bytes_are_no_targets() {
+        let mut flag = cmp(1, Predicate::INe);
+        flag.operand = CmpOperand::I8;
+        let table = SiteTable {
+            abi_version: numfuzz_abi::ABI_VERSION,
+            signature: None,
+            edges: 0,
+            sites: Vec::new(),
+            cmps: vec![cmp(0, Predicate::Oeq), flag],
+        };
+        let exact = ExactSlots::of(&table);
+        assert!(exact.searchable(Probe::Cmp(0)) && exact.searchable(Probe::Cmp(1)));
+        assert!(!exact.searchable(Probe::Cmp(2)) && !exact.searchable(Probe::Cmp(3)));
+        assert!(exact.searchable(Probe::ErrBits(slot(7, ExceptionKind::DivByZero) as u32)));
+        // In a campaign: comparison 0 of `four_slots` tests a status flag; its slot 0 is left
+        // out, the others keep their order.
+        let (state, _) = four_slots();
+        let flags = ExactSlots {
+            equality: vec![true, false],
+            byte: vec![true, false],
+        };
+        let record = LocalSearchRecord::default();
+        for order in [Order::ExactFirst, Order::Newest] {
+            let ranked = ranked(&state, &record, &flags, order);
+            assert_eq!(ranked.len(), 2, "{order:?}");
+            assert!(!ranked.contains(&Probe::Cmp(0)), "{order:?}");
+        }
+    }
+
     /// A state whose comparison map has slots 0..4 at gap 1 (slot 1 reached), held by corpus
     /// entries 10, -, 30, 20, and whose comparison 0 (slots 0 and 1) tests equality.
     fn four_slots() -> (libafl::state::NopState<BytesInput>, ExactSlots) {
@@ -597,6 +695,7 @@ mod tests {
         state.add_metadata(top);
         let exact = ExactSlots {
             equality: vec![true, false],
+            byte: vec![false, false],
         };
         (state, exact)
     }
@@ -624,10 +723,13 @@ mod tests {
             ranked(&state, &record, &exact, Order::Newest),
             [Probe::Cmp(2), Probe::Cmp(3), Probe::Cmp(0)]
         );
-        // A target tried once goes behind the untried ones; twice without progress, it is out.
+        // A target tried once goes behind the untried ones; twice without progress, it is out
+        // (four times where its descents lowered no gap).
         let mut record = LocalSearchRecord::default();
         record.attempts.insert(Probe::Cmp(2).encode(), (1, 1));
-        record.attempts.insert(Probe::Cmp(0).encode(), (ATTEMPTS_PER_TARGET, 1));
+        record
+            .attempts
+            .insert(Probe::Cmp(0).encode(), (HALF_ATTEMPTS_PER_TARGET, 1));
         assert_eq!(
             ranked(&state, &record, &exact, Order::Newest),
             [Probe::Cmp(3), Probe::Cmp(2)]
