@@ -9,7 +9,8 @@ campaigns re-triaged with the .mpfr binaries moved aside (the x87 shadow alone).
 bugs and the not-judged escapes (report.json), and over every OUT/triage/F/triage.json the
 `shadow_agreement` summed: escaping inputs, those the shadow judged, those both judged, those
 judged alike, the confusion table (oracle verdict x shadow verdict, `-` where one did not judge)
-and every disagreement.
+every disagreement, and why the shadow left the other escaping inputs unjudged (each reason
+with its numbers and sites stripped, counted, beside the oracle's verdicts on those inputs).
 """
 import json
 import os
@@ -33,7 +34,7 @@ def load(path):
 
 
 def collect(out):
-    per, pairs, disagreements = [], {}, []
+    per, pairs, disagreements, unjudged = [], {}, [], []
     base = os.path.join(out, "triage")
     for fn in sorted(os.listdir(base)) if os.path.isdir(base) else []:
         doc = load(os.path.join(base, fn, "triage.json"))
@@ -56,7 +57,32 @@ def collect(out):
             key = (p["oracle"], p["shadow"])
             pairs[key] = pairs.get(key, 0) + p["inputs"]
         disagreements += [(fn, d) for d in agreement["disagreements"]]
-    return per, pairs, disagreements
+        unjudged += [(fn, u) for u in agreement.get("unjudged", [])]
+    return per, pairs, disagreements, unjudged
+
+
+def reason_kind(why):
+    """A reason with its values, sites and names stripped: what kind of limit it was."""
+    if not why:
+        return "(no reason given)"
+    text = re.sub(r"\b[\w./-]+\.(c|h|cc|cpp):\d+(:\d+)?", "SITE", why)
+    text = re.sub(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?", "N", text)
+    text = re.sub(r"`[^`]*`", "OP", text)
+    return text[:140]
+
+
+def reasons(unjudged):
+    """Markdown: the kinds of reason, most common first, with the oracle's verdicts."""
+    kinds = {}
+    for _, u in unjudged:
+        row = kinds.setdefault(reason_kind(u.get("why")), {})
+        key = name(u.get("oracle")) + ("" if u.get("in_domain", True) else " (outside)")
+        row[key] = row.get(key, 0) + 1
+    lines = ["Escaping inputs the shadow left unjudged, by reason (%d; oracle's verdicts beside):" % len(unjudged), ""]
+    for kind, row in sorted(kinds.items(), key=lambda kv: -sum(kv[1].values())):
+        lines.append("- %d: %s (%s)" % (sum(row.values()), kind,
+                                        ", ".join("%s %d" % kv for kv in sorted(row.items()))))
+    return lines
 
 
 FIELD = {"f64": ("<d", 8), "f32": ("<f", 4), "u32": ("<I", 4), "i32": ("<i", 4), "u64": ("<Q", 8), "i64": ("<q", 8)}
@@ -103,7 +129,7 @@ def describe(out, title):
                         ", ".join("%s %d" % kv for kv in sorted(report.get("rest", {}).items())),
                         ", ".join("%s (%s)" % (f.get("function"), f.get("why")) for f in report.get("failed", [])) or "none"))
         lines.append("")
-    per, pairs, disagreements = collect(out)
+    per, pairs, disagreements, unjudged = collect(out)
     inputs_of = {(fn, d.get("input")): fields(out, fn, d.get("input", "")) for fn, d in disagreements}
     t = {k: sum(r[k] or 0 for r in per) for k in ("findings", "bugs", "not_judged", "inputs", "shadow_judged",
                                                   "oracle_judged", "both", "agreed", "inside_inputs",
@@ -136,6 +162,8 @@ def describe(out, title):
                          % (fn, inputs_of[(fn, d.get("input"))], d.get("returned"), o.get("value"), o.get("verdict"),
                             s_.get("value"), s_.get("verdict"), ", " + s_["source"] if s_.get("source") else "",
                             "" if d.get("in_domain", True) else " (outside the declared domains)"))
+    if unjudged:
+        lines += [""] + reasons(unjudged)
     if report and report.get("bugs"):
         lines += ["", "Bugs (root site: functions; example reference):", ""]
         for b in report["bugs"]:

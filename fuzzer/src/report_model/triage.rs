@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 /// `summary.bugs_by.library`); 7: `precision_lost` of a finding (where its root's operands lost
 /// their digits, from the MPFR build), `root_by` `precision`; 8: `shadow_agreement.in_domain`
 /// and each disagreement's `in_domain`).
-pub const SCHEMA_VERSION: u32 = 8;
+pub const SCHEMA_VERSION: u32 = 9;
 
 /// How readers name this document in their errors.
 pub const KIND: Kind = Kind {
@@ -94,6 +94,17 @@ pub struct ShadowAgreement {
     pub in_domain: AgreementCounts,
     pub pairs: Vec<VerdictPair>,
     pub disagreements: Vec<Disagreement>,
+    /// The escaping inputs the shadow did not judge, each with the ladder's reason.
+    pub unjudged: Vec<ShadowUnjudged>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ShadowUnjudged {
+    pub input: String,
+    pub why: Option<String>,
+    /// The oracle's verdict on it.
+    pub oracle: Option<String>,
+    pub in_domain: bool,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

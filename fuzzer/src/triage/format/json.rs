@@ -5,7 +5,8 @@ use crate::replay::DecodedField;
 use crate::report_model::triage::{
     AgreementCounts, BugsBy, ByKind, Classes, ConsequenceCounts, Counts, Crash, Disagreement, DroppedReport, Examples,
     Field, Finding, Hang, Input, Judged, Location, Minimized, NotReproduced, Operation, Oracle, PrecisionLost,
-    Reference, Reproducer, ShadowAgreement, Summary, TriageDoc, Unexplained, VerdictPair, SCHEMA_VERSION,
+    Reference, Reproducer, ShadowAgreement, ShadowUnjudged, Summary, TriageDoc, Unexplained, VerdictPair,
+    SCHEMA_VERSION,
 };
 use crate::report_model::Tool;
 use crate::triage::consequences::Consequence;
@@ -84,6 +85,16 @@ fn shadow_agreement(a: &Agreement) -> ShadowAgreement {
                 oracle: judged(&d.oracle),
                 shadow: judged(&d.shadow),
                 in_domain: d.in_domain,
+            })
+            .collect(),
+        unjudged: a
+            .unjudged
+            .iter()
+            .map(|u| ShadowUnjudged {
+                input: u.input.clone(),
+                why: u.why.clone(),
+                oracle: u.oracle.as_ref().map(name_of),
+                in_domain: u.in_domain,
             })
             .collect(),
     }

@@ -232,7 +232,12 @@ impl References {
                     .any(|r| r.shadow.as_ref().is_some_and(|s| s.unreliable.is_some()));
                 let mut noisy = false;
                 if let Some(s) = signature {
-                    (beside, noisy) = check_beside(replayer, s, bytes, &replay.results, &provisional, &mut judgement);
+                    let dropped;
+                    (beside, dropped) = check_beside(replayer, s, bytes, &replay.results, &provisional, &mut judgement);
+                    noisy = !dropped.is_empty();
+                    for k in dropped {
+                        why[k] = Some(BEYOND_RANGE_NOT_STEADY.into());
+                    }
                 }
                 // A NaN from an infinity judges only through its limit beside the input.
                 for (r, reference) in replay.results.iter().zip(judgement.references.iter_mut()) {
@@ -299,6 +304,10 @@ impl References {
         }
     }
 }
+
+/// Why a shadow beyond the format's range was dropped by [`check_beside`].
+const BEYOND_RANGE_NOT_STEADY: &str =
+    "the shadow is beyond the format's range here but moves unevenly at the inputs beside it: rounding noise";
 
 /// How [`mark_unstable`] names the two precisions of the x87 shadow and of the MPFR one.
 pub const X87_PRECISIONS: (&str, &str) = ("a 64-bit significand", "53 bits");
@@ -495,7 +504,7 @@ pub fn mark_unstable(wide: &mut [ResultReport], narrow: &[ResultReport], names: 
 /// one becomes the shadow's limit there when it has one; one beyond the format's range that
 /// is no smooth function of the input there is rounding noise and is dropped. `provisional`
 /// results (a NaN from an infinity) look for their limit too. Returns the indices of the
-/// results given a limit, and whether a reference was dropped.
+/// results given a limit, and the positions (in `returned`) of the references dropped.
 fn check_beside(
     replayer: &Replayer,
     signature: &Signature,
@@ -503,7 +512,7 @@ fn check_beside(
     returned: &[ResultReport],
     provisional: &[u32],
     judgement: &mut Judgement,
-) -> (Vec<u32>, bool) {
+) -> (Vec<u32>, Vec<usize>) {
     let non_finite = |v: &str| v.contains("inf") || v.contains("nan");
     // A finite shadow beyond the range is tested for smoothness only beside an input whose
     // neighbours are relative ones; a non-finite one always looks for its limit.
@@ -517,7 +526,7 @@ fn check_beside(
             })
     };
     if !returned.iter().zip(&judgement.references).any(|(r, v)| needs(r, v)) {
-        return (Vec::new(), false);
+        return (Vec::new(), Vec::new());
     }
     // Per side, the far and the near neighbour's shadow run.
     let runs: Vec<(Vec<ResultReport>, Vec<ResultReport>)> = [1.0, -1.0]
@@ -534,8 +543,8 @@ fn check_beside(
         let s = results.iter().find(|r| r.index == Some(index))?.shadow.as_ref()?;
         s.unreliable.is_none().then(|| s.value.to_ascii_lowercase())
     };
-    let (mut replaced, mut dropped) = (Vec::new(), false);
-    for (r, reference) in returned.iter().zip(judgement.references.iter_mut()) {
+    let (mut replaced, mut dropped) = (Vec::new(), Vec::new());
+    for (k, (r, reference)) in returned.iter().zip(judgement.references.iter_mut()).enumerate() {
         let Some(index) = r.index.filter(|_| needs(r, reference)) else {
             continue;
         };
@@ -554,7 +563,7 @@ fn check_beside(
             }
         } else if sides.and_then(|s| neighbours::steady(&s)) == Some(false) {
             *reference = None;
-            dropped = true;
+            dropped.push(k);
         }
     }
     (replaced, dropped)

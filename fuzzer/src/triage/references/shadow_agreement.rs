@@ -24,6 +24,18 @@ pub struct Disagreement {
     pub in_domain: bool,
 }
 
+/// One escaping input the shadow left unjudged, and why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unjudged {
+    /// Relative to the output directory.
+    pub input: String,
+    /// The ladder's reason (which shadow ran out of range or precision, where); `None`: it
+    /// gave none.
+    pub why: Option<String>,
+    pub oracle: Option<Verdict>,
+    pub in_domain: bool,
+}
+
 /// (oracle's verdict, shadow's verdict) → inputs; `None`: that reference did not judge it.
 pub type Pairs = BTreeMap<(Option<Verdict>, Option<Verdict>), usize>;
 
@@ -52,6 +64,8 @@ pub struct Agreement {
     /// The same, over the inputs inside every declared domain (all of them without domains).
     pub in_domain: Pairs,
     pub disagreements: Vec<Disagreement>,
+    /// The escaping inputs the shadow did not judge: what keeps the share judged down.
+    pub unjudged: Vec<Unjudged>,
 }
 
 impl Agreement {
@@ -67,7 +81,25 @@ impl Agreement {
         self.pairs.values().sum()
     }
 
-    fn add(&mut self, input: String, in_domain: bool, oracle: Option<ResultVerdict>, shadow: Option<ResultVerdict>) {
+    fn add(
+        &mut self,
+        input: String,
+        in_domain: bool,
+        oracle: Option<ResultVerdict>,
+        shadow: Result<ResultVerdict, Option<String>>,
+    ) {
+        let shadow = match shadow {
+            Ok(v) => Some(v),
+            Err(why) => {
+                self.unjudged.push(Unjudged {
+                    input: input.clone(),
+                    why,
+                    oracle: oracle.as_ref().map(|v| v.verdict),
+                    in_domain,
+                });
+                None
+            }
+        };
         let key = (oracle.as_ref().map(|v| v.verdict), shadow.as_ref().map(|v| v.verdict));
         *self.pairs.entry(key).or_default() += 1;
         if in_domain {
@@ -105,10 +137,10 @@ pub fn compare(
         jobs,
         |&i| {
             let r = replays[i].as_ref().ok()?;
-            Some((
-                oracle.verdict(signature, &r.bytes, r),
-                shadow.verdict(signature, &r.bytes, r),
-            ))
+            let by_shadow = shadow
+                .verdict(signature, &r.bytes, r)
+                .ok_or_else(|| shadow.why_unjudged(&r.bytes));
+            Some((oracle.verdict(signature, &r.bytes, r), by_shadow))
         },
         |_| {},
     );
@@ -146,16 +178,21 @@ mod tests {
             "a".into(),
             true,
             judged(Verdict::Wrong, "1e302"),
-            judged(Verdict::Wrong, "1.0000001e302"),
+            judged(Verdict::Wrong, "1.0000001e302").ok_or(None),
         );
-        a.add("b".into(), true, judged(Verdict::UnreportedRange, "1e400"), None);
+        a.add(
+            "b".into(),
+            true,
+            judged(Verdict::UnreportedRange, "1e400"),
+            Err(Some("x87 shadow: beyond its range".into())),
+        );
         a.add(
             "c".into(),
             false,
             judged(Verdict::Wrong, "5"),
-            judged(Verdict::UnreportedRange, "1e400"),
+            judged(Verdict::UnreportedRange, "1e400").ok_or(None),
         );
-        a.add("d".into(), true, None, judged(Verdict::Wrong, "5"));
+        a.add("d".into(), true, None, judged(Verdict::Wrong, "5").ok_or(None));
         assert_eq!((a.inputs(), a.judged_by_both(), a.agreed()), (4, 2, 1));
         // "c", the one disagreement, lies outside the declared domains.
         let inside = &a.in_domain;
@@ -169,5 +206,15 @@ mod tests {
             ("c", false)
         );
         assert_eq!(a.pairs[&(Some(Verdict::UnreportedRange), None)], 1);
+        // "b", the one input the shadow did not judge, keeps its reason and the oracle's verdict.
+        assert_eq!(
+            a.unjudged,
+            vec![Unjudged {
+                input: "b".into(),
+                why: Some("x87 shadow: beyond its range".into()),
+                oracle: Some(Verdict::UnreportedRange),
+                in_domain: true,
+            }]
+        );
     }
 }
