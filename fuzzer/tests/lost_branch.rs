@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 use std::collections::BTreeMap;
-use testkit::{both, compile, compile_with_taint_and_shadow, numfuzz, primary_shadow, Built, HandCampaign};
+use testkit::{compile, compile_with_taint_and_shadow, primary_shadow, triage_roots, Built};
 
 const PATH: &str = r#"#include <numfuzz.h>
 #include <math.h>
@@ -84,23 +84,17 @@ fn the_mpfr_build_reports_the_paths_exact_value_after_a_lost_branch() {
 
 /// Each root's class, reference and why not judged, by line.
 fn triage(built: &Built, name: &str) -> BTreeMap<u64, (String, Value, Value)> {
-    let root = built.path(name);
-    let c = HandCampaign::new(&root, &built.exe, &["default"]);
-    for case in [1, 2] {
-        c.crash("default", &format!("id:{case:06},case:{case}"), &input(case));
-    }
-    let o = numfuzz(&["triage", root.to_str().unwrap(), "--format", "json"]);
-    assert!(o.status.success(), "{}", both(&o));
-    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
-    let mut by_line = BTreeMap::new();
-    for f in doc["findings"].as_array().unwrap() {
-        let class = f["class"].as_str().unwrap().to_string();
-        if ["bug", "range", "undefined", "not-judged"].contains(&class.as_str()) {
-            let line = f["location"]["line"].as_u64().unwrap();
-            by_line.insert(line, (class, f["reference"].clone(), f["not_judged"].clone()));
-        }
-    }
-    by_line
+    let inputs: Vec<(String, Vec<u8>)> = [1, 2]
+        .iter()
+        .map(|case| (format!("id:{case:06},case:{case}"), input(*case)))
+        .collect();
+    let (roots, _) = triage_roots(built, name, &inputs);
+    (roots.into_iter())
+        .map(|(line, f)| {
+            let class = f["class"].as_str().unwrap().to_string();
+            (line, (class, f["reference"].clone(), f["not_judged"].clone()))
+        })
+        .collect()
 }
 
 #[test]

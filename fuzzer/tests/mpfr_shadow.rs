@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 use std::collections::BTreeMap;
-use testkit::{both, compile, compile_with_taint_and_shadow, numfuzz, primary_shadow, Built, HandCampaign};
+use testkit::{both, compile, compile_with_taint_and_shadow, numfuzz, primary_shadow, triage_roots, Built};
 
 const CASES: &str = r#"#include <numfuzz.h>
 #include <math.h>
@@ -87,25 +87,16 @@ fn the_mpfr_build_computes_beyond_x87s_range_and_precision() {
     assert_eq!(mpfr_shadow(&built, &input(6, 1.0), "128").0, "-inf");
 }
 
-/// Triage over one saved input per case: each finding's class and reference by line, and the
+/// Triage over one saved input per case: each root's class and reference by line, and the
 /// JSON's summary.
 fn triage(built: &Built, name: &str) -> (BTreeMap<u64, (String, Value)>, Value) {
-    let root = built.path(name);
-    let c = HandCampaign::new(&root, &built.exe, &["default"]);
-    for (k, (case, x)) in INPUTS.iter().enumerate() {
-        c.crash("default", &format!("id:{k:06},case:{case}"), &input(*case, *x));
-    }
-    let o = numfuzz(&["triage", root.to_str().unwrap(), "--format", "json"]);
-    assert!(o.status.success(), "{}", both(&o));
-    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
-    let mut by_line = BTreeMap::new();
-    for f in doc["findings"].as_array().unwrap() {
-        let class = f["class"].as_str().unwrap().to_string();
-        // The root of each case: a bug, or what its escape is called.
-        if ["bug", "range", "undefined", "not-judged"].contains(&class.as_str()) {
-            by_line.insert(f["location"]["line"].as_u64().unwrap(), (class, f["reference"].clone()));
-        }
-    }
+    let inputs: Vec<(String, Vec<u8>)> = (INPUTS.iter().enumerate())
+        .map(|(k, (case, x))| (format!("id:{k:06},case:{case}"), input(*case, *x)))
+        .collect();
+    let (roots, doc) = triage_roots(built, name, &inputs);
+    let by_line = (roots.into_iter())
+        .map(|(line, f)| (line, (f["class"].as_str().unwrap().to_string(), f["reference"].clone())))
+        .collect();
     (by_line, doc["summary"].clone())
 }
 

@@ -44,7 +44,7 @@ NF_HIDDEN void nf_core_mark_unreliable(const char *why, const char *where);
 NF_HIDDEN const char *nf_core_unreliable(void);
 /* A branch on a value the format lost went the other way in the shadow: the shadow goes on along
  * the program's path, so its result is the exact value of that path, which judges a result only
- * where it is a number within the format (the MPFR runtime; the x87 one calls it unreliable). */
+ * where it is a nonzero number within the format (the MPFR runtime; the x87 one calls it unreliable). */
 NF_HIDDEN void nf_core_mark_lost_branch(const char *where);
 NF_HIDDEN const char *nf_core_lost_branch(void);
 /* A callee's constant infinity entered arithmetic as a bound (numfuzz-abi's RETURNED_CONSTANT_BOUND). */

@@ -5,6 +5,8 @@
 //! `target/release` (or `$NUMFUZZ_BIN_DIR`).
 
 use numfuzz_abi::report::{ExceptionReport, InputSummary, ReportEvent};
+use serde_json::Value;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
@@ -190,6 +192,28 @@ impl HandCampaign {
         std::fs::write(self.root.join(instance).join("crashes").join(name), bytes).expect("write input");
         format!("{instance}/crashes/{name}")
     }
+}
+
+/// Triage of a hand-laid campaign of `built` under `built.path(out)` holding `inputs`
+/// (name, bytes) as crashes of one instance: the JSON report, and its root findings (the
+/// classes a root of an escape gets: bug, range, undefined, not-judged) by line.
+pub fn triage_roots(built: &Built, out: &str, inputs: &[(String, Vec<u8>)]) -> (BTreeMap<u64, Value>, Value) {
+    let root = built.path(out);
+    let c = HandCampaign::new(&root, &built.exe, &["default"]);
+    for (name, bytes) in inputs {
+        c.crash("default", name, bytes);
+    }
+    let o = numfuzz(&["triage", root.to_str().unwrap(), "--format", "json"]);
+    assert!(o.status.success(), "{}", both(&o));
+    let doc: Value = serde_json::from_slice(&o.stdout).expect("triage JSON");
+    let roots = doc["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| ["bug", "range", "undefined", "not-judged"].contains(&f["class"].as_str().unwrap_or_default()))
+        .map(|f| (f["location"]["line"].as_u64().expect("line"), f.clone()))
+        .collect();
+    (roots, doc)
 }
 
 /// Runs `numfuzz` with `args` (empty stdin; `CI=1`, as on a CI machine: no terminal UI), in a
