@@ -5,7 +5,10 @@
  * and the precision NUMFUZZ_SHADOW_PRECISION names (bits). Values are never freed during a
  * run: they come from an arena that the next input reuses, so a handle stays valid wherever
  * the program keeps it (memory, call slots). A NaN carries a tag beside it, the x87 build's
- * payload: born from an infinity, from a stored constant, from a returned constant.
+ * payload: born from an infinity, from a stored constant, from a returned constant. A zero or
+ * an infinity MPFR made by leaving its own exponent range (2^-(2^62) to 2^(2^62)) carries a tag
+ * too: its true value is a nonzero beyond any binary format, which operations that scale it keep
+ * (see `ranged`).
  *
  * This object is pulled out of the runtime archive only by an MPFR build, which links
  * -lmpfr -lgmp; shadow.c's reset calls ours through a weak reference. */
@@ -28,8 +31,20 @@ void numfuzz_rt_precision_lost(const char *origin_file, unsigned origin_line, un
                                unsigned origin_op, unsigned correct_bits, unsigned bits, const char *file,
                                unsigned line, unsigned column, unsigned op);
 
-/* A NaN's origin, ordered as the x87 payloads (the larger one wins when two NaNs meet). */
-enum tag { TAG_NONE = 0, TAG_FROM_INFINITY = 1, TAG_FROM_CONSTANT = 2, TAG_FROM_RETURNED_CONSTANT = 3 };
+/* A NaN's origin, ordered as the x87 payloads (the larger one wins when two NaNs meet); and, on
+ * a zero or an infinity, that MPFR's exponent range clamped it. */
+enum tag {
+  TAG_NONE = 0,
+  TAG_FROM_INFINITY = 1,
+  TAG_FROM_CONSTANT = 2,
+  TAG_FROM_RETURNED_CONSTANT = 3,
+  TAG_BEYOND_EXPONENTS = 4
+};
+
+#define BEYOND_EXPONENTS_LOST "a value beyond MPFR's own exponent range reached an operation that does not scale it"
+#define BEYOND_EXPONENTS_RESULT                                                                                  \
+  "the result's shadow is beyond MPFR's own exponent range, where its two precisions cannot tell a true value "   \
+  "from rounding noise"
 
 typedef struct nf_mp {
   mpfr_t v;
@@ -152,11 +167,67 @@ nf_mp *__numfuzz_mpfr_from_int(int64_t v, int is_unsigned) {
   return x;
 }
 
+static int beyond(const nf_mp *x) { return x && x->tag == TAG_BEYOND_EXPONENTS; }
+
+/* Clears MPFR's range flags before an operation, which `ranged` reads after it. */
+static void range_flags_cleared(void) {
+  mpfr_clear_overflow();
+  mpfr_clear_underflow();
+}
+
+/* How an operation treats an operand beyond MPFR's exponents (see `ranged`). */
+enum scaling {
+  NO_SCALING,
+  /* Products, quotients, powers, roots, exponentials: a held zero or infinity operand decides. */
+  SCALES,
+  /* Sums: a held zero operand is the identity; a held infinity decides. */
+  SUMS
+};
+
+/* A held zero or infinity operand that decides a non-number result by itself (0·t is 0). */
+static int held_decides(const nf_mp *x, enum scaling how) {
+  if (!x || beyond(x) || mpfr_nan_p(x->v) || mpfr_regular_p(x->v))
+    return 0;
+  return how == SCALES || mpfr_inf_p(x->v);
+}
+
+/* r = an operation on a, b, c (NULL where absent), run after `range_flags_cleared`: a zero or an
+ * infinity MPFR clamped there carries TAG_BEYOND_EXPONENTS. From one such operand, a number is
+ * exact to every precision (an addend that small or that large absorbs or dominates; a continuous
+ * function's value at zero or at its far end), and a zero or an infinity stays beyond where the
+ * operation scales (a result still beyond judges nothing: see __numfuzz_mpfr_result); anything
+ * else, log(0) for a value the program had and MPFR could not hold, has no true value here, and
+ * the run's shadows say so. A NaN is `born`'s to judge. */
+static nf_mp *ranged(nf_mp *r, const nf_mp *a, const nf_mp *b, const nf_mp *c, enum scaling how) {
+  int from_beyond = beyond(a) + beyond(b) + beyond(c);
+  int clamped = mpfr_overflow_p() || mpfr_underflow_p();
+  if (mpfr_nan_p(r->v))
+    return r;
+  if (!from_beyond) {
+    if (clamped && !mpfr_regular_p(r->v))
+      r->tag = TAG_BEYOND_EXPONENTS;
+    return r;
+  }
+  if (mpfr_regular_p(r->v)) {
+    if (from_beyond > 1)
+      nf_core_mark_unreliable(BEYOND_EXPONENTS_LOST, NULL);
+    return r;
+  }
+  if (how == NO_SCALING)
+    nf_core_mark_unreliable(BEYOND_EXPONENTS_LOST, NULL);
+  else if (!held_decides(a, how) && !held_decides(b, how) && !held_decides(c, how))
+    r->tag = TAG_BEYOND_EXPONENTS;
+  return r;
+}
+
 /* r's tag from its operands, as x87 payloads travel: a NaN operand's tag passes on (the largest
- * of them); a NaN that operands without NaNs but with an infinity made is born from it. */
+ * of them); a NaN that operands without NaNs but with an infinity made is born from it. A NaN of
+ * a clamped operand (t/t of a value MPFR could not hold) has no true value here. */
 static nf_mp *born(nf_mp *r, nf_mp *a, nf_mp *b, nf_mp *c) {
   if (!mpfr_nan_p(r->v))
     return r;
+  if (beyond(a) || beyond(b) || beyond(c))
+    nf_core_mark_unreliable(BEYOND_EXPONENTS_LOST, NULL);
   nf_mp *ops[3] = {a, b, c};
   int any_nan = 0, any_inf = 0, tag = TAG_NONE;
   for (int i = 0; i < 3; i++) {
@@ -164,7 +235,7 @@ static nf_mp *born(nf_mp *r, nf_mp *a, nf_mp *b, nf_mp *c) {
       continue;
     if (mpfr_nan_p(ops[i]->v)) {
       any_nan = 1;
-      tag = ops[i]->tag > tag ? ops[i]->tag : tag;
+      tag = ops[i]->tag > tag && ops[i]->tag != TAG_BEYOND_EXPONENTS ? ops[i]->tag : tag;
     }
     any_inf |= mpfr_inf_p(ops[i]->v) != 0;
   }
@@ -174,6 +245,7 @@ static nf_mp *born(nf_mp *r, nf_mp *a, nf_mp *b, nf_mp *c) {
 
 nf_mp *__numfuzz_mpfr_arith(unsigned op, nf_mp *a, nf_mp *b) {
   nf_mp *r = fresh();
+  range_flags_cleared();
   switch (op) {
   case NUMFUZZ_OP_FADD: mpfr_add(r->v, a->v, b->v, MPFR_RNDN); break;
   case NUMFUZZ_OP_FSUB: mpfr_sub(r->v, a->v, b->v, MPFR_RNDN); break;
@@ -182,7 +254,8 @@ nf_mp *__numfuzz_mpfr_arith(unsigned op, nf_mp *a, nf_mp *b) {
   case NUMFUZZ_OP_FREM: mpfr_fmod(r->v, a->v, b->v, MPFR_RNDN); break;
   default: mpfr_set_nan(r->v);
   }
-  return born(r, a, b, NULL);
+  enum scaling how = op == NUMFUZZ_OP_FADD || op == NUMFUZZ_OP_FSUB ? SUMS : op == NUMFUZZ_OP_FREM ? NO_SCALING : SCALES;
+  return born(ranged(r, a, b, NULL, how), a, b, NULL);
 }
 
 nf_mp *__numfuzz_mpfr_neg(nf_mp *a) {
@@ -235,6 +308,23 @@ static int unary(unsigned op, mpfr_ptr r, mpfr_srcptr a) {
   }
 }
 
+/* Whether a one-argument function keeps a value beyond MPFR's exponents beyond (a power of it,
+ * or an exponential: sqrt(2^-(2^62)) and exp(2^(2^62)) are no number of any format either). */
+static enum scaling scales_unary(unsigned op) {
+  switch (op) {
+  case NUMFUZZ_OP_SQRT:
+  case NUMFUZZ_OP_CBRT:
+  case NUMFUZZ_OP_EXP:
+  case NUMFUZZ_OP_EXP2:
+  case NUMFUZZ_MPFR_OP_EXP10:
+  case NUMFUZZ_OP_EXPM1:
+  case NUMFUZZ_OP_SINH:
+  case NUMFUZZ_OP_COSH:
+  case NUMFUZZ_MPFR_OP_FABS: return SCALES;
+  default: return NO_SCALING;
+  }
+}
+
 static int binary(unsigned op, mpfr_ptr r, mpfr_srcptr a, mpfr_srcptr b) {
   switch (op) {
   case NUMFUZZ_OP_POW: return mpfr_pow(r, a, b, MPFR_RNDN), 1;
@@ -251,44 +341,58 @@ static int binary(unsigned op, mpfr_ptr r, mpfr_srcptr a, mpfr_srcptr b) {
 
 nf_mp *__numfuzz_mpfr_call1(unsigned op, nf_mp *a) {
   nf_mp *r = fresh();
+  range_flags_cleared();
   if (!unary(op, r->v, a->v))
     mpfr_set_nan(r->v);
   /* fabs and the roundings pass a NaN's tag on; they make no NaN of their own. */
-  return born(r, a, NULL, NULL);
+  return born(ranged(r, a, NULL, NULL, scales_unary(op)), a, NULL, NULL);
 }
 
 nf_mp *__numfuzz_mpfr_call2(unsigned op, nf_mp *a, nf_mp *b) {
   nf_mp *r = fresh();
+  range_flags_cleared();
   if (!binary(op, r->v, a->v, b->v))
     mpfr_set_nan(r->v);
-  return born(r, a, b, NULL);
+  /* copysign's second operand gives a sign only. */
+  enum scaling how = op == NUMFUZZ_OP_HYPOT ? SUMS : op == NUMFUZZ_MPFR_OP_COPYSIGN ? SCALES : NO_SCALING;
+  return born(ranged(r, a, op == NUMFUZZ_MPFR_OP_COPYSIGN ? NULL : b, NULL, how), a, b, NULL);
 }
 
 nf_mp *__numfuzz_mpfr_call3(unsigned op, nf_mp *a, nf_mp *b, nf_mp *c) {
   nf_mp *r = fresh();
+  range_flags_cleared();
   if (op == NUMFUZZ_OP_FMA || op == NUMFUZZ_OP_FMULADD)
     mpfr_fma(r->v, a->v, b->v, c->v, MPFR_RNDN);
   else
     mpfr_set_nan(r->v);
-  return born(r, a, b, c);
+  return born(ranged(r, a, b, c, SCALES), a, b, c);
 }
 
 nf_mp *__numfuzz_mpfr_call_int(unsigned op, nf_mp *a, int n) {
   nf_mp *r = fresh();
+  range_flags_cleared();
   if (op == NUMFUZZ_OP_LDEXP || op == NUMFUZZ_OP_SCALBN)
     mpfr_mul_2si(r->v, a->v, n, MPFR_RNDN);
   else if (op == NUMFUZZ_OP_POWI)
     mpfr_pow_si(r->v, a->v, n, MPFR_RNDN);
   else
     mpfr_set_nan(r->v);
-  return born(r, a, NULL, NULL);
+  return born(ranged(r, a, NULL, NULL, n != 0 ? SCALES : NO_SCALING), a, NULL, NULL);
 }
 
 /* LLVM's fcmp predicates are masks: bit 0 equal, 1 greater, 2 less, 3 unordered. */
+/* A value beyond MPFR's exponents compares as what it stands for: a clamped zero as a nonzero of
+ * its sign, a clamped infinity as a finite number, against a held value equal to it. */
 int __numfuzz_mpfr_compare(unsigned predicate, nf_mp *a, nf_mp *b) {
   if (mpfr_nan_p(a->v) || mpfr_nan_p(b->v))
     return (predicate >> 3) & 1;
   int c = mpfr_cmp(a->v, b->v);
+  if (c == 0 && beyond(a) != beyond(b)) {
+    nf_mp *clamped = beyond(a) ? a : b;
+    int sign = mpfr_signbit(clamped->v) ? -1 : 1;
+    int order = mpfr_zero_p(clamped->v) ? sign : -sign; /* the clamped one's order to the other */
+    c = beyond(a) ? order : -order;
+  }
   return (predicate >> (c == 0 ? 0 : c > 0 ? 1 : 2)) & 1;
 }
 
@@ -310,6 +414,8 @@ int __numfuzz_mpfr_is_fpclass(nf_mp *a, unsigned mask) {
 /* The value lost what its shadow holds: Inf, NaN, zero or subnormal where the shadow is not, or
  * the two differ beyond rounding noise (2^-30 relative). */
 static int lossy(double v, nf_mp *s) {
+  if (beyond(s))
+    return 1;
   if (isnan(v) || mpfr_nan_p(s->v))
     return isnan(v) != (mpfr_nan_p(s->v) != 0);
   if (isinf(v) || mpfr_inf_p(s->v))
@@ -418,9 +524,19 @@ static int beyond_format(nf_mp *s, unsigned width) {
   return beyond;
 }
 
+/* A clamped value as the bound it lies beyond, in decimal (2^emax is 1e+1388255822130839282):
+ * a number beyond every format, which triage's decimals read as such. */
+static void beyond_text(char *text, size_t size, const nf_mp *s) {
+  const char *sign = mpfr_signbit(s->v) ? "-" : "";
+  /* |exponent| · log10(2) to the unit: 19 digits of log10(2), in 128-bit integers. */
+  int zero = mpfr_zero_p(s->v);
+  unsigned __int128 exponent = (unsigned __int128)(zero ? -mpfr_get_emin() : mpfr_get_emax());
+  unsigned __int128 scaled = exponent * (unsigned __int128)3010299956639811952ULL;
+  unsigned long long decimal = (unsigned long long)(scaled / 10000000000000000000ULL);
+  snprintf(text, size, "%s1e%s%llu", sign, zero ? "-" : "+", decimal);
+}
+
 void __numfuzz_mpfr_result(const char *name, double v, nf_mp *s, unsigned width) {
-  if (mpfr_overflow_p() || mpfr_underflow_p())
-    nf_core_mark_unreliable("an MPFR shadow went beyond MPFR's own exponent range", NULL);
   const char *why = nf_core_unreliable();
   /* After a lost branch the shadow is the exact value of the program's own path: a nonzero number
    * within the format says rounding on that path made the Inf, NaN or garbage; anything else may
@@ -432,9 +548,15 @@ void __numfuzz_mpfr_result(const char *name, double v, nf_mp *s, unsigned width)
   /* A bound within the format (or a NaN made from one) says nothing of the true value. */
   if (!why && nf_core_bounded() && !beyond_format(s, width))
     why = NUMFUZZ_SHADOW_NAN_FROM_CONSTANT_REASON;
+  /* Every precision clamps alike, so its two runs cannot show whether rounding noise (a
+   * cancellation of huge terms before an exp) put it there. */
+  if (!why && beyond(s))
+    why = BEYOND_EXPONENTS_RESULT;
   /* 21 significant digits, the x87 build's, in a form triage's decimals parse (nan, inf). */
   char text[96];
-  if (mpfr_nan_p(s->v))
+  if (beyond(s))
+    beyond_text(text, sizeof text, s);
+  else if (mpfr_nan_p(s->v))
     snprintf(text, sizeof text, "nan");
   else if (mpfr_inf_p(s->v))
     snprintf(text, sizeof text, mpfr_signbit(s->v) ? "-inf" : "inf");
