@@ -214,7 +214,7 @@ impl References {
                 let narrow = replayer
                     .run_bytes_with_env(bytes, &[(numfuzz_abi::env::SHADOW_PRECISION, "53".into())])
                     .ok()?;
-                mark_unstable(&mut shadow.results, &narrow.results, X87_PRECISIONS);
+                let moved_in_x87 = mark_unstable(&mut shadow.results, &narrow.results, X87_PRECISIONS);
                 let (mut judgement, mut provisional) = shadow_judgement(&replay.results, &shadow.results);
                 let mut why = unjudged_reasons(&replay.results, &shadow.results, "x87");
                 if let Some(mpfr) = mpfr {
@@ -223,6 +223,7 @@ impl References {
                         judgement: &mut judgement,
                         provisional: &mut provisional,
                         why: &mut why,
+                        moved_in_x87: &moved_in_x87,
                     };
                     by_mpfr = ladder.climb(mpfr, bytes);
                 }
@@ -305,6 +306,10 @@ impl References {
     }
 }
 
+/// Why MPFR's value beyond the range does not judge where x87's shadow moved with its precision.
+const ILL_CONDITIONED_RANGE: &str = "MPFR shadow: beyond the format's range, but on a path whose x87 shadow \
+moved with its own precision: the exact value of an ill-conditioned formula, not necessarily the function's";
+
 /// Why a shadow beyond the format's range was dropped by [`check_beside`].
 const BEYOND_RANGE_NOT_STEADY: &str =
     "the shadow is beyond the format's range here but moves unevenly at the inputs beside it: rounding noise";
@@ -344,6 +349,8 @@ struct Ladder<'a> {
     /// Indices whose x87 reference is a provisional NaN (see [`shadow_judgement`]).
     provisional: &'a mut Vec<u32>,
     why: &'a mut Vec<Option<String>>,
+    /// Indices whose x87 shadow moved between its two precisions: an ill-conditioned path.
+    moved_in_x87: &'a [u32],
 }
 
 impl Ladder<'_> {
@@ -382,7 +389,7 @@ impl Ladder<'_> {
             self.settle(&undecided, None, &failed);
             return Vec::new();
         };
-        mark_unstable(&mut wide.results, &narrow.results, MPFR_PRECISIONS);
+        let _ = mark_unstable(&mut wide.results, &narrow.results, MPFR_PRECISIONS);
         let (answer, provisional) = shadow_judgement(self.returned, &wide.results);
         let reasons = unjudged_reasons(self.returned, &wide.results, "MPFR");
         // A provisional NaN in MPFR too is no answer: x87's limit beside the input may still be.
@@ -395,7 +402,10 @@ impl Ladder<'_> {
     /// Takes MPFR's reference for each undecided result that has one; one without keeps x87's
     /// provisional NaN (judged beside the input, or not at all) and otherwise loses x87's answer,
     /// which only MPFR could have confirmed: a `range` or `undefined` stands only where MPFR says
-    /// it at both precisions.
+    /// it at both precisions. Where x87's two precisions disagreed, the path is ill-conditioned
+    /// there, and a value beyond the range is its exact value, not the function's (GSL's sin
+    /// reduces 1.8e308 by three parts of pi/4 and sums a Chebyshev series of the 1e284 left:
+    /// 7.6e4074 at every precision, where sin is 0.005): no `range` from it.
     fn settle(
         self,
         undecided: &[usize],
@@ -405,7 +415,17 @@ impl Ladder<'_> {
         let mut judged = Vec::new();
         for &k in undecided {
             let Some(index) = self.returned[k].index else { continue };
+            let returned = &self.returned[k];
+            let ill_conditioned_range = |reference: &String| {
+                self.moved_in_x87.contains(&index)
+                    && oracle::verdict(returned.ty, &returned.value, reference, false, 0.0)
+                        == Some(oracle::Verdict::UnreportedRange)
+            };
             match references.and_then(|r| r[k].clone()) {
+                Some(reference) if ill_conditioned_range(&reference) => {
+                    self.judgement.references[k] = None;
+                    self.why[k] = Some(format!("{ILL_CONDITIONED_RANGE} ({reference})"));
+                }
                 Some(reference) => {
                     self.judgement.references[k] = Some(reference);
                     self.provisional.retain(|&i| i != index);
@@ -478,7 +498,9 @@ fn close(a: &str, b: &str, rel: f64) -> bool {
 
 /// Marks unreliable each shadow of `wide` (the run at the higher precision) whose twin in
 /// `narrow` is a different value or missing; `names` names the two precisions.
-pub fn mark_unstable(wide: &mut [ResultReport], narrow: &[ResultReport], names: (&str, &str)) {
+/// Returns the indices of the results whose two runs gave different values.
+pub fn mark_unstable(wide: &mut [ResultReport], narrow: &[ResultReport], names: (&str, &str)) -> Vec<u32> {
+    let mut moved = Vec::new();
     for r in wide.iter_mut() {
         let twin = narrow
             .iter()
@@ -493,11 +515,13 @@ pub fn mark_unstable(wide: &mut [ResultReport], narrow: &[ResultReport], names: 
                 shadow.unreliable = Some(format!(
                     "the shadow changes with its own precision ({} with {}, {} with {}): rounding noise",
                     shadow.value, names.0, t.value, names.1
-                ))
+                ));
+                moved.extend(r.index);
             }
             None => shadow.unreliable = Some(format!("the run with {} declared no such result", names.1)),
         }
     }
+    moved
 }
 
 /// Checks the shadow references of `judgement` beside the input (see [`neighbours`]): a non-finite
