@@ -66,7 +66,7 @@ def reason_kind(why):
     if not why:
         return "(no reason given)"
     text = re.sub(r"\b[\w./-]+\.(c|h|cc|cpp):\d+(:\d+)?", "SITE", why)
-    text = re.sub(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?", "N", text)
+    text = re.sub(r"(?<!\w)[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?", "N", text)
     text = re.sub(r"`[^`]*`", "OP", text)
     return text[:140]
 
