@@ -27,6 +27,7 @@ mod report;
 mod rerun_limit;
 mod results;
 mod run;
+mod serve;
 mod signature;
 mod sites;
 mod standalone;
@@ -609,6 +610,9 @@ pub unsafe extern "C" fn numfuzz_rt_main(
     let harness = Harness { test_one };
     if forkserver::in_child() {
         return forkserver::run_harness(&args, &harness);
+    }
+    if std::env::var_os(env::SERVE).is_some() {
+        return serve::run(&harness);
     }
     standalone::run(&args, &harness)
 }

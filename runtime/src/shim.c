@@ -53,6 +53,9 @@ const char __numfuzz_anchor[] = NUMFUZZ_RUNTIME_MARKER;
 
 __attribute__((used, section(NUMFUZZ_RUNTIME_SECTION))) static const char numfuzz_runtime_marker[] =
     NUMFUZZ_RUNTIME_MARKER;
+/* This runtime serves replay requests (numfuzz-abi's serve.rs); triage reads it before asking. */
+__attribute__((used, section(NUMFUZZ_RUNTIME_SECTION))) static const char numfuzz_serve_marker[] =
+    NUMFUZZ_SERVE_MARKER;
 
 /* afl-fuzz 4.04c refuses binaries without the shared-memory variable's name and detects
  * persistent mode by this signature; the runtime implements both. */

@@ -57,20 +57,26 @@ pub fn run(args: &[String], harness: &Harness) -> i32 {
                 }
             },
         };
-        report::set_input(file.clone());
-        region.reset();
-        // Each input's own edges, as a fuzzer's runs have (a replay that skips precise re-runs
-        // as a campaign does, `NUMFUZZ_PRECISE=campaign`, tells paths apart by them).
-        crate::edges::reset();
-        crate::run::begin(region);
-        results::reset();
-        taint::reset();
-        crate::error_report::reset();
-        // SAFETY: shadow.c's reset touches only its own thread-local state.
-        unsafe { __numfuzz_shadow_reset() };
-        harness.run(&data);
-        report::input_done(region.raised_count(), region.handled());
+        run_input(harness, region, file.clone(), &data);
     }
     report::set_input(None);
     status
+}
+
+/// Replays one input named `name` (for the JSON reports): every per-input state reset, the
+/// harness run, the input's summary printed.
+pub fn run_input(harness: &Harness, region: &Region, name: Option<String>, data: &[u8]) {
+    report::set_input(name);
+    region.reset();
+    // Each input's own edges, as a fuzzer's runs have (a replay that skips precise re-runs
+    // as a campaign does, `NUMFUZZ_PRECISE=campaign`, tells paths apart by them).
+    crate::edges::reset();
+    crate::run::begin(region);
+    results::reset();
+    taint::reset();
+    crate::error_report::reset();
+    // SAFETY: shadow.c's reset touches only its own thread-local state.
+    unsafe { __numfuzz_shadow_reset() };
+    harness.run(data);
+    report::input_done(region.raised_count(), region.handled());
 }

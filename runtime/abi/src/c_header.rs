@@ -267,6 +267,7 @@ fn constants(w: &mut String) {
                 "RUNTIME_MARKER",
                 quoted(&format!("{}{}", crate::RUNTIME_MARKER_PREFIX, crate::ABI_VERSION)),
             ),
+            ("SERVE_MARKER", quoted(crate::serve::MARKER)),
             ("SITE_UNASSIGNED", format!("0x{SITE_UNASSIGNED:X}u")),
             ("F80_SLOT", F80_SLOT.to_string()),
             ("COPY_FAST", format!("{}u", crate::copies::FAST)),

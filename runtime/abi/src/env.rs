@@ -74,6 +74,10 @@ pub const MEM_LIMIT_MB: &str = "NUMFUZZ_MEM_LIMIT_MB";
 /// in the process (for benchmarks).
 pub const PRECISE: &str = "NUMFUZZ_PRECISE";
 
+/// Set (to anything) by triage: a libFuzzer-style harness serves replay requests on stdin and
+/// stdout, one forked child per input, instead of replaying files (see `serve`).
+pub const SERVE: &str = "NUMFUZZ_SERVE";
+
 /// AFL++'s coverage map id (SysV shared memory).
 pub const AFL_SHM_ID: &str = "__AFL_SHM_ID";
 /// AFL++'s shared-memory test case id.
@@ -105,6 +109,7 @@ pub const CAMPAIGN_ONLY: &[&str] = &[
     TAINT_SKIP,
     TAINT_MODE,
     SHADOW_PRECISION,
+    SERVE,
     AFL_SHM_ID,
     AFL_SHM_FUZZ_ID,
     AFL_MAP_SIZE,

@@ -18,6 +18,7 @@ pub mod op;
 pub mod probe;
 pub mod region_view;
 pub mod report;
+pub mod serve;
 pub mod shadow;
 pub mod shm;
 pub mod signature;
