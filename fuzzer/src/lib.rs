@@ -6,6 +6,7 @@ pub mod harness;
 pub mod html;
 pub mod markdown;
 pub mod replay;
+pub mod replay_server;
 pub mod report_model;
 pub mod run_all;
 pub mod target;

@@ -3,6 +3,7 @@
 //! prints) and hangs; and the decoded, printable view of inputs and exceptions that
 //! `numfuzz replay` and `numfuzz triage` both show.
 
+use crate::replay_server::{Served, Servers};
 use crate::target_process::{self, Stop};
 use numfuzz_abi::kind::ExceptionKind;
 use numfuzz_abi::report::{
@@ -11,9 +12,11 @@ use numfuzz_abi::report::{
 use numfuzz_abi::signature::{FieldType, Signature};
 use numfuzz_abi::value::Value;
 use serde::Serialize;
+use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 pub use numfuzz_abi::report::Frame;
@@ -116,23 +119,78 @@ impl Replay {
 /// How to run a target on one input: its path, and the arguments recorded for the campaign
 /// (`@@` is replaced by the input file; other arguments get the input on stdin, as afl-fuzz
 /// does; no arguments: the input file is the only argument, as the runtime's `main` reads).
-#[derive(Clone, Debug)]
+///
+/// Every input runs in a process of its own, so one input's state never leaks into another's:
+/// a child forked by a long-lived server of the target when it serves replays
+/// ([`replay_server`](crate::replay_server)), else a process started for it. A replay is
+/// deterministic, so the same bytes replayed again with the same variables are answered from
+/// memory; clones share their servers and what they remember.
+#[derive(Clone)]
 pub struct Replayer {
     pub target: PathBuf,
     pub args: Vec<String>,
     pub timeout: Duration,
     /// The campaign's `-m` (MiB): an input that needs more ends as an out-of-memory crash.
     pub memory_limit_mb: Option<u64>,
+    servers: Arc<Servers>,
+    remembered: Arc<Mutex<HashMap<ReplayKey, Replay>>>,
+    spent: Arc<Mutex<Spent>>,
+}
+
+/// How a replayer's replays went (for `NUMFUZZ_LOG`'s account of where triage's time goes).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Spent {
+    /// Replays run by a server's child.
+    pub served: usize,
+    /// Replays run in a process started for them.
+    pub own_process: usize,
+    /// Replays answered from memory.
+    pub remembered: usize,
+    /// Wall-clock seconds the replays that ran took.
+    pub seconds: f64,
+}
+
+impl std::fmt::Debug for Replayer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Replayer")
+            .field("target", &self.target)
+            .field("args", &self.args)
+            .field("timeout", &self.timeout)
+            .field("memory_limit_mb", &self.memory_limit_mb)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What makes two replays the same: the bytes, the variables and the limits they ran under.
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct ReplayKey {
+    bytes: Vec<u8>,
+    vars: Vec<(String, String)>,
+    timeout: Duration,
+    memory_limit_mb: Option<u64>,
 }
 
 impl Replayer {
     pub fn new(target: &Path, timeout: Duration) -> Replayer {
+        Replayer::with(target, Vec::new(), timeout, None)
+    }
+
+    /// A replayer of `target` run with `args`, `timeout` per input and `memory_limit_mb`.
+    pub fn with(target: &Path, args: Vec<String>, timeout: Duration, memory_limit_mb: Option<u64>) -> Replayer {
         Replayer {
             target: target.to_path_buf(),
-            args: Vec::new(),
+            args,
             timeout,
-            memory_limit_mb: None,
+            memory_limit_mb,
+            servers: Arc::new(Servers::new(target, memory_limit_mb)),
+            remembered: Arc::default(),
+            spent: Arc::default(),
         }
+    }
+
+    /// What this replayer and its clones have spent so far.
+    pub fn spent(&self) -> Spent {
+        *lock(&self.spent)
     }
 
     /// Replays the input file `input` in its own process, so one input's state never leaks
@@ -144,6 +202,74 @@ impl Replayer {
     /// [`Replayer::run`] with extra environment variables.
     pub fn run_with_env(&self, input: &Path, extra_env: &[(&str, String)]) -> std::io::Result<Replay> {
         let bytes = std::fs::read(input)?;
+        self.replay(Some(input), bytes, extra_env)
+    }
+
+    /// Replays `bytes`.
+    pub fn run_bytes(&self, bytes: &[u8]) -> std::io::Result<Replay> {
+        self.run_bytes_with_env(bytes, &[])
+    }
+
+    /// Replays `bytes` with `extra_env`.
+    pub fn run_bytes_with_env(&self, bytes: &[u8], extra_env: &[(&str, String)]) -> std::io::Result<Replay> {
+        self.replay(None, bytes.to_vec(), extra_env)
+    }
+
+    /// Replays `bytes` (from the file `input`, when they came from one): remembered, served, or
+    /// in a process of its own.
+    fn replay(&self, input: Option<&Path>, bytes: Vec<u8>, extra_env: &[(&str, String)]) -> std::io::Result<Replay> {
+        let key = ReplayKey {
+            bytes,
+            vars: extra_env.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
+            timeout: self.timeout,
+            memory_limit_mb: self.memory_limit_mb,
+        };
+        let name = input.map_or_else(PathBuf::new, Path::to_path_buf);
+        if let Some(known) = lock(&self.remembered).get(&key) {
+            lock(&self.spent).remembered += 1;
+            return Ok(renamed(known.clone(), &name));
+        }
+        let started = std::time::Instant::now();
+        let served = self.served(&key.bytes, extra_env);
+        let was_served = served.is_some();
+        let replay = match served {
+            Some(served) => renamed(
+                parse_run(&name, key.bytes.clone(), served.status, &served.stderr),
+                &name,
+            ),
+            None => match input {
+                Some(path) => self.run_process(path, key.bytes.clone(), extra_env)?,
+                None => {
+                    let mut file = tempfile::Builder::new().prefix("numfuzz-input-").tempfile()?;
+                    file.write_all(&key.bytes)?;
+                    file.flush()?;
+                    let mut replay = self.run_process(file.path(), key.bytes.clone(), extra_env)?;
+                    replay.input = name.clone();
+                    replay
+                }
+            },
+        };
+        let mut spent = lock(&self.spent);
+        spent.seconds += started.elapsed().as_secs_f64();
+        match was_served {
+            true => spent.served += 1,
+            false => spent.own_process += 1,
+        }
+        drop(spent);
+        lock(&self.remembered).insert(key, replay.clone());
+        Ok(replay)
+    }
+
+    /// The replay through a server of the target, when it serves this one.
+    fn served(&self, bytes: &[u8], extra_env: &[(&str, String)]) -> Option<Served> {
+        let servable = self.args.is_empty() && self.servers.serve_for(&self.target, self.memory_limit_mb);
+        servable
+            .then(|| self.servers.replay(bytes, extra_env, self.timeout))
+            .flatten()
+    }
+
+    /// Replays the file `input` (holding `bytes`) in a process started for it.
+    fn run_process(&self, input: &Path, bytes: Vec<u8>, extra_env: &[(&str, String)]) -> std::io::Result<Replay> {
         let mut cmd = crate::target_process::command(&self.target);
         let on_stdin = !self.args.is_empty() && !self.args.iter().any(|a| a.contains("@@"));
         if self.args.is_empty() {
@@ -179,19 +305,21 @@ impl Replayer {
         let text = String::from_utf8_lossy(&reader.join().unwrap_or_default()).into_owned();
         Ok(parse_run(input, bytes, status, &text))
     }
+}
 
-    /// Replays `bytes` (written to a temporary file).
-    pub fn run_bytes(&self, bytes: &[u8]) -> std::io::Result<Replay> {
-        self.run_bytes_with_env(bytes, &[])
-    }
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
 
-    /// Replays `bytes` with `extra_env`.
-    pub fn run_bytes_with_env(&self, bytes: &[u8], extra_env: &[(&str, String)]) -> std::io::Result<Replay> {
-        let mut file = tempfile::Builder::new().prefix("numfuzz-input-").tempfile()?;
-        file.write_all(bytes)?;
-        file.flush()?;
-        self.run_with_env(file.path(), extra_env)
+/// `replay` as a replay of the file `input` reads (the runtime names the input file in its
+/// events; a served child or a remembered replay named none, or another).
+fn renamed(mut replay: Replay, input: &Path) -> Replay {
+    let name = (!input.as_os_str().is_empty()).then(|| input.to_string_lossy().into_owned());
+    for e in &mut replay.exceptions {
+        e.input.clone_from(&name);
     }
+    replay.input = input.to_path_buf();
+    replay
 }
 
 /// Replays `input` on `target` with no arguments and time limit `timeout`.

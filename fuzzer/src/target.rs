@@ -56,6 +56,8 @@ pub struct Target {
     /// A coverage build (`NUMFUZZ_CC_COVERAGE=1 numfuzz-cc`, llvm-cov's mapping inside): no
     /// edges and no checkers, for `numfuzz cov` only.
     pub is_coverage: bool,
+    /// Its runtime serves replay requests (numfuzz-abi's `serve`; older runtimes do not).
+    pub serves_replays: bool,
 }
 
 /// The file carries llvm-cov's coverage mapping.
@@ -86,7 +88,9 @@ impl Target {
         }
         let data = std::fs::read(path).map_err(|e| TargetError::Read(path.to_path_buf(), e))?;
         let file = object::File::parse(&*data).map_err(|e| TargetError::NotElf(path.to_path_buf(), e))?;
-        let runtime_abi = section_strings(&file, RUNTIME_SECTION)
+        let runtime_marks = section_strings(&file, RUNTIME_SECTION);
+        let serves_replays = runtime_marks.iter().any(|m| m == numfuzz_abi::serve::MARKER);
+        let runtime_abi = runtime_marks
             .iter()
             .find_map(|m| m.strip_prefix(RUNTIME_MARKER_PREFIX).and_then(|v| v.parse().ok()));
         let sigs = section_strings(&file, SIGNATURE_SECTION);
@@ -123,6 +127,7 @@ impl Target {
             is_shadow,
             is_mpfr_shadow,
             is_coverage: has_coverage_mapping(&file),
+            serves_replays,
         })
     }
 

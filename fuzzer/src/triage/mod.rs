@@ -12,6 +12,7 @@ pub mod inputs;
 mod parallel;
 pub mod references;
 pub mod report;
+mod timing;
 
 use crate::replay::{Replay, Replayer};
 use crate::target::{Target, TargetError};
@@ -187,25 +188,28 @@ pub fn triage(opts: &Options, progress: impl Fn(usize, usize) + Sync) -> Result<
     let builds = builds(opts, &campaign)?;
     let signature = builds.target.signature.as_ref();
     let total = campaign.inputs.len();
+    let mut phases = timing::Phases::start();
     let replays: Vec<std::io::Result<Replay>> = parallel::map(
         &campaign.inputs,
         opts.jobs,
         |input| builds.replayer.run(&input.path),
         |done| progress(done, total),
     );
+    phases.end("replays");
 
     let (analyses, repair_replays) =
         analyse_consequences(&campaign, &replays, builds.taint.as_ref(), signature, opts.jobs);
+    phases.end("consequences");
     let consequences = consequences_of(&analyses, &replays, &builds);
     let (references, shadow_agreement) = references(
         opts,
         &campaign,
         &replays,
-        &builds.replayer,
         (builds.shadow.as_ref(), builds.mpfr.as_ref()),
         &builds.target,
         signature,
     );
+    phases.end("references");
     let timeout_ms = opts.timeout.as_millis() as u64;
     let judged = consequences == Consequences::Computed;
     let grouped = findings::group::group(&campaign, replays, &analyses, judged, signature, timeout_ms);
@@ -230,6 +234,13 @@ pub fn triage(opts: &Options, progress: impl Fn(usize, usize) + Sync) -> Result<
         records: campaign.records_by_instance(),
     };
     judge_findings(&mut report, opts, &builds, references.as_ref())?;
+    phases.end("judging");
+    phases.log(&[
+        ("target", Some(&builds.replayer)),
+        ("taint", builds.taint.as_ref()),
+        ("shadow", builds.shadow.as_ref()),
+        ("MPFR", builds.mpfr.as_ref()),
+    ]);
     Ok(report)
 }
 
@@ -239,8 +250,8 @@ struct Builds {
     target: Target,
     replayer: Replayer,
     taint: Option<Replayer>,
-    shadow: Option<PathBuf>,
-    mpfr: Option<PathBuf>,
+    shadow: Option<Replayer>,
+    mpfr: Option<Replayer>,
 }
 
 /// The target (`--target`, else the campaign's) and the builds beside it, with their limits.
@@ -249,20 +260,15 @@ fn builds(opts: &Options, campaign: &Campaign) -> Result<Builds, TriageError> {
     let taint_target = resolve_taint(opts.taint_target.as_deref(), &target)?;
     let shadow = resolve_shadow(opts.shadow_target.as_deref(), &target)?;
     let mpfr = resolve_mpfr(opts.mpfr_target.as_deref(), &target)?;
-    let taint = taint_target.map(|t| Replayer {
-        target: t,
-        args: args.clone(),
-        // DataFlowSanitizer costs time; a replay that completed on the target gets room.
-        timeout: opts.timeout * 4,
-        // Its shadow memory and labels are its own; only the target build is held to -m.
-        memory_limit_mb: None,
-    });
-    let replayer = Replayer {
-        target: target.path.clone(),
-        args,
-        timeout: opts.timeout,
-        memory_limit_mb: opts.memory_limit_mb.unwrap_or_else(|| campaign.memory_limit_mb()),
-    };
+    // DataFlowSanitizer costs time, so a replay that completed on the target gets room; its
+    // shadow memory and labels are its own: only the target build is held to -m.
+    let taint = taint_target.map(|t| Replayer::with(&t, args.clone(), opts.timeout * 4, None));
+    // Every operation of a shadow build calls the runtime, and MPFR's cost tens of x87 ones;
+    // the shadows are the build's own, so no memory limit either.
+    let shadow = shadow.map(|s| Replayer::with(&s, args.clone(), opts.timeout * X87_SLOWER, None));
+    let mpfr = mpfr.map(|m| Replayer::with(&m, args.clone(), opts.timeout * MPFR_SLOWER, None));
+    let memory_limit_mb = opts.memory_limit_mb.unwrap_or_else(|| campaign.memory_limit_mb());
+    let replayer = Replayer::with(&target.path, args, opts.timeout, memory_limit_mb);
     Ok(Builds {
         target,
         replayer,
@@ -319,8 +325,7 @@ fn judge_findings(
     // one per line where the others' fix goes (where precision was lost, else the root site).
     findings::dropped_report::merge(report);
     if let Some(mpfr) = &builds.mpfr {
-        let replayer = shadow_replayer(&builds.replayer, mpfr, opts, MPFR_SLOWER);
-        findings::precision_lost::attach(report, &replayer, opts.jobs);
+        findings::precision_lost::attach(report, mpfr, opts.jobs);
     }
     findings::precision_lost::merge(report);
     if let Some(dir) = &opts.repro_into {
@@ -393,21 +398,9 @@ fn analyse_consequences(
     (analyses, repair_replays)
 }
 
-/// How much longer than the target a shadow build may take on an input: every operation calls
-/// the runtime (as in the taint build), and MPFR's operations cost tens of x87 ones.
+/// How much longer than the target a shadow build may take on an input.
 const X87_SLOWER: u32 = 4;
 const MPFR_SLOWER: u32 = 20;
-
-/// Replays on the shadow build `build` as `replayer` does on the target, with `slower` times
-/// its time and no memory limit (the shadows are the build's own).
-fn shadow_replayer(replayer: &Replayer, build: &Path, opts: &Options, slower: u32) -> Replayer {
-    Replayer {
-        target: build.to_path_buf(),
-        args: replayer.args.clone(),
-        timeout: opts.timeout * slower,
-        memory_limit_mb: None,
-    }
-}
 
 /// The references results are judged by: the oracle when there is one, else the shadow build;
 /// with both, the shadow measured against the oracle on every escaping input.
@@ -415,19 +408,12 @@ fn references(
     opts: &Options,
     campaign: &Campaign,
     replays: &[std::io::Result<Replay>],
-    replayer: &Replayer,
-    (shadow_target, mpfr_target): (Option<&PathBuf>, Option<&PathBuf>),
+    (shadow, mpfr): (Option<&Replayer>, Option<&Replayer>),
     target: &Target,
     signature: Option<&Signature>,
 ) -> (Option<References>, Option<references::shadow_agreement::Agreement>) {
-    let shadow = shadow_target.map(|shadow| {
-        References::shadow(
-            shadow_replayer(replayer, shadow, opts, X87_SLOWER),
-            mpfr_target.map(|m| shadow_replayer(replayer, m, opts, MPFR_SLOWER)),
-            &target.function_name(),
-            opts.tolerance,
-        )
-    });
+    let shadow =
+        shadow.map(|shadow| References::shadow(shadow.clone(), mpfr.cloned(), &target.function_name(), opts.tolerance));
     let oracle = opts
         .oracle
         .as_deref()
