@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 use std::collections::BTreeMap;
-use testkit::{compile, compile_with_taint_and_shadow, primary_shadow, triage_roots, Built};
+use testkit::{compile_with_every_build, primary_shadow, triage_roots, Built};
 
 const CASES: &str = r#"#include <numfuzz.h>
 #include <math.h>
@@ -49,15 +49,7 @@ fn input(case: i32) -> Vec<u8> {
 }
 
 fn build() -> Built {
-    let built = compile_with_taint_and_shadow("beyond", &[("beyond.c", CASES)], &["-O2"]);
-    let mpfr = compile(
-        "beyond",
-        &[("beyond.c", CASES)],
-        &["-O2"],
-        &[("NUMFUZZ_CC_SHADOW", "mpfr")],
-    );
-    std::fs::copy(&mpfr.exe, built.path("beyond.mpfr")).expect("copy the MPFR build");
-    built
+    compile_with_every_build("beyond", &[("beyond.c", CASES)], &["-O2"])
 }
 
 #[test]

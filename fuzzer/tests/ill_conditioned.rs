@@ -4,7 +4,7 @@
 //! no longer compute the function. A value of it beyond the range judges nothing: the Inf is not
 //! judged a true overflow.
 
-use testkit::{compile, compile_with_taint_and_shadow, triage_roots};
+use testkit::{compile_with_every_build, triage_roots};
 
 const REDUCTION: &str = r#"#include <numfuzz.h>
 #include <math.h>
@@ -27,14 +27,7 @@ const LINE_SQUARE: u64 = 7;
 
 #[test]
 fn a_value_beyond_the_range_on_an_ill_conditioned_path_is_not_a_true_overflow() {
-    let built = compile_with_taint_and_shadow("reduce", &[("reduce.c", REDUCTION)], &["-O2"]);
-    let mpfr = compile(
-        "reduce",
-        &[("reduce.c", REDUCTION)],
-        &["-O2"],
-        &[("NUMFUZZ_CC_SHADOW", "mpfr")],
-    );
-    std::fs::copy(&mpfr.exe, built.path("reduce.mpfr")).expect("copy the MPFR build");
+    let built = compile_with_every_build("reduce", &[("reduce.c", REDUCTION)], &["-O2"]);
     let input = vec![("id:000000,1e308".to_string(), 1e308f64.to_le_bytes().to_vec())];
     let (roots, _) = triage_roots(&built, "out", &input);
     let finding = roots.get(&LINE_SQUARE).unwrap_or_else(|| panic!("{roots:#?}"));

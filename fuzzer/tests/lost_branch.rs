@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 use std::collections::BTreeMap;
-use testkit::{compile, compile_with_taint_and_shadow, primary_shadow, triage_roots, Built};
+use testkit::{compile_with_every_build, primary_shadow, triage_roots, Built};
 
 const PATH: &str = r#"#include <numfuzz.h>
 #include <math.h>
@@ -46,10 +46,7 @@ fn input(case: i32) -> Vec<u8> {
 }
 
 fn build() -> Built {
-    let built = compile_with_taint_and_shadow("path", &[("path.c", PATH)], &["-O2"]);
-    let mpfr = compile("path", &[("path.c", PATH)], &["-O2"], &[("NUMFUZZ_CC_SHADOW", "mpfr")]);
-    std::fs::copy(&mpfr.exe, built.path("path.mpfr")).expect("copy the MPFR build");
-    built
+    compile_with_every_build("path", &[("path.c", PATH)], &["-O2"])
 }
 
 #[test]

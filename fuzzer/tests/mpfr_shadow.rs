@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 use std::collections::BTreeMap;
-use testkit::{both, compile, compile_with_taint_and_shadow, numfuzz, primary_shadow, triage_roots, Built};
+use testkit::{both, compile_with_every_build, numfuzz, primary_shadow, triage_roots, Built};
 
 const CASES: &str = r#"#include <numfuzz.h>
 #include <math.h>
@@ -54,10 +54,7 @@ fn input(case: i32, x: f64) -> Vec<u8> {
 const INPUTS: [(i32, f64); 6] = [(1, 1e5), (2, 1e-30), (3, 12000.0), (4, 400.0), (5, 1.0), (6, 1.0)];
 
 fn build() -> Built {
-    let built = compile_with_taint_and_shadow("wide", &[("wide.c", CASES)], &["-O2"]);
-    let mpfr = compile("wide", &[("wide.c", CASES)], &["-O2"], &[("NUMFUZZ_CC_SHADOW", "mpfr")]);
-    std::fs::copy(&mpfr.exe, built.path("wide.mpfr")).expect("copy the MPFR build");
-    built
+    compile_with_every_build("wide", &[("wide.c", CASES)], &["-O2"])
 }
 
 /// The MPFR build's shadow of the primary result, at `bits` of precision.

@@ -5,7 +5,7 @@
 //! bits keep no digit of the reduction either).
 
 use serde_json::Value;
-use testkit::{both, compile, compile_with_taint_and_shadow, numfuzz, Built, HandCampaign};
+use testkit::{both, compile, compile_with_every_build, compile_with_taint_and_shadow, numfuzz, Built, HandCampaign};
 
 const WAVE: &str = r#"#include <numfuzz.h>
 #include <math.h>
@@ -48,10 +48,7 @@ const LINE_SIN_OVERFLOW: u64 = 21;
 const INPUTS: [f64; 2] = [3e26, -1.234e26];
 
 fn build() -> Built {
-    let built = compile_with_taint_and_shadow("wave", &[("wave.c", WAVE)], &["-O2"]);
-    let mpfr = compile("wave", &[("wave.c", WAVE)], &["-O2"], &[("NUMFUZZ_CC_SHADOW", "mpfr")]);
-    std::fs::copy(&mpfr.exe, built.path("wave.mpfr")).expect("copy the MPFR build");
-    built
+    compile_with_every_build("wave", &[("wave.c", WAVE)], &["-O2"])
 }
 
 fn triage(built: &Built, name: &str) -> Value {

@@ -168,6 +168,15 @@ pub fn compile_with_taint_and_shadow(exe_name: &str, sources: &[(&str, &str)], f
     built
 }
 
+/// [`compile_with_taint_and_shadow`], plus the MPFR shadow build as `<exe_name>.mpfr` beside it:
+/// the whole ladder triage climbs.
+pub fn compile_with_every_build(exe_name: &str, sources: &[(&str, &str)], flags: &[&str]) -> Built {
+    let built = compile_with_taint_and_shadow(exe_name, sources, flags);
+    let mpfr = compile(exe_name, sources, flags, &[("NUMFUZZ_CC_SHADOW", "mpfr")]);
+    std::fs::copy(&mpfr.exe, built.path(&format!("{exe_name}.mpfr"))).expect("copy the MPFR build");
+    built
+}
+
 /// An output directory laid out by hand the way `numfuzz run` writes it: instance
 /// directories with a `cmdline` naming `target`, and inputs written into them.
 pub struct HandCampaign {
