@@ -235,7 +235,7 @@ static nf_mp *born(nf_mp *r, nf_mp *a, nf_mp *b, nf_mp *c) {
       continue;
     if (mpfr_nan_p(ops[i]->v)) {
       any_nan = 1;
-      tag = ops[i]->tag > tag && ops[i]->tag != TAG_BEYOND_EXPONENTS ? ops[i]->tag : tag;
+      tag = ops[i]->tag > tag ? ops[i]->tag : tag;
     }
     any_inf |= mpfr_inf_p(ops[i]->v) != 0;
   }
