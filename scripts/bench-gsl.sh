@@ -8,7 +8,7 @@
 # beside the raw count and the NumFuzz paper's figures, then the known bugs of
 # targets/gsl/known-bugs.tsv.
 #
-#   scripts/bench-gsl.sh [SECONDS_PER_FUNCTION] [--afl] [--jobs N] [--functions f1,f2,... | --sample N[:SEED]]
+#   scripts/bench-gsl.sh [SECONDS_PER_FUNCTION] [--afl] [--budget] [--jobs N] [--functions f1,f2,... | --sample N[:SEED]]
 #                        [-- NUMFUZZ RUN ARGS...]
 #   scripts/bench-gsl.sh --report-only results/gsl-YYYYmmdd-HHMMSS   (re-triage, re-merge)
 #   scripts/bench-gsl.sh --continue results/gsl-YYYYmmdd-HHMMSS      (finish an interrupted run)
@@ -24,6 +24,9 @@
 #                         of both are triaged by numfuzz triage on the numfuzz-cc build against
 #                         the same oracle (tools `afl` and `afl-underflow` in the report, with
 #                         exec/s, bugs and the bugs only one tool found)
+#   --budget              one budget of SECONDS_PER_FUNCTION x the functions for numfuzz (`run-all
+#                         --budget`: rounds where findings still grow) instead of equal shares;
+#                         compare with a run of equal shares with --compare
 #   --jobs N              campaigns in parallel, each on one core (default 1)
 #   --functions LIST      only these functions (comma-separated gsl_sf_*_e names)
 #   --specfunc-only       build only what the special functions link outside the Mathieu family
@@ -58,6 +61,7 @@ jobs=1
 jobs_given=0
 functions=""
 sample=""
+budget=0
 specfunc_only=0
 mode=run
 results=""
@@ -65,6 +69,7 @@ run_args=()
 while (($#)); do
   case "$1" in
     --afl) afl=1 ;;
+    --budget) budget=1 ;;
     --specfunc-only) specfunc_only=1 ;;
     --)
       shift
@@ -162,6 +167,7 @@ if [ "$mode" = run ]; then
   python3 "$root/targets/gsl/bench_config.py" new "$gsl_build/harness/manifest.json" "$results/config.json" \
     "$seconds" "$jobs" "$afl" "$functions" "$results/harness/bin" "${run_args[@]}" || exit 1
   [ -n "$sample" ] && python3 "$root/targets/gsl/bench_config.py" set "$results/config.json" sample "$sample"
+  ((budget)) && python3 "$root/targets/gsl/bench_config.py" set "$results/config.json" budget 1
   ((afl)) && python3 "$root/targets/gsl/bench_config.py" set "$results/config.json" afl_build persistent-cmplog
   say "results in $results"
 else
@@ -214,7 +220,9 @@ triage_tool() {
 numfuzz_run_all() {
   local mode=$1 list
   list=$(IFS=,; echo "${fns[*]}")
-  local args=("$results/harness" -o "$run_all_dir" -V "$seconds" --jobs "$jobs" --functions "$list"
+  local time=(-V "$seconds")
+  [ "$(cfg budget)" = 1 ] && time=(--budget "$((seconds * ${#fns[@]}))s")
+  local args=("$results/harness" -o "$run_all_dir" "${time[@]}" --jobs "$jobs" --functions "$list"
     --oracle "$root/targets/gsl/oracle.py" --minimize=bugs)
   [ -n "$mode" ] && args+=("$mode")
   "$numfuzz" run-all "${args[@]}" -- -t 1000 "${run_args[@]}" >"$results/logs/run-all.md" 2>"$results/logs/run-all.log" &

@@ -121,6 +121,17 @@ fn run_all_fuzzes_every_harness_and_merges_one_bug_list() {
         ["one", "two", "quiet", "absent"]
     );
     assert_eq!(functions[2].1, 0, "quiet has no bug");
+    let seconds: Vec<&Value> = report["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| &f["seconds"])
+        .collect();
+    assert_eq!(
+        seconds,
+        [&Value::from(4), &Value::from(4), &Value::from(4), &Value::Null]
+    );
+    assert_eq!(report["budget"], Value::Null);
     assert_eq!(report["functions"][3]["findings"], Value::Null, "absent has no report");
     let failed = report["failed"].as_array().unwrap();
     assert_eq!(failed.len(), 1);
@@ -133,7 +144,8 @@ fn run_all_fuzzes_every_harness_and_merges_one_bug_list() {
     let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
     assert!(html.contains("lib.c:1:"), "the overflow's site: {html}");
     assert!(
-        html.contains("<table class=\"sortable\">") && html.contains("<th>function</th><th>findings</th>"),
+        html.contains("<table class=\"sortable\">")
+            && html.contains("<th>function</th><th>seconds fuzzed</th><th>findings</th>"),
         "the per-function table: {html}"
     );
 
@@ -184,6 +196,109 @@ fn run_all_fuzzes_every_harness_and_merges_one_bug_list() {
     assert_eq!(
         doc["bugs"].as_array().map(Vec::len),
         report["bugs"].as_array().map(Vec::len)
+    );
+}
+
+/// `run-all --budget` over the harness directory: whatever the rounds give each function.
+fn run_all_with_budget(dir: &Path, out: &Path, budget: &str, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "run-all",
+        dir.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--budget",
+        budget,
+    ];
+    args.extend_from_slice(&["--jobs", "2", "--format", "json"]);
+    args.extend_from_slice(extra);
+    numfuzz(&args)
+}
+
+#[test]
+fn a_budget_is_spent_in_rounds_and_the_report_says_how_long_each_function_got() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = harness_dir(root.path());
+    let out = root.path().join("out");
+    let o = run_all_with_budget(&dir, &out, "40s", &["--", "-t", "1000"]);
+    assert!(o.status.success(), "{}", both(&o));
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(report["budget"], 40);
+
+    // Round 0 gives each of the 4 functions 40/2/4 = 5 s; `absent` fails there, and the
+    // seconds it did not use go to the three others in later rounds: all 40 are spent.
+    let ledger = json(&out.join("budget.json"));
+    let slices = ledger["slices"].as_array().unwrap();
+    let round_0: Vec<&Value> = slices.iter().filter(|s| s["round"] == 0).collect();
+    assert_eq!(round_0.len(), 4, "{ledger:#}");
+    assert!(
+        round_0.iter().all(|s| s["seconds"] == 5 || s["function"] == "absent"),
+        "{ledger:#}"
+    );
+    assert!(
+        slices.iter().any(|s| s["round"].as_u64() >= Some(2)),
+        "several rounds: {ledger:#}"
+    );
+    assert!(
+        !slices.iter().any(|s| s["function"] == "absent" && s["round"] != 0),
+        "a failed function gets no more slices: {ledger:#}"
+    );
+    let given: Vec<(String, u64)> = report["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| Some((f["function"].as_str()?.to_string(), f["seconds"].as_u64()?)))
+        .collect();
+    assert_eq!(
+        given.iter().map(|(f, _)| f.as_str()).collect::<Vec<_>>(),
+        ["one", "two", "quiet"]
+    );
+    assert_eq!(given.iter().map(|(_, s)| s).sum::<u64>(), 40, "{given:?}");
+    assert!(given.iter().all(|(_, s)| *s >= 5), "{given:?}");
+
+    // Each slice resumed its campaign: the bug of the -V run is found, once, in both.
+    let overflow: Vec<&Value> = report["bugs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["kind"] == "Overflow")
+        .collect();
+    assert_eq!(overflow.len(), 1, "{report:#}");
+    assert_eq!(overflow[0]["functions"], serde_json::json!(["one", "two"]));
+    assert!(report["failed"][0]["why"]
+        .as_str()
+        .unwrap()
+        .contains("bin/absent is missing"));
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("a budget of 40 s: "), "the headline says the budget: {md}");
+    assert!(md.contains("| seconds fuzzed |"), "{md}");
+
+    // --continue with the same budget runs no slice again; with another, it is refused.
+    let before = std::fs::read_to_string(out.join("budget.json")).unwrap();
+    std::fs::remove_file(out.join("triage/one/triage.json")).unwrap();
+    let resumed = run_all_with_budget(&dir, &out, "40s", &["--continue", "--", "-t", "1000"]);
+    assert!(resumed.status.success(), "{}", both(&resumed));
+    assert_eq!(std::fs::read_to_string(out.join("budget.json")).unwrap(), before);
+    let again: Value = serde_json::from_slice(&resumed.stdout).unwrap();
+    assert_eq!(again["functions"], report["functions"]);
+    assert_one_line(
+        &run_all_with_budget(&dir, &out, "1m", &["--continue"]),
+        "was run with --budget 40s, not --budget 60s",
+    );
+    assert_one_line(
+        &run_all(&dir, &out, &["--continue"]),
+        "was run with --budget 40s, not -V 4",
+    );
+
+    // Too small a budget, or both -V and --budget, are refused before anything runs.
+    let small = root.path().join("small");
+    assert_one_line(&run_all_with_budget(&dir, &small, "20s", &[]), "give at least 24s");
+    assert!(!small.exists(), "{}", small.display());
+    assert!(!run_all(&dir, &small, &["--budget", "1h"]).status.success());
+    let bad = run_all_with_budget(&dir, &small, "2x", &[]);
+    assert!(
+        !bad.status.success() && both(&bad).contains("is not a duration"),
+        "{}",
+        both(&bad)
     );
 }
 
@@ -304,7 +419,7 @@ fn crashes_and_hangs_are_listed_first_and_counted_as_bugs() {
         "{err}"
     );
     let report = json(&out.join("report.json"));
-    assert_eq!(report["schema_version"], 5);
+    assert_eq!(report["schema_version"], 6);
     assert_eq!(report["summary"]["bugs"], 2, "{report:#}");
 
     // Crashes first, then hangs, each with its function, input, top frames and a reproducer.

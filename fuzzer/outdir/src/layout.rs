@@ -269,6 +269,11 @@ impl InstanceDir {
         stats::append_plot(&self.dir, row)
     }
 
+    /// The instance's `plot_data` rows, oldest first.
+    pub fn plot(&self) -> Vec<PlotRow> {
+        stats::read_plot(&self.dir)
+    }
+
     /// The saved inputs of `sub` (`id:*` files; others, hidden files and directories are
     /// skipped), by name. `rel_base` is the name their `rel` path starts with.
     fn inputs(&self, sub: InputDir, rel_base: &str) -> Result<Vec<SavedInput>, OutDirError> {

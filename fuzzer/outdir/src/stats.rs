@@ -268,9 +268,76 @@ pub fn append_plot(dir: &Path, row: &PlotRow) -> std::io::Result<()> {
     f.write_all(line.as_bytes())
 }
 
+/// The rows of `dir/plot_data` that numfuzz wrote, oldest first; lines of another layout
+/// (afl-fuzz's, with fewer columns) and damaged ones are skipped.
+pub fn read_plot(dir: &Path) -> Vec<PlotRow> {
+    let text = std::fs::read_to_string(dir.join(PLOT_FILE)).unwrap_or_default();
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(PlotRow::parse)
+        .collect()
+}
+
+impl PlotRow {
+    /// One line as `append_plot` writes it.
+    fn parse(line: &str) -> Option<PlotRow> {
+        let cols: Vec<&str> = line.split(',').map(str::trim).collect();
+        if cols.len() != PLOT_HEADER.split(',').count() {
+            return None;
+        }
+        let int = |i: usize| cols[i].parse::<u64>().ok();
+        let float = |i: usize| cols[i].trim_end_matches('%').parse::<f64>().ok();
+        Some(PlotRow {
+            run_time_s: int(0)?,
+            cur_item: int(2)? as usize,
+            corpus_count: int(3)? as usize,
+            pending_total: int(4)? as usize,
+            pending_favs: int(5)? as usize,
+            map_size: float(6)?,
+            saved_crashes: int(7)?,
+            saved_hangs: int(8)?,
+            execs_per_sec: float(10)?,
+            total_execs: int(11)?,
+            edges_found: int(12)? as usize,
+            exceptions: [int(13)?, int(14)?, int(15)?, int(16)?],
+            escapes: int(17)?,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plot_rows_read_back_as_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let row = PlotRow {
+            run_time_s: 7,
+            cur_item: 2,
+            corpus_count: 9,
+            map_size: 1.25,
+            saved_hangs: 1,
+            execs_per_sec: 1500.5,
+            total_execs: 10_000,
+            edges_found: 321,
+            exceptions: [1, 0, 2, 3],
+            escapes: 4,
+            ..PlotRow::default()
+        };
+        append_plot(dir.path(), &row).unwrap();
+        let mut file = OpenOptions::new()
+            .append(true)
+            .open(dir.path().join(PLOT_FILE))
+            .unwrap();
+        file.write_all(b"12, 0, 1, 2\n").unwrap();
+        append_plot(dir.path(), &PlotRow { run_time_s: 9, ..row }).unwrap();
+        let rows = read_plot(dir.path());
+        assert_eq!(rows.len(), 2, "the short line is skipped: {rows:?}");
+        assert_eq!(rows[0], row);
+        assert_eq!(rows[1].run_time_s, 9);
+        assert!(read_plot(&dir.path().join("missing")).is_empty());
+    }
 
     #[test]
     fn stats_round_trip_in_afl_layout() {

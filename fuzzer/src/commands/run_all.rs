@@ -12,8 +12,8 @@ pub fn run(args: RunAllArgs) -> anyhow::Result<()> {
         return write_reports(&finished, m.format);
     }
     // clap requires these without `merge`.
-    let (Some(dir), Some(out), Some(seconds)) = (args.dir.clone(), args.out.clone(), args.seconds) else {
-        anyhow::bail!("run-all needs DIR, -o OUT and -V SECONDS");
+    let (Some(dir), Some(out)) = (args.dir.clone(), args.out.clone()) else {
+        anyhow::bail!("run-all needs DIR, -o OUT and -V SECONDS or --budget DURATION");
     };
     let shard = args
         .shard
@@ -23,7 +23,8 @@ pub fn run(args: RunAllArgs) -> anyhow::Result<()> {
     let opts = Options {
         harness_dir: dir,
         out,
-        seconds,
+        seconds: args.seconds.unwrap_or(0),
+        budget: args.budget,
         jobs: args.jobs.get(),
         oracle: args.oracle.clone(),
         functions: args.functions.clone(),

@@ -108,6 +108,39 @@ pub(crate) fn milliseconds(s: &str) -> Result<u64, String> {
     }
 }
 
+/// `--budget`: a duration in whole seconds, `2h`, `90m`, `1h30m`, `2650s` or `2650`, above 0.
+pub(crate) fn duration(s: &str) -> Result<u64, String> {
+    let refused =
+        || format!("`{s}` is not a duration: give e.g. `2h`, `90m`, `1h30m` or `600s` (a bare number is seconds)");
+    if let Ok(seconds) = s.parse::<u64>() {
+        return (seconds > 0).then_some(seconds).ok_or_else(refused);
+    }
+    let mut total = 0u64;
+    let mut digits = String::new();
+    for c in s.chars() {
+        if c.is_ascii_digit() {
+            digits.push(c);
+            continue;
+        }
+        let unit = match c {
+            'h' => 3600,
+            'm' => 60,
+            's' => 1,
+            _ => return Err(refused()),
+        };
+        let n: u64 = digits.parse().map_err(|_| refused())?;
+        total = n
+            .checked_mul(unit)
+            .and_then(|v| total.checked_add(v))
+            .ok_or_else(refused)?;
+        digits.clear();
+    }
+    if !digits.is_empty() || total == 0 {
+        return Err(refused());
+    }
+    Ok(total)
+}
+
 /// `-m`: a memory limit, as afl-fuzz takes it (MiB, or `none`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MemoryLimit(pub Option<u64>);
@@ -125,6 +158,18 @@ pub(crate) fn memory_limit(s: &str) -> Result<MemoryLimit, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_budget_is_hours_minutes_and_seconds() {
+        assert_eq!(duration("2h"), Ok(7200));
+        assert_eq!(duration("1h30m"), Ok(5400));
+        assert_eq!(duration("90m"), Ok(5400));
+        assert_eq!(duration("2650s"), Ok(2650));
+        assert_eq!(duration("2650"), Ok(2650));
+        for bad in ["", "0", "0s", "2x", "h", "1h30", "-5", "99999999999999999999h"] {
+            assert!(duration(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn a_time_limit_is_at_least_one_millisecond() {

@@ -28,8 +28,17 @@ pub struct RunAllArgs {
     #[arg(short = 'o', long = "output", required = true)]
     pub out: Option<PathBuf>,
     /// Seconds of fuzzing per function.
-    #[arg(short = 'V', value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..), required = true)]
+    #[arg(short = 'V', value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..),
+          required_unless_present = "budget", conflicts_with = "budget")]
     pub seconds: Option<u64>,
+    /// One fuzzing time for every function together, instead of -V (e.g. `2h`, `90m`, `2650s`;
+    /// a bare number is seconds). The first round gives each function half its equal share;
+    /// the rest goes in rounds to the functions whose findings and edges still grew at the end
+    /// of their last slice (a UCB bandit, see the run-all guide). The report says how long each
+    /// got. It is fuzzing time summed over the functions, as -V times their number: the
+    /// campaigns take about BUDGET / --jobs, then the triages.
+    #[arg(long, value_name = "DURATION", value_parser = super::duration)]
+    pub budget: Option<u64>,
     /// Only shard K of N (K from 1 to N): the functions at positions K-1, K-1+N, ... of the
     /// name-sorted list, the same share on every machine. Each shard's OUT has its own report;
     /// `numfuzz run-all merge OUT... -o MERGED` makes the report of the whole run from them.

@@ -18,8 +18,9 @@ use std::collections::BTreeMap;
 /// `bugs`, inputs and results with every field the triage report has; 3: `shards`, the
 /// run-all directories a report of `--shard` or of `run-all merge` covers; 4: a bug's
 /// `dropped_report`, one entry per error report dropped at one call, whatever its sites; 5: a
-/// bug's `precision_lost`, one entry per origin of lost precision, whatever its sites).
-pub const SCHEMA_VERSION: u32 = 5;
+/// bug's `precision_lost`, one entry per origin of lost precision, whatever its sites; 6:
+/// `budget`, and each function's `seconds` of fuzzing).
+pub const SCHEMA_VERSION: u32 = 6;
 
 /// How readers name this document in their errors.
 pub const KIND: Kind = Kind {
@@ -33,7 +34,11 @@ pub struct MergedDoc {
     pub schema_version: u32,
     pub tool: Tool,
     pub harness_dir: String,
+    /// `-V`: seconds of fuzzing per function; 0 under `--budget`.
     pub seconds: u64,
+    /// `--budget`: seconds of fuzzing for every function together (each one's are in
+    /// `functions`); `None` under `-V`.
+    pub budget: Option<u64>,
     /// The run-all directories this report covers and the shard each ran: one for a run of
     /// `--shard K/N`, one per directory for `run-all merge`, none for one run of every
     /// function.
@@ -159,6 +164,8 @@ pub struct MergedUnexplained {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FunctionCounts {
     pub function: String,
+    /// Seconds its campaign was fuzzed (`None`: its campaign did not finish).
+    pub seconds: Option<u64>,
     /// `None`: no triage report (the campaign or its triage failed; see its log).
     pub findings: Option<usize>,
     /// Entries of the bug list that touch this function.

@@ -121,6 +121,7 @@ impl Owned<'_> {
             doc: self.doc,
             binary: &self.binary,
             campaign: &self.campaign,
+            seconds: self.doc.map(|_| 4),
         }
     }
 }

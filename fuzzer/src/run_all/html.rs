@@ -5,7 +5,7 @@
 
 use super::entries::{sections, Span};
 use super::merge::Merged;
-use super::render::{document, RunInfo, FUNCTION_COLUMNS};
+use super::render::{document, seconds_text, RunInfo, FUNCTION_COLUMNS};
 use super::text::{findings_text, headline, rest_text, shards_line, COUNT_NOTE};
 use crate::html::{chart, code, entry, heading, page, paragraphs, table, Html};
 use crate::report_model::merged::MergedDoc;
@@ -55,6 +55,7 @@ fn functions(doc: &MergedDoc) -> Html {
         .map(|f| {
             vec![
                 code(&f.function),
+                Html::text(&seconds_text(f)),
                 Html::text(&findings_text(f, &doc.failed)),
                 Html::text(&f.bug_entries.to_string()),
                 Html::text(&f.crashes.to_string()),
@@ -128,6 +129,7 @@ mod tests {
         let info = RunInfo {
             harness_dir: Path::new("/h"),
             seconds: 4,
+            budget: None,
             failed: &failed,
             shards: &[],
         };

@@ -76,9 +76,15 @@ impl Progress {
     }
 }
 
-/// A child that ends when this thread does (a killed run-all leaves no campaign behind).
-fn spawn_logged(mut cmd: Command, log: &Path) -> std::io::Result<std::process::ExitStatus> {
-    let file = std::fs::File::create(log)?;
+/// A child that ends when this thread does (a killed run-all leaves no campaign behind);
+/// its output goes to `log`, after what the log holds when `append`.
+fn spawn_logged(mut cmd: Command, log: &Path, append: bool) -> std::io::Result<std::process::ExitStatus> {
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .append(append)
+        .truncate(!append)
+        .open(log)?;
     cmd.stdin(Stdio::null()).stdout(file.try_clone()?).stderr(file);
     // SAFETY: prctl with integer arguments only, between fork and exec.
     unsafe {
@@ -100,26 +106,64 @@ fn campaign(settings: &JobSettings, layout: &Layout, function: &str, binary: &Pa
         std::fs::remove_dir_all(&dir)
             .map_err(|e| format!("cannot remove the unfinished campaign {}: {e}", dir.display()))?;
     }
+    run_campaign(settings, layout, function, binary, settings.seconds, core, false)?;
+    mark_done(layout, function, settings.seconds)
+}
+
+/// `numfuzz run -V seconds` on `function`'s campaign directory (resuming the campaign there),
+/// on `core`, its output into the function's run log.
+fn run_campaign(
+    settings: &JobSettings,
+    layout: &Layout,
+    function: &str,
+    binary: &Path,
+    seconds: u64,
+    core: usize,
+    append_log: bool,
+) -> Result<(), String> {
     let mut cmd = Command::new(&settings.numfuzz);
     cmd.arg("run")
         .arg("-o")
-        .arg(&dir)
-        .args([
-            "-V",
-            &settings.seconds.to_string(),
-            "--cores",
-            &core.to_string(),
-            "--no-tui",
-        ])
+        .arg(layout.campaign(function))
+        .args(["-V", &seconds.to_string(), "--cores", &core.to_string(), "--no-tui"])
         .args(&settings.run_args)
         .arg("--")
         .arg(binary);
     let log = layout.log(function, "run");
-    let status = spawn_logged(cmd, &log).map_err(|e| format!("cannot start numfuzz run: {e}"))?;
+    let status = spawn_logged(cmd, &log, append_log).map_err(|e| format!("cannot start numfuzz run: {e}"))?;
     if !status.success() {
         return Err(format!("numfuzz run failed ({status}); see {}", log.display()));
     }
-    std::fs::write(layout.campaign_done(function), b"").map_err(|e| e.to_string())
+    Ok(())
+}
+
+/// Marks `function`'s campaign finished after `seconds` of fuzzing in all (the marker holds
+/// them, for the report's per-function table).
+pub fn mark_done(layout: &Layout, function: &str, seconds: u64) -> Result<(), String> {
+    std::fs::write(layout.campaign_done(function), format!("{seconds}\n")).map_err(|e| e.to_string())
+}
+
+/// One slice of a budget (`budget`): `seconds` more of `function`'s campaign, which resumes
+/// where the last slice left it; the run log keeps every slice's output.
+pub fn slice(
+    settings: &JobSettings,
+    layout: &Layout,
+    function: &str,
+    binary: &Path,
+    seconds: u64,
+    core: usize,
+) -> Result<(), String> {
+    if !binary.is_file() {
+        return Err(missing(binary));
+    }
+    run_campaign(settings, layout, function, binary, seconds, core, true)
+}
+
+fn missing(binary: &Path) -> String {
+    format!(
+        "{} is missing: build the harnesses (`numfuzz harness ... --build`)",
+        binary.display()
+    )
 }
 
 /// The triage of `function`'s campaign into its report (written whole or not at all: to a
@@ -144,7 +188,7 @@ fn triage(settings: &JobSettings, layout: &Layout, function: &str, binary: &Path
         cmd.arg(format!("--minimize={which}"));
     }
     let log = layout.log(function, "triage");
-    let status = spawn_logged(cmd, &log).map_err(|e| format!("cannot start numfuzz triage: {e}"))?;
+    let status = spawn_logged(cmd, &log, false).map_err(|e| format!("cannot start numfuzz triage: {e}"))?;
     if !status.success() {
         return Err(format!("numfuzz triage failed ({status}); see {}", log.display()));
     }
@@ -171,17 +215,14 @@ fn one(
     core: usize,
 ) -> Result<TriageDoc, String> {
     if !binary.is_file() {
-        return Err(format!(
-            "{} is missing: build the harnesses (`numfuzz harness ... --build`)",
-            binary.display()
-        ));
+        return Err(missing(binary));
     }
     campaign(settings, layout, function, binary, core)?;
     triage(settings, layout, function, binary)
 }
 
-/// Runs every `(function, binary)` of `queue`, `jobs` at a time, slot k on core k mod the
-/// machine's cores; `progress` follows them. Returns each function's outcome.
+/// Runs every `(function, binary)` of `queue`, `jobs` at a time (see `in_slots`); `progress`
+/// follows them. Returns each function's outcome.
 pub fn run_queue(
     settings: &JobSettings,
     layout: &Layout,
@@ -189,44 +230,54 @@ pub fn run_queue(
     jobs: usize,
     progress: &Arc<Mutex<Progress>>,
 ) -> Vec<(String, Outcome)> {
+    in_slots(queue, jobs, |(function, binary), core| {
+        let started = Instant::now();
+        with(progress, |p| p.running.push((function.clone(), started)));
+        let result = one(settings, layout, &function, &binary, core);
+        with(progress, |p| {
+            p.running.retain(|(f, _)| *f != function);
+            p.done += 1;
+            p.job_seconds.push(started.elapsed().as_secs_f64());
+            match &result {
+                Ok(doc) => p.bug_keys.extend(entry_keys(&function, doc)),
+                Err(_) => p.failed += 1,
+            }
+        });
+        let outcome = match result {
+            Ok(_) => Outcome::Triaged,
+            Err(why) => Outcome::Failed(why),
+        };
+        (function, outcome)
+    })
+}
+
+/// `work` on every item, `slots` at a time in the queue's order, slot k on core k mod the
+/// machine's cores; the results in the order the items ended.
+pub fn in_slots<T: Send, R: Send>(items: Vec<T>, slots: usize, work: impl Fn(T, usize) -> R + Sync) -> Vec<R> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let queue = Mutex::new(queue.into_iter().collect::<VecDeque<_>>());
-    let outcomes = Mutex::new(Vec::new());
+    let queue = Mutex::new(items.into_iter().collect::<VecDeque<_>>());
+    let results = Mutex::new(Vec::new());
     std::thread::scope(|scope| {
-        for slot in 0..jobs {
-            let (queue, outcomes) = (&queue, &outcomes);
-            scope.spawn(move || loop {
-                let Some((function, binary)) = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front() else {
-                    break;
-                };
-                let started = Instant::now();
-                with(progress, |p| p.running.push((function.clone(), started)));
-                let result = one(settings, layout, &function, &binary, slot % cores);
-                with(progress, |p| {
-                    p.running.retain(|(f, _)| *f != function);
-                    p.done += 1;
-                    p.job_seconds.push(started.elapsed().as_secs_f64());
-                    match &result {
-                        Ok(doc) => p.bug_keys.extend(entry_keys(&function, doc)),
-                        Err(_) => p.failed += 1,
-                    }
-                });
-                let outcome = match result {
-                    Ok(_) => Outcome::Triaged,
-                    Err(why) => Outcome::Failed(why),
-                };
-                outcomes
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push((function, outcome));
+        for slot in 0..slots {
+            let (queue, results, work) = (&queue, &results, &work);
+            scope.spawn(move || {
+                while let Some(item) = lock(queue).pop_front() {
+                    let result = work(item, slot % cores);
+                    lock(results).push(result);
+                }
             });
         }
     });
-    outcomes.into_inner().unwrap_or_else(|e| e.into_inner())
+    results.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The mutex's value, also after another slot panicked holding it.
+pub fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 pub fn with<T>(progress: &Mutex<Progress>, f: impl FnOnce(&mut Progress) -> T) -> T {
-    f(&mut progress.lock().unwrap_or_else(|e| e.into_inner()))
+    f(&mut lock(progress))
 }
 
 /// Prints the progress line every `every` until `finished` is set: over itself on a terminal,

@@ -3,6 +3,8 @@
 //! ```text
 //! OUT/run-all.json              what was asked (harness directory, seconds, run arguments)
 //! OUT/campaigns/F/              numfuzz run -o, with .run-all-done once the campaign ended
+//!                               (it holds the seconds the function was fuzzed)
+//! OUT/budget.json               under --budget, every slice given (budget::Ledger)
 //! OUT/triage/F/triage.json      numfuzz triage --format json (written whole or not at all),
 //!                               with minimized/ beside it under --minimize
 //! OUT/logs/F.run.log, F.triage.log
@@ -41,6 +43,11 @@ impl Layout {
 
     pub fn report(&self, function: &str) -> PathBuf {
         self.out.join("triage").join(function).join("triage.json")
+    }
+
+    /// The slices a `--budget` gave, for `--continue` and the report.
+    pub fn budget(&self) -> PathBuf {
+        self.out.join("budget.json")
     }
 
     pub fn log(&self, function: &str, stage: &str) -> PathBuf {

@@ -24,6 +24,8 @@ pub struct FunctionReport<'a> {
     pub binary: &'a Path,
     /// The campaign directory its report's input paths are relative to.
     pub campaign: &'a Path,
+    /// Seconds its campaign was fuzzed (`None`: it did not finish).
+    pub seconds: Option<u64>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -213,6 +215,7 @@ impl Merging {
         let Some(doc) = r.doc else {
             self.merged.functions.push(FunctionCounts {
                 function: r.function.to_string(),
+                seconds: r.seconds,
                 ..FunctionCounts::default()
             });
             return;
@@ -239,6 +242,7 @@ impl Merging {
         }
         self.merged.functions.push(FunctionCounts {
             function: r.function.to_string(),
+            seconds: r.seconds,
             findings: Some(doc.summary.findings),
             bug_entries: entry_keys(r.function, doc).len(),
             crashes: doc.crashes.len(),

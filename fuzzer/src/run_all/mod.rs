@@ -1,6 +1,7 @@
 //! `numfuzz run-all`: one campaign per harness of a harness directory, each triaged as it
 //! ends, then one report merged over every function.
 
+pub mod budget;
 mod crashes;
 mod entries;
 #[cfg(test)]
@@ -34,7 +35,11 @@ use std::time::Duration;
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct State {
     pub harness_dir: PathBuf,
+    /// `-V` (0 under a budget).
     pub seconds: u64,
+    /// `--budget`: seconds for every function of this directory together.
+    #[serde(default)]
+    pub budget: Option<u64>,
     pub functions: Vec<String>,
     pub run_args: Vec<String>,
     pub oracle: Option<String>,
@@ -65,7 +70,10 @@ impl State {
 pub struct Options {
     pub harness_dir: PathBuf,
     pub out: PathBuf,
+    /// `-V` (0 under a budget).
     pub seconds: u64,
+    /// `--budget`: seconds for every function together, instead of `seconds` each.
+    pub budget: Option<u64>,
     pub jobs: usize,
     pub oracle: Option<String>,
     pub functions: Option<String>,
@@ -91,6 +99,7 @@ pub struct Finished {
     pub layout: Layout,
     pub harness_dir: PathBuf,
     pub seconds: u64,
+    pub budget: Option<u64>,
     /// The run-all directories the report covers, for its head (none for one unsharded run).
     pub shards: Vec<ShardSource>,
 }
@@ -101,6 +110,7 @@ impl Finished {
         render::RunInfo {
             harness_dir: &self.harness_dir,
             seconds: self.seconds,
+            budget: self.budget,
             failed: &self.failed,
             shards: &self.shards,
         }
@@ -204,10 +214,14 @@ pub fn run(opts: Options) -> anyhow::Result<Finished> {
     let layout = Layout::new(&opts.out);
     let earlier = earlier_run(&layout, &harness_dir, opts.resume || opts.retriage)?;
     let shard = shard_of(opts.shard, earlier.as_ref(), &opts.out)?;
+    if let Some(e) = &earlier {
+        same_time(e, &opts)?;
+    }
     let manifest = std::fs::read(harness_dir.join("manifest.json"))?;
     let state = State {
         harness_dir: harness_dir.clone(),
         seconds: opts.seconds,
+        budget: opts.budget,
         functions: shard.map_or_else(|| selection.clone(), |s| s.share(&selection)),
         run_args: opts.run_args.clone(),
         oracle: opts.oracle.clone(),
@@ -215,6 +229,9 @@ pub fn run(opts: Options) -> anyhow::Result<Finished> {
         selection,
         manifest: Some(shard::digest(&manifest)),
     };
+    if let Some(budget) = opts.budget {
+        budget::check(budget, state.functions.len())?;
+    }
     prepare(&layout, &state)?;
 
     let kept: Vec<String> = state
@@ -240,7 +257,20 @@ pub fn run(opts: Options) -> anyhow::Result<Finished> {
         minimize: opts.minimize,
         run_args: opts.run_args.clone(),
     };
-    let mut failed = run_jobs(&settings, &layout, queue, opts.jobs, &progress);
+    let mut failed = Vec::new();
+    if let Some(budget) = opts.budget {
+        let every: Vec<(String, PathBuf)> = state
+            .functions
+            .iter()
+            .map(|f| (f.clone(), harnesses.binary(f)))
+            .collect();
+        failed = spend_budget(&settings, &layout, budget, &every, opts.jobs)?;
+    }
+    let queue = queue
+        .into_iter()
+        .filter(|(f, _)| !failed.iter().any(|(g, _)| g == f))
+        .collect();
+    failed.extend(run_jobs(&settings, &layout, queue, opts.jobs, &progress));
     // In the run's order, not the order the jobs ended in: the report is then the same
     // whichever machine made it, and the same as a merge of shards.
     failed.sort_by_key(|(f, _)| state.functions.iter().position(|g| g == f));
@@ -251,6 +281,7 @@ pub fn run(opts: Options) -> anyhow::Result<Finished> {
             function: f,
             layout: &layout,
             harness_dir: &harness_dir,
+            seconds: state.seconds,
         })
         .collect();
     let merged = merge_reports(&sources)?;
@@ -267,8 +298,54 @@ pub fn run(opts: Options) -> anyhow::Result<Finished> {
         layout,
         harness_dir,
         seconds: opts.seconds,
+        budget: opts.budget,
         shards,
     })
+}
+
+/// Refuses `--continue` with another fuzzing time than OUT's run: its campaigns would then be
+/// of two lengths, or its budget's rounds planned for another total.
+fn same_time(earlier: &State, opts: &Options) -> anyhow::Result<()> {
+    let said = |s: &State| match s.budget {
+        Some(b) => format!("--budget {b}s"),
+        None => format!("-V {}", s.seconds),
+    };
+    let asked = State {
+        seconds: opts.seconds,
+        budget: opts.budget,
+        ..earlier.clone()
+    };
+    if said(earlier) != said(&asked) {
+        bail!(
+            "--continue: {} was run with {}, not {}; give the same",
+            opts.out.display(),
+            said(earlier),
+            said(&asked)
+        );
+    }
+    Ok(())
+}
+
+/// Spends the budget over the campaigns of every function of the run (see `budget`; on
+/// `--continue`, what OUT's ledger holds is not run again), then marks each campaign finished
+/// with the seconds it got. Returns the functions whose campaign failed, with why.
+fn spend_budget(
+    settings: &JobSettings,
+    layout: &Layout,
+    budget: u64,
+    every: &[(String, PathBuf)],
+    at_once: usize,
+) -> anyhow::Result<Vec<(String, String)>> {
+    let ledger = budget::spend(settings, layout, budget, every, at_once)?;
+    let mut failed = Vec::new();
+    for (function, _) in every {
+        if let Some(why) = ledger.failure_of(function) {
+            failed.push((function.clone(), why.to_string()));
+        } else if !layout.campaign_done(function).exists() {
+            jobs::mark_done(layout, function, ledger.seconds_of(function)).map_err(anyhow::Error::msg)?;
+        }
+    }
+    Ok(failed)
 }
 
 /// Where one function's campaign and report are, and its harness directory.
@@ -276,6 +353,15 @@ pub struct Source<'a> {
     pub function: &'a str,
     pub layout: &'a Layout,
     pub harness_dir: &'a Path,
+    /// The run's `-V`: how long a campaign finished by an older numfuzz, whose marker is
+    /// empty, was fuzzed.
+    pub seconds: u64,
+}
+
+/// Seconds `function`'s finished campaign was fuzzed, from its marker (`jobs::mark_done`).
+fn fuzzed(s: &Source) -> Option<u64> {
+    let text = std::fs::read_to_string(s.layout.campaign_done(s.function)).ok()?;
+    Some(text.trim().parse().unwrap_or(s.seconds))
 }
 
 /// The merged report of `sources`, in order. A report of another schema stops the merge:
@@ -290,16 +376,17 @@ pub fn merge_reports(sources: &[Source]) -> anyhow::Result<Merged> {
             Err(why) => bail!("{why}"),
         };
         let binary = HarnessDir::binary_in(s.harness_dir, s.function);
-        docs.push((s.function, doc, binary, s.layout.campaign(s.function)));
+        docs.push((s.function, doc, binary, s.layout.campaign(s.function), fuzzed(s)));
     }
-    Ok(merge::merge(docs.iter().map(|(function, doc, binary, campaign)| {
-        FunctionReport {
+    Ok(merge::merge(docs.iter().map(
+        |(function, doc, binary, campaign, seconds)| FunctionReport {
             function,
             doc: doc.as_ref(),
             binary,
             campaign,
-        }
-    })))
+            seconds: *seconds,
+        },
+    )))
 }
 
 /// The progress shown, counting the functions whose reports are `kept` from an earlier run as

@@ -6,14 +6,17 @@ use super::entries::{sections, Span};
 use super::merge::Merged;
 use super::text::{self, findings_text, rest_text, COUNT_NOTE};
 use crate::markdown::{table, Md};
-use crate::report_model::merged::{Failed, MergedDoc, MergedSummary, ShardSource, SCHEMA_VERSION};
+use crate::report_model::merged::{Failed, FunctionCounts, MergedDoc, MergedSummary, ShardSource, SCHEMA_VERSION};
 use crate::report_model::Tool;
 use std::path::Path;
 
 /// What the run was, for the report's head.
 pub struct RunInfo<'a> {
     pub harness_dir: &'a Path,
+    /// `-V` (0 under a budget).
     pub seconds: u64,
+    /// `--budget`.
+    pub budget: Option<u64>,
     pub failed: &'a [(String, String)],
     /// The run-all directories the report covers (see `MergedDoc::shards`).
     pub shards: &'a [ShardSource],
@@ -26,6 +29,7 @@ pub fn document(m: &Merged, info: &RunInfo) -> MergedDoc {
         tool: Tool::default(),
         harness_dir: info.harness_dir.display().to_string(),
         seconds: info.seconds,
+        budget: info.budget,
         shards: info.shards.to_vec(),
         summary: MergedSummary {
             bugs: m.bug_count(),
@@ -107,7 +111,8 @@ pub fn markdown(m: &Merged, info: &RunInfo) -> String {
     out
 }
 
-/// One row per function: its findings, the bug entries touching it, its crashes and hangs.
+/// One row per function: how long it was fuzzed, its findings, the bug entries touching it,
+/// its crashes and hangs.
 fn markdown_functions(doc: &MergedDoc) -> String {
     let rows: Vec<Vec<Md>> = doc
         .functions
@@ -115,6 +120,7 @@ fn markdown_functions(doc: &MergedDoc) -> String {
         .map(|f| {
             vec![
                 Md::text(&f.function),
+                Md::text(&seconds_text(f)),
                 Md::text(&findings_text(f, &doc.failed)),
                 Md::text(&f.bug_entries.to_string()),
                 Md::text(&f.crashes.to_string()),
@@ -125,8 +131,20 @@ fn markdown_functions(doc: &MergedDoc) -> String {
     format!("## Per function\n\n{}\n", table(&FUNCTION_COLUMNS, &rows))
 }
 
+/// A function's seconds of fuzzing, `-` for a campaign that did not finish.
+pub fn seconds_text(f: &FunctionCounts) -> String {
+    f.seconds.map_or("-".to_string(), |s| s.to_string())
+}
+
 /// The per-function table's columns.
-pub const FUNCTION_COLUMNS: [&str; 5] = ["function", "findings", "bug entries touching it", "crashes", "hangs"];
+pub const FUNCTION_COLUMNS: [&str; 6] = [
+    "function",
+    "seconds fuzzed",
+    "findings",
+    "bug entries touching it",
+    "crashes",
+    "hangs",
+];
 
 pub fn json(m: &Merged, info: &RunInfo) -> String {
     crate::report_model::to_text(&document(m, info))

@@ -53,6 +53,7 @@ pub fn merge_shards(outs: &[PathBuf], merged: &Path) -> anyhow::Result<Finished>
             function,
             layout: &layouts[i],
             harness_dir: &parts[i].state.harness_dir,
+            seconds: parts[i].state.seconds,
         })
         .collect();
     Ok(Finished {
@@ -61,6 +62,7 @@ pub fn merge_shards(outs: &[PathBuf], merged: &Path) -> anyhow::Result<Finished>
         layout: Layout::new(merged),
         harness_dir: first.state.harness_dir.clone(),
         seconds: first.state.seconds,
+        budget: first.state.budget,
         shards: parts.iter().map(source).collect(),
     })
 }
@@ -91,8 +93,12 @@ fn same_run(a: &Part, b: &Part) -> anyhow::Result<()> {
         Some("of different function lists (--functions)".to_string())
     } else if shards(sa) != shards(sb) {
         Some(format!("split {} and {} ways", shards(sa), shards(sb)))
-    } else if sa.seconds != sb.seconds {
-        Some(format!("of -V {} and -V {}", sa.seconds, sb.seconds))
+    } else if sa.seconds != sb.seconds || sa.budget != sb.budget {
+        let said = |s: &State| {
+            s.budget
+                .map_or(format!("-V {}", s.seconds), |b| format!("--budget {b}s"))
+        };
+        Some(format!("of {} and {}", said(sa), said(sb)))
     } else {
         None
     };

@@ -94,14 +94,27 @@ pub fn shards_line(doc: &MergedDoc) -> Option<String> {
     }
 }
 
+/// `5 s each`, or under a budget `a budget of 600 s: 5-95 s each`.
+fn fuzzing_text(doc: &MergedDoc) -> String {
+    let Some(budget) = doc.budget else {
+        return format!("{} s each", doc.seconds);
+    };
+    let given: Vec<u64> = doc.functions.iter().filter_map(|f| f.seconds).collect();
+    match (given.iter().min(), given.iter().max()) {
+        (Some(least), Some(most)) if least != most => format!("a budget of {budget} s: {least}-{most} s each"),
+        (Some(each), _) => format!("a budget of {budget} s: {each} s each"),
+        _ => format!("a budget of {budget} s"),
+    }
+}
+
 pub fn headline(doc: &MergedDoc) -> String {
     let s = &doc.summary;
     format!(
-        "{} over {} ({} with a report, {} s each): {}, {}, {} in {} distinct exceptions, {}",
+        "{} over {} ({} with a report, {}): {}, {}, {} in {} distinct exceptions, {}",
         count(s.bugs, "bug", "bugs"),
         count(s.functions, "function", "functions"),
         s.reported,
-        doc.seconds,
+        fuzzing_text(doc),
         count(s.crashes, "real crash", "real crashes"),
         count(s.hangs, "hang", "hangs"),
         count(s.root_sites, "exception root site", "exception root sites"),
