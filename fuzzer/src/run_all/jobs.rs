@@ -260,11 +260,15 @@ pub fn in_slots<T: Send, R: Send>(items: Vec<T>, slots: usize, work: impl Fn(T, 
     std::thread::scope(|scope| {
         for slot in 0..slots {
             let (queue, results, work) = (&queue, &results, &work);
-            scope.spawn(move || {
-                while let Some(item) = lock(queue).pop_front() {
-                    let result = work(item, slot % cores);
-                    lock(results).push(result);
-                }
+            scope.spawn(move || loop {
+                // Its own statement: a guard in a `while let` would hold the queue, and so
+                // every other slot, until the work ended.
+                let next = lock(queue).pop_front();
+                let Some(item) = next else {
+                    break;
+                };
+                let result = work(item, slot % cores);
+                lock(results).push(result);
             });
         }
     });
@@ -302,5 +306,38 @@ pub fn show_progress(progress: &Mutex<Progress>, finished: &Mutex<bool>, jobs: u
             return;
         }
         std::thread::sleep(every);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc::channel;
+
+    #[test]
+    fn slots_work_at_the_same_time() {
+        // Each item waits for the other's message: with the slots taking turns, the first
+        // would wait for a message that only comes after it ends.
+        let (to_a, from_b) = channel();
+        let (to_b, from_a) = channel();
+        let ends = Mutex::new(vec![(to_b, from_b), (to_a, from_a)]);
+        let met = in_slots(vec![0, 1], 2, |_, _| {
+            let (tell, hear) = lock(&ends).pop().expect("one end per item");
+            tell.send(()).expect("the other item listens");
+            hear.recv_timeout(Duration::from_secs(30)).is_ok()
+        });
+        assert_eq!(met, [true, true]);
+    }
+
+    #[test]
+    fn every_item_is_worked_once_in_any_number_of_slots() {
+        for slots in [1, 3, 8] {
+            let mut done = in_slots((0..20).collect(), slots, |i, core| (i, core));
+            done.sort();
+            assert_eq!(
+                done.iter().map(|(i, _)| *i).collect::<Vec<_>>(),
+                (0..20).collect::<Vec<_>>()
+            );
+        }
     }
 }
