@@ -23,8 +23,26 @@ from bench_report import INTERNAL, known_bugs, load_tool, tally
 STAGE_HEAVY = 0.2
 
 
+def slice_execs(plot_data):
+    """Executions over every slice of a campaign that `run-all --budget` resumed: each slice's
+    plot_data rows count from 0 again, so a slice's last row before the count falls is added."""
+    total = last = 0
+    with open(plot_data) as fh:
+        for line in fh:
+            cols = [c.strip() for c in line.split(",")]
+            if line.startswith("#") or len(cols) < 12:
+                continue
+            execs = int(cols[11])
+            if execs < last:
+                total += last
+            last = execs
+    return total + last
+
+
 def campaign_stats(run, fn):
-    """execs_done and search_execs of a function's numfuzz campaign (summed over its instances)."""
+    """Executions and search_execs of a function's numfuzz campaign (summed over its instances).
+    Under `--budget`, fuzzer_stats holds the last slice only: the executions then come from
+    plot_data over every slice, and the stage's executions are the last slice's scaled to them."""
     execs = search = 0
     top = os.path.join(run, "campaigns", "numfuzz", fn)
     for instance in sorted(os.listdir(top)) if os.path.isdir(top) else []:
@@ -33,8 +51,15 @@ def campaign_stats(run, fn):
             continue
         with open(path) as fh:
             stats = {k.strip(): v.strip() for k, v in (line.split(":", 1) for line in fh if ":" in line)}
-        execs += int(stats.get("execs_done") or 0)
-        search += int(stats.get("search_execs") or 0)
+        done = int(stats.get("execs_done") or 0)
+        stage = int(stats.get("search_execs") or 0)
+        plot = os.path.join(top, instance, "plot_data")
+        every = slice_execs(plot) if os.path.exists(plot) else 0
+        if every > done:
+            stage = round(stage * every / done) if done else 0
+            done = every
+        execs += done
+        search += stage
     return execs, search
 
 
@@ -84,8 +109,13 @@ def main():
     internal = sorted(fn for fn in both if fn in INTERNAL)
     if not common:
         sys.exit("bench_compare.py: the two runs have no triaged function in common")
+    def time_of(c):
+        if str(c.get("budget")) == "1":
+            return f"--budget of {c['seconds']} s x {len(c['functions'])}"
+        return f"{c['seconds']} s"
+
     names = [f"{chr(ord('A') + i)}: {os.path.basename(os.path.normpath(r))}"
-             f" ({' '.join(c.get('run_args') or []) or 'default'}, {c['seconds']} s)" for i, (r, c) in enumerate(zip(runs, cfgs))]
+             f" ({' '.join(c.get('run_args') or []) or 'default'}, {time_of(c)})" for i, (r, c) in enumerate(zip(runs, cfgs))]
     stats = [{fn: campaign_stats(r, fn) for fn in common} for r in runs]
     heavy = sorted(fn for fn in common
                    if any(s[fn][0] and s[fn][1] / s[fn][0] > STAGE_HEAVY for s in stats))
