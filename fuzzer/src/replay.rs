@@ -202,7 +202,14 @@ impl Replayer {
     /// [`Replayer::run`] with extra environment variables.
     pub fn run_with_env(&self, input: &Path, extra_env: &[(&str, String)]) -> std::io::Result<Replay> {
         let bytes = std::fs::read(input)?;
-        self.replay(Some(input), bytes, extra_env)
+        self.replay(Some(input), bytes, extra_env, self.timeout)
+    }
+
+    /// [`Replayer::run`] with its own time limit (a hang is replayed at the limit its campaign
+    /// confirmed it at: a longer one only spends the difference).
+    pub fn run_within(&self, input: &Path, timeout: Duration) -> std::io::Result<Replay> {
+        let bytes = std::fs::read(input)?;
+        self.replay(Some(input), bytes, &[], timeout)
     }
 
     /// Replays `bytes`.
@@ -212,16 +219,22 @@ impl Replayer {
 
     /// Replays `bytes` with `extra_env`.
     pub fn run_bytes_with_env(&self, bytes: &[u8], extra_env: &[(&str, String)]) -> std::io::Result<Replay> {
-        self.replay(None, bytes.to_vec(), extra_env)
+        self.replay(None, bytes.to_vec(), extra_env, self.timeout)
     }
 
-    /// Replays `bytes` (from the file `input`, when they came from one): remembered, served, or
-    /// in a process of its own.
-    fn replay(&self, input: Option<&Path>, bytes: Vec<u8>, extra_env: &[(&str, String)]) -> std::io::Result<Replay> {
+    /// Replays `bytes` (from the file `input`, when they came from one) within `timeout`:
+    /// remembered, served, or in a process of its own.
+    fn replay(
+        &self,
+        input: Option<&Path>,
+        bytes: Vec<u8>,
+        extra_env: &[(&str, String)],
+        timeout: Duration,
+    ) -> std::io::Result<Replay> {
         let key = ReplayKey {
             bytes,
             vars: extra_env.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
-            timeout: self.timeout,
+            timeout,
             memory_limit_mb: self.memory_limit_mb,
         };
         let name = input.map_or_else(PathBuf::new, Path::to_path_buf);
@@ -230,7 +243,7 @@ impl Replayer {
             return Ok(renamed(known.clone(), &name));
         }
         let started = std::time::Instant::now();
-        let served = self.served(&key.bytes, extra_env);
+        let served = self.served(&key.bytes, extra_env, timeout);
         let was_served = served.is_some();
         let replay = match served {
             Some(served) => renamed(
@@ -238,12 +251,12 @@ impl Replayer {
                 &name,
             ),
             None => match input {
-                Some(path) => self.run_process(path, key.bytes.clone(), extra_env)?,
+                Some(path) => self.run_process(path, key.bytes.clone(), extra_env, timeout)?,
                 None => {
                     let mut file = tempfile::Builder::new().prefix("numfuzz-input-").tempfile()?;
                     file.write_all(&key.bytes)?;
                     file.flush()?;
-                    let mut replay = self.run_process(file.path(), key.bytes.clone(), extra_env)?;
+                    let mut replay = self.run_process(file.path(), key.bytes.clone(), extra_env, timeout)?;
                     replay.input = name.clone();
                     replay
                 }
@@ -261,15 +274,21 @@ impl Replayer {
     }
 
     /// The replay through a server of the target, when it serves this one.
-    fn served(&self, bytes: &[u8], extra_env: &[(&str, String)]) -> Option<Served> {
+    fn served(&self, bytes: &[u8], extra_env: &[(&str, String)], timeout: Duration) -> Option<Served> {
         let servable = self.args.is_empty() && self.servers.serve_for(&self.target, self.memory_limit_mb);
         servable
-            .then(|| self.servers.replay(bytes, extra_env, self.timeout))
+            .then(|| self.servers.replay(bytes, extra_env, timeout))
             .flatten()
     }
 
     /// Replays the file `input` (holding `bytes`) in a process started for it.
-    fn run_process(&self, input: &Path, bytes: Vec<u8>, extra_env: &[(&str, String)]) -> std::io::Result<Replay> {
+    fn run_process(
+        &self,
+        input: &Path,
+        bytes: Vec<u8>,
+        extra_env: &[(&str, String)],
+        timeout: Duration,
+    ) -> std::io::Result<Replay> {
         let mut cmd = crate::target_process::command(&self.target);
         let on_stdin = !self.args.is_empty() && !self.args.iter().any(|a| a.contains("@@"));
         if self.args.is_empty() {
@@ -301,7 +320,7 @@ impl Replayer {
             let _ = stderr.read_to_end(&mut buf);
             buf
         });
-        let status = target_process::wait(&mut child, self.timeout, Stop::AbortForAStack)?;
+        let status = target_process::wait(&mut child, timeout, Stop::AbortForAStack)?;
         let text = String::from_utf8_lossy(&reader.join().unwrap_or_default()).into_owned();
         Ok(parse_run(input, bytes, status, &text))
     }

@@ -366,6 +366,11 @@ fn only_confirmed_hangs_are_saved(extra: &[&str]) {
         stat(&inst, "exec_timeout") < 150,
         "the calibrated limit does not cut the slow inputs short"
     );
+    assert_eq!(
+        stat(&inst, "hang_timeout_ms"),
+        1000,
+        "the limit hangs were confirmed at"
+    );
     let hangs = files(&inst.join("hangs"));
     assert!(!hangs.is_empty(), "the endless loop was not saved as a hang");
     for hang in &hangs {

@@ -989,6 +989,37 @@ fn a_real_crash_shows_its_signal_and_stack_and_a_hang_is_listed() {
     );
 }
 
+/// Sleeps 1.5 s when its i32 is 1: a hang to a campaign of `-t 300`, not to one of 3 s.
+const SLOW: &str = r#"#include <numfuzz.h>
+#include <unistd.h>
+NUMFUZZ_SIGNATURE("f64,i32");
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (nf_i32(data, size, 1) == 1) usleep(1500000);
+  return 0;
+}
+"#;
+
+#[test]
+fn a_hang_is_replayed_at_the_limit_its_campaign_confirmed_it_at() {
+    let built = compile("slow", &[("slow.c", SLOW)], &["-O1"], &[]);
+    let out = Out::new(&built, "out", &["default"]);
+    let hang = out.hang("default", "id:000000,hang,src:000000,time:9,execs:3", &input(1.0, 1));
+    // What `numfuzz run -t 300` records: hangs confirmed at 300 ms.
+    let stats = out.root.join("default/fuzzer_stats");
+    std::fs::write(&stats, "exec_timeout      : 40\nhang_timeout_ms   : 300\n").unwrap();
+    let doc = triage_json(&out.root, &[]);
+    assert_eq!(doc["hangs"][0]["input"]["path"], hang.as_str(), "{doc:#}");
+    assert_eq!(doc["not_reproduced"], serde_json::json!([]));
+    assert_eq!(doc["timeout_ms"], 3000, "the other replays keep triage's -t");
+
+    // A campaign that recorded no limit (an older numfuzz, afl-fuzz): replayed at -t, 3 s by
+    // default, the slow input ends, and the report says it did not hang again.
+    std::fs::remove_file(&stats).unwrap();
+    let doc = triage_json(&out.root, &[]);
+    assert_eq!(doc["hangs"], serde_json::json!([]), "{doc:#}");
+    assert_eq!(doc["not_reproduced"][0]["expected"], "a hang (no end within 3000 ms)");
+}
+
 #[test]
 fn replay_shares_the_decoding_and_shows_the_crash_stack() {
     let built = build();

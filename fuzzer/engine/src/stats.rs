@@ -59,6 +59,8 @@ pub struct StatsStage {
     /// End of the campaign (`-V`), as wall-clock time shared by all clients.
     deadline: Option<SystemTime>,
     exec_timeout_ms: u64,
+    /// `-t`: the limit time-outs are confirmed at as hangs (see `hangs`).
+    hang_timeout_ms: u64,
     /// `-m` (MiB), recorded so that triage replays under the same limit.
     memory_limit_mb: Option<u64>,
     total_edges: usize,
@@ -82,11 +84,19 @@ impl StatsStage {
             last_execs: 0,
             deadline,
             exec_timeout_ms,
+            hang_timeout_ms: exec_timeout_ms,
             memory_limit_mb: None,
             total_edges,
             command_line,
             banner,
         }
+    }
+
+    /// Records the limit the campaign's hangs are confirmed at (its `-t`), which triage replays
+    /// them at.
+    pub fn with_hang_timeout(mut self, ms: u64) -> Self {
+        self.hang_timeout_ms = ms;
+        self
     }
 
     /// Records the campaign's memory limit in `fuzzer_stats`.
@@ -176,6 +186,7 @@ impl StatsStage {
             last_crash: to_unix(counters.last_crash_ms),
             last_hang: to_unix(counters.last_hang_ms),
             exec_timeout: self.exec_timeout_ms,
+            hang_timeout: self.hang_timeout_ms,
             memory_limit_mb: self.memory_limit_mb,
             edges_found,
             total_edges: self.total_edges,

@@ -10,6 +10,9 @@ pub const STATS_FILE: &str = "fuzzer_stats";
 pub const PLOT_FILE: &str = "plot_data";
 /// numfuzz's own `fuzzer_stats` key: the campaign's `-m` in MiB, or `none`.
 pub const MEMORY_LIMIT_KEY: &str = "memory_limit_mb";
+/// numfuzz's own `fuzzer_stats` key: the time limit (ms) its hangs were confirmed at (`-t`, the
+/// ceiling of a calibrated `exec_timeout`).
+pub const HANG_TIMEOUT_KEY: &str = "hang_timeout_ms";
 
 /// AFL++ 4.x's `plot_data` header, then numfuzz's columns: the distinct exceptions by kind and
 /// the escaping origins (afl-plot reads columns by position and ignores the extra ones; its
@@ -52,6 +55,12 @@ impl FuzzerStats {
     /// The campaign's memory limit in MiB (None: none, or not recorded).
     pub fn memory_limit_mb(&self) -> Option<u64> {
         self.get_u64(MEMORY_LIMIT_KEY).filter(|&mb| mb > 0)
+    }
+
+    /// The limit the campaign's hangs were confirmed at (None: not recorded, an older
+    /// numfuzz or afl-fuzz).
+    pub fn hang_timeout_ms(&self) -> Option<u64> {
+        self.get_u64(HANG_TIMEOUT_KEY).filter(|&ms| ms > 0)
     }
 
     /// Parses `fuzzer_stats` text (AFL++'s and numfuzz's).
@@ -113,6 +122,8 @@ pub struct CampaignStats {
     pub last_hang: u64,
     /// Milliseconds.
     pub exec_timeout: u64,
+    /// Milliseconds: `-t`, at which time-outs are confirmed as hangs.
+    pub hang_timeout: u64,
     /// `-m` in MiB (None: `none`).
     pub memory_limit_mb: Option<u64>,
     pub edges_found: usize,
@@ -180,6 +191,7 @@ impl CampaignStats {
             .set("last_crash", self.last_crash)
             .set("last_hang", self.last_hang)
             .set("exec_timeout", self.exec_timeout)
+            .set(HANG_TIMEOUT_KEY, self.hang_timeout)
             .set(
                 MEMORY_LIMIT_KEY,
                 self.memory_limit_mb.map_or("none".to_string(), |mb| mb.to_string()),

@@ -19,7 +19,7 @@ use crate::target::{Target, TargetError};
 use consequences::root::Attribution;
 use consequences::{taint, Consequence};
 use findings::judge::{Judge, Keep};
-use inputs::campaign::Campaign;
+use inputs::campaign::{Campaign, Expectation};
 use numfuzz_abi::signature::Signature;
 use numfuzz_outdir::OutDirError;
 use references::{References, Source};
@@ -188,11 +188,15 @@ pub fn triage(opts: &Options, progress: impl Fn(usize, usize) + Sync) -> Result<
     let builds = builds(opts, &campaign)?;
     let signature = builds.target.signature.as_ref();
     let total = campaign.inputs.len();
+    let hang_timeout = hang_timeout(opts, &campaign);
     let mut phases = timing::Phases::start();
     let replays: Vec<std::io::Result<Replay>> = parallel::map(
         &campaign.inputs,
         opts.jobs,
-        |input| builds.replayer.run(&input.path),
+        |input| match input.expect {
+            Expectation::Hang => builds.replayer.run_within(&input.path, hang_timeout),
+            _ => builds.replayer.run(&input.path),
+        },
         |done| progress(done, total),
     );
     phases.end("replays");
@@ -212,7 +216,8 @@ pub fn triage(opts: &Options, progress: impl Fn(usize, usize) + Sync) -> Result<
     phases.end("references");
     let timeout_ms = opts.timeout.as_millis() as u64;
     let judged = consequences == Consequences::Computed;
-    let grouped = findings::group::group(&campaign, replays, &analyses, judged, signature, timeout_ms);
+    let hang_ms = hang_timeout.as_millis() as u64;
+    let grouped = findings::group::group(&campaign, replays, &analyses, judged, signature, hang_ms);
     let mut report = Report {
         out_dir: std::fs::canonicalize(&opts.out).unwrap_or_else(|_| opts.out.clone()),
         target: std::fs::canonicalize(&builds.target.path).unwrap_or_else(|_| builds.target.path.clone()),
@@ -252,6 +257,15 @@ struct Builds {
     taint: Option<Replayer>,
     shadow: Option<Replayer>,
     mpfr: Option<Replayer>,
+}
+
+/// The limit the campaign's hangs are replayed at: the one it confirmed them at, if it recorded
+/// it and it is shorter than `-t` (an input that ran past it was a hang to the campaign; more
+/// time only delays the report), else `-t`.
+fn hang_timeout(opts: &Options, campaign: &Campaign) -> Duration {
+    campaign
+        .hang_timeout_ms()
+        .map_or(opts.timeout, |ms| opts.timeout.min(Duration::from_millis(ms)))
 }
 
 /// The target (`--target`, else the campaign's) and the builds beside it, with their limits.

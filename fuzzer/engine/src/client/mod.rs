@@ -272,6 +272,7 @@ fn stats_stage(cfg: &CampaignConfig, instance: &Arc<Instance>, timeout_ms: u64, 
         banner,
     )
     .with_memory_limit(cfg.memory_limit_mb)
+    .with_hang_timeout(cfg.timeout_ms)
 }
 
 /// The per-execution time limit: `-t`, or calibrated from the seeds' run times like AFL++ (a

@@ -14,11 +14,11 @@ use numfuzz_abi::signature::Signature;
 use numfuzz_outdir::{site_label, FindingKey};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-fn expected_text(e: &Expectation, timeout_ms: u64) -> String {
+fn expected_text(e: &Expectation, hang_timeout_ms: u64) -> String {
     match e {
         Expectation::Exception { kind, site } => format!("{kind} at {site}"),
         Expectation::Crash => "a crash".into(),
-        Expectation::Hang => format!("a hang (no end within {timeout_ms} ms)"),
+        Expectation::Hang => format!("a hang (no end within {hang_timeout_ms} ms)"),
         Expectation::OutOfMemory => "an out-of-memory stop (the campaign's -m)".into(),
         Expectation::Anything => "an exception, a crash or a hang".into(),
     }
@@ -100,11 +100,11 @@ pub fn group(
     analyses: &[Option<InputAnalysis>],
     judge: bool,
     signature: Option<&Signature>,
-    timeout_ms: u64,
+    hang_timeout_ms: u64,
 ) -> Grouped {
     let mut g = Grouping {
         signature,
-        timeout_ms,
+        hang_timeout_ms,
         findings: BTreeMap::new(),
         crashes: BTreeMap::new(),
         hangs: Vec::new(),
@@ -119,7 +119,7 @@ pub fn group(
             Err(e) => {
                 g.not_reproduced.push(NotReproduced {
                     input: input.rel.clone(),
-                    expected: expected_text(&input.expect, timeout_ms),
+                    expected: expected_text(&input.expect, hang_timeout_ms),
                     observed: format!("could not be replayed: {e}"),
                 });
                 continue;
@@ -140,7 +140,7 @@ pub fn group(
 /// What [`group`] gathers while it goes through the replays.
 struct Grouping<'a> {
     signature: Option<&'a Signature>,
-    timeout_ms: u64,
+    hang_timeout_ms: u64,
     findings: BTreeMap<FindingKey, Finding>,
     crashes: BTreeMap<(String, String), CrashGroup>,
     hangs: Vec<Hang>,
@@ -243,7 +243,7 @@ impl<'a> Grouping<'a> {
         if !reproduces(&input.expect, replay) {
             self.not_reproduced.push(NotReproduced {
                 input: input.rel.clone(),
-                expected: expected_text(&input.expect, self.timeout_ms),
+                expected: expected_text(&input.expect, self.hang_timeout_ms),
                 observed: observed_text(replay),
             });
         }

@@ -100,6 +100,14 @@ impl Campaign {
             .find_map(|i| i.stats().and_then(|s| s.memory_limit_mb()))
     }
 
+    /// The limit (ms) the campaign confirmed its hangs at, from any instance's `fuzzer_stats`.
+    pub fn hang_timeout_ms(&self) -> Option<u64> {
+        self.out
+            .instances
+            .iter()
+            .find_map(|i| i.stats().and_then(|s| s.hang_timeout_ms()))
+    }
+
     /// The earliest `exceptions.jsonl` record of every finding, over all instances.
     pub fn first_records(&self) -> Vec<ExceptionRecord> {
         self.out.first_exceptions()
