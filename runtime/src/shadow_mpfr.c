@@ -8,7 +8,8 @@
  * payload: born from an infinity, from a stored constant, from a returned constant. A zero or
  * an infinity MPFR made by leaving its own exponent range (2^-(2^62) to 2^(2^62)) carries a tag
  * too: its true value is a nonzero beyond any binary format, which operations that scale it keep
- * (see `ranged`).
+ * (see `ranged`), and, where the operation that clamped it tells it, the base-2 logarithm of its
+ * magnitude (see `magnitude` below), from which products, powers and logs of it are computed.
  *
  * This object is pulled out of the runtime archive only by an MPFR build, which links
  * -lmpfr -lgmp; shadow.c's reset calls ours through a weak reference. */
@@ -52,6 +53,15 @@ typedef struct nf_mp {
   /* Where the program's value lost most of its correct digits on its way here: an index into
    * `origins` plus one (0: it kept them, or it was never measured). */
   unsigned origin;
+  /* On a value clamped beyond MPFR's exponents (TAG_BEYOND_EXPONENTS): log2 of its true magnitude,
+   * a value of the run at the run's precision (its sign is `v`'s); NULL where no operation told it.
+   * An MPFR value rather than a double: a clamped value's magnitude can be beyond a double's range
+   * (exp(exp(12000)) is 2^(1.7e5211)), and where magnitudes cancel (exp(-x/3)^3·exp(x) for x =
+   * 1e300, which is 1) a double's rounding would be the same at both of the ladder's precisions,
+   * so the two would agree on noise; at the run's precision the noise differs between them and the
+   * ladder sees it. Where nothing cancels, a magnitude of 1.4e300 known to 2^-128 relative gives a
+   * log of it to 2^-128 relative as well: more than a double's 53 bits. */
+  struct nf_mp *magnitude;
 } nf_mp;
 
 /* An operation of the source, as the pass passes it to __numfuzz_mpfr_track. */
@@ -129,6 +139,7 @@ static nf_mp *fresh(void) {
   used++;
   x->tag = TAG_NONE;
   x->origin = 0;
+  x->magnitude = NULL;
   return x;
 }
 
@@ -175,6 +186,179 @@ static void range_flags_cleared(void) {
   mpfr_clear_underflow();
 }
 
+/* Log-magnitudes: what is known of a value beyond MPFR's exponents. Every magnitude is a value of
+ * the run at the run's precision; the scratch values below are too. */
+
+static void scratch(mpfr_ptr t) { mpfr_init2(t, precision); }
+
+/* log2|x| into l: 1 where it is known (x a nonzero number, or a clamped value that kept it). */
+static int log2_magnitude(mpfr_ptr l, const nf_mp *x) {
+  if (beyond(x)) {
+    if (!x->magnitude)
+      return 0;
+    mpfr_set(l, x->magnitude->v, MPFR_RNDN);
+    return 1;
+  }
+  if (!mpfr_regular_p(x->v))
+    return 0;
+  mpfr_abs(l, x->v, MPFR_RNDN);
+  mpfr_log2(l, l, MPFR_RNDN);
+  return 1;
+}
+
+/* Keeps l as the magnitude of r, a zero or an infinity MPFR clamped (none once the arena is full). */
+static void keep_magnitude(nf_mp *r, mpfr_srcptr l) {
+  if (r == &exhausted)
+    return;
+  nf_mp *m = fresh();
+  if (m == &exhausted)
+    return;
+  mpfr_set(m->v, l, MPFR_RNDN);
+  r->magnitude = m;
+}
+
+/* r = ±2^l: a number where MPFR holds it, else a zero or an infinity clamped that keeps l. */
+static nf_mp *at_magnitude(nf_mp *r, mpfr_srcptr l, int negative) {
+  range_flags_cleared();
+  mpfr_exp2(r->v, l, MPFR_RNDN);
+  r->tag = TAG_NONE;
+  r->magnitude = NULL;
+  if (mpfr_overflow_p() || mpfr_underflow_p()) {
+    if (mpfr_sgn(l) > 0)
+      mpfr_set_inf(r->v, 1);
+    else
+      mpfr_set_zero(r->v, 1);
+    r->tag = TAG_BEYOND_EXPONENTS;
+    keep_magnitude(r, l);
+  }
+  if (negative)
+    mpfr_neg(r->v, r->v, MPFR_RNDN);
+  return r;
+}
+
+/* r = x, negated when `negate`: its value, its tag, its magnitude. */
+static nf_mp *copied(nf_mp *r, const nf_mp *x, int negate) {
+  if (negate)
+    mpfr_neg(r->v, x->v, MPFR_RNDN);
+  else
+    mpfr_set(r->v, x->v, MPFR_RNDN);
+  r->tag = x->tag;
+  r->magnitude = x->magnitude;
+  return r;
+}
+
+/* r = a·v (a regular `by`): a function whose value at a clamped zero is that value times a
+ * constant to every precision (sin(t) = t·(1 - t²/6 ...), erf(t) = 2t/√π·(1 - t²/3 ...)). */
+static nf_mp *times_constant(nf_mp *r, const nf_mp *a, mpfr_srcptr by) {
+  mpfr_t l;
+  scratch(l);
+  mpfr_abs(l, by, MPFR_RNDN);
+  mpfr_log2(l, l, MPFR_RNDN);
+  mpfr_add(l, l, a->magnitude->v, MPFR_RNDN);
+  at_magnitude(r, l, (mpfr_signbit(a->v) != 0) != (mpfr_signbit(by) != 0));
+  mpfr_clear(l);
+  return r;
+}
+
+/* A clamped operand whose result has no true value (the log of a negative one): NaN, and the
+ * run's shadows say why. */
+static nf_mp *undefined_beyond(nf_mp *r) {
+  mpfr_set_nan(r->v);
+  r->tag = TAG_NONE;
+  r->magnitude = NULL;
+  nf_core_mark_unreliable(BEYOND_EXPONENTS_LOST, NULL);
+  return r;
+}
+
+/* What decides x + y, of magnitudes lx, ly (log2) and signs nx, ny (1: negative). */
+enum sum_by {
+  /* Two of opposite signs within a factor of 2 of each other: what is left of them, down to 0,
+   * is below the magnitudes' own rounding. */
+  SUM_UNKNOWN,
+  /* One is smaller than the other by more than the precision: the other, exactly. */
+  SUM_X,
+  SUM_Y,
+  /* 2^max·(1 ± 2^-d), d the difference of the magnitudes, within the precision: l and *negative. */
+  SUM_BOTH
+};
+
+static enum sum_by sum_magnitude(mpfr_ptr l, int *negative, mpfr_srcptr lx, int nx, mpfr_srcptr ly, int ny) {
+  mpfr_t d, t;
+  scratch(d);
+  scratch(t);
+  mpfr_sub(d, lx, ly, MPFR_RNDN);
+  int x_larger = mpfr_sgn(d) >= 0;
+  enum sum_by by;
+  if (mpfr_cmpabs_ui(d, (unsigned long)precision + 1) > 0) {
+    by = x_larger ? SUM_X : SUM_Y;
+  } else if (nx != ny && mpfr_cmpabs_ui(d, 1) < 0) {
+    by = SUM_UNKNOWN;
+  } else {
+    /* log2(1 ± 2^-|d|), 2^-|d| at most 1/2 where the signs differ. */
+    mpfr_abs(d, d, MPFR_RNDN);
+    mpfr_neg(d, d, MPFR_RNDN);
+    mpfr_exp2(t, d, MPFR_RNDN);
+    if (nx != ny)
+      mpfr_neg(t, t, MPFR_RNDN);
+    mpfr_log1p(t, t, MPFR_RNDN);
+    mpfr_const_log2(d, MPFR_RNDN);
+    mpfr_div(t, t, d, MPFR_RNDN);
+    mpfr_add(l, x_larger ? lx : ly, t, MPFR_RNDN);
+    *negative = x_larger ? nx : ny;
+    by = SUM_BOTH;
+  }
+  mpfr_clear(d);
+  mpfr_clear(t);
+  return by;
+}
+
+/* r = x + y (y negated when `minus`) from their magnitudes, one of them clamped: 1 when that
+ * decides it. A zero the program held adds nothing; an infinity or a NaN is MPFR's to add. */
+static int sum_by_magnitude(nf_mp *r, nf_mp *x, nf_mp *y, int minus) {
+  if (!beyond(x) && mpfr_zero_p(x->v))
+    return copied(r, y, minus), 1;
+  if (!beyond(y) && mpfr_zero_p(y->v))
+    return copied(r, x, 0), 1;
+  mpfr_t lx, ly, l;
+  scratch(lx);
+  scratch(ly);
+  scratch(l);
+  int negative = 0, done = 0;
+  if (log2_magnitude(lx, x) && log2_magnitude(ly, y)) {
+    int nx = mpfr_signbit(x->v) != 0, ny = (mpfr_signbit(y->v) != 0) != minus;
+    switch (sum_magnitude(l, &negative, lx, nx, ly, ny)) {
+    case SUM_X: copied(r, x, 0), done = 1; break;
+    case SUM_Y: copied(r, y, minus), done = 1; break;
+    case SUM_BOTH: at_magnitude(r, l, negative), done = 1; break;
+    case SUM_UNKNOWN: break;
+    }
+  }
+  mpfr_clear(lx);
+  mpfr_clear(ly);
+  mpfr_clear(l);
+  return done;
+}
+
+/* The magnitude of a·b (a/b when `quotient`) into l: 1 where both operands' are known. */
+static int product_magnitude(mpfr_ptr l, const nf_mp *a, const nf_mp *b, int quotient) {
+  mpfr_t lb;
+  scratch(lb);
+  int known = log2_magnitude(l, a) && log2_magnitude(lb, b);
+  if (known) {
+    if (quotient)
+      mpfr_sub(l, l, lb, MPFR_RNDN);
+    else
+      mpfr_add(l, l, lb, MPFR_RNDN);
+  }
+  mpfr_clear(lb);
+  return known;
+}
+
+/* r beyond MPFR's exponents from operands that were not: the magnitude is the operation's. */
+static int newly_clamped(const nf_mp *r, const nf_mp *a, const nf_mp *b, const nf_mp *c) {
+  return beyond(r) && !r->magnitude && !beyond(a) && !beyond(b) && !beyond(c);
+}
+
 /* How an operation treats an operand beyond MPFR's exponents (see `ranged`). */
 enum scaling {
   NO_SCALING,
@@ -197,7 +381,10 @@ static int held_decides(const nf_mp *x, enum scaling how) {
  * function's value at zero or at its far end), and a zero or an infinity stays beyond where the
  * operation scales (a result still beyond judges nothing: see __numfuzz_mpfr_result); anything
  * else, log(0) for a value the program had and MPFR could not hold, has no true value here, and
- * the run's shadows say so. A NaN is `born`'s to judge. */
+ * the run's shadows say so. A NaN is `born`'s to judge. (Each entry point first asks the
+ * operands' magnitudes, `arith_by_magnitude` and its kin: only what they do not decide, a clamped
+ * value whose magnitude is unknown or a function they have no rule for, comes here; and a value
+ * newly clamped here gets its magnitude from the operation after, `arith_clamped` and its kin.) */
 static nf_mp *ranged(nf_mp *r, const nf_mp *a, const nf_mp *b, const nf_mp *c, enum scaling how) {
   int from_beyond = beyond(a) + beyond(b) + beyond(c);
   int clamped = mpfr_overflow_p() || mpfr_underflow_p();
@@ -243,8 +430,45 @@ static nf_mp *born(nf_mp *r, nf_mp *a, nf_mp *b, nf_mp *c) {
   return r;
 }
 
+/* A sum, product or quotient with a clamped operand, from magnitudes: 1 when they decide it. */
+static int arith_by_magnitude(unsigned op, nf_mp *r, nf_mp *a, nf_mp *b) {
+  if (op == NUMFUZZ_OP_FADD || op == NUMFUZZ_OP_FSUB)
+    return sum_by_magnitude(r, a, b, op == NUMFUZZ_OP_FSUB);
+  if (op != NUMFUZZ_OP_FMUL && op != NUMFUZZ_OP_FDIV)
+    return 0;
+  mpfr_t l;
+  scratch(l);
+  int known = product_magnitude(l, a, b, op == NUMFUZZ_OP_FDIV);
+  if (known)
+    at_magnitude(r, l, (mpfr_signbit(a->v) != 0) != (mpfr_signbit(b->v) != 0));
+  mpfr_clear(l);
+  return known;
+}
+
+/* The magnitude of a sum, product or quotient of numbers that MPFR clamped. */
+static void arith_clamped(unsigned op, nf_mp *r, nf_mp *a, nf_mp *b) {
+  mpfr_t l, la, lb;
+  scratch(l);
+  scratch(la);
+  scratch(lb);
+  int negative;
+  if (op == NUMFUZZ_OP_FMUL || op == NUMFUZZ_OP_FDIV) {
+    if (product_magnitude(l, a, b, op == NUMFUZZ_OP_FDIV))
+      keep_magnitude(r, l);
+  } else if ((op == NUMFUZZ_OP_FADD || op == NUMFUZZ_OP_FSUB) && log2_magnitude(la, a) && log2_magnitude(lb, b)) {
+    int nb = (mpfr_signbit(b->v) != 0) != (op == NUMFUZZ_OP_FSUB);
+    if (sum_magnitude(l, &negative, la, mpfr_signbit(a->v) != 0, lb, nb) == SUM_BOTH)
+      keep_magnitude(r, l);
+  }
+  mpfr_clear(l);
+  mpfr_clear(la);
+  mpfr_clear(lb);
+}
+
 nf_mp *__numfuzz_mpfr_arith(unsigned op, nf_mp *a, nf_mp *b) {
   nf_mp *r = fresh();
+  if (r != &exhausted && (beyond(a) || beyond(b)) && arith_by_magnitude(op, r, a, b))
+    return r;
   range_flags_cleared();
   switch (op) {
   case NUMFUZZ_OP_FADD: mpfr_add(r->v, a->v, b->v, MPFR_RNDN); break;
@@ -255,7 +479,10 @@ nf_mp *__numfuzz_mpfr_arith(unsigned op, nf_mp *a, nf_mp *b) {
   default: mpfr_set_nan(r->v);
   }
   enum scaling how = op == NUMFUZZ_OP_FADD || op == NUMFUZZ_OP_FSUB ? SUMS : op == NUMFUZZ_OP_FREM ? NO_SCALING : SCALES;
-  return born(ranged(r, a, b, NULL, how), a, b, NULL);
+  r = born(ranged(r, a, b, NULL, how), a, b, NULL);
+  if (newly_clamped(r, a, b, NULL))
+    arith_clamped(op, r, a, b);
+  return r;
 }
 
 nf_mp *__numfuzz_mpfr_neg(nf_mp *a) {
@@ -263,6 +490,7 @@ nf_mp *__numfuzz_mpfr_neg(nf_mp *a) {
   mpfr_neg(r->v, a->v, MPFR_RNDN);
   r->tag = a->tag;
   r->origin = a->origin;
+  r->magnitude = a->magnitude;
   return r;
 }
 
@@ -339,37 +567,323 @@ static int binary(unsigned op, mpfr_ptr r, mpfr_srcptr a, mpfr_srcptr b) {
   }
 }
 
+/* A one-argument function of a clamped value, from its magnitude l: 1 when that decides it. Its
+ * log is a number again (log(v) = l·ln 2), as lgamma and log1p of a huge one are; roots and
+ * powers scale l; a function that is its argument times a constant near 0 (sin, expm1, erf...)
+ * keeps a clamped zero clamped, 1/t of Γ(t) too. */
+static int unary_by_magnitude(unsigned op, nf_mp *r, const nf_mp *a) {
+  if (!a->magnitude)
+    return 0;
+  int negative = mpfr_signbit(a->v) != 0, zero = mpfr_zero_p(a->v) != 0;
+  mpfr_t l, t;
+  scratch(l);
+  scratch(t);
+  mpfr_set(l, a->magnitude->v, MPFR_RNDN);
+  int done = 1;
+  switch (op) {
+  case NUMFUZZ_OP_SQRT:
+    if (negative)
+      undefined_beyond(r);
+    else
+      mpfr_div_2ui(l, l, 1, MPFR_RNDN), at_magnitude(r, l, 0);
+    break;
+  case NUMFUZZ_OP_CBRT: mpfr_div_ui(l, l, 3, MPFR_RNDN), at_magnitude(r, l, negative); break;
+  case NUMFUZZ_MPFR_OP_FABS: copied(r, a, negative); break;
+  case NUMFUZZ_OP_LOG1P: /* log1p(t) = t·(1 - t/2 ...); log(1 + v) is log(v) to every precision */
+  case NUMFUZZ_OP_LOG:
+  case NUMFUZZ_OP_LOG2:
+  case NUMFUZZ_OP_LOG10:
+    if (op == NUMFUZZ_OP_LOG1P && zero) {
+      copied(r, a, 0);
+      break;
+    }
+    if (negative) {
+      undefined_beyond(r);
+      break;
+    }
+    if (op == NUMFUZZ_OP_LOG || op == NUMFUZZ_OP_LOG1P) {
+      mpfr_const_log2(t, MPFR_RNDN);
+      mpfr_mul(r->v, l, t, MPFR_RNDN);
+    } else if (op == NUMFUZZ_OP_LOG10) {
+      mpfr_set_ui(t, 2, MPFR_RNDN);
+      mpfr_log10(t, t, MPFR_RNDN);
+      mpfr_mul(r->v, l, t, MPFR_RNDN);
+    } else {
+      mpfr_set(r->v, l, MPFR_RNDN);
+    }
+    break;
+  case NUMFUZZ_OP_LGAMMA:
+    /* lgamma(t) = -log|t| - γt + ...: a number from a clamped zero, where γt is below any precision. */
+    if (!zero) {
+      done = 0;
+      break;
+    }
+    mpfr_const_log2(t, MPFR_RNDN);
+    mpfr_mul(r->v, l, t, MPFR_RNDN);
+    mpfr_neg(r->v, r->v, MPFR_RNDN);
+    break;
+  case NUMFUZZ_OP_TGAMMA: /* Γ(t) = 1/t - γ + ... */
+    if (!zero) {
+      done = 0;
+      break;
+    }
+    mpfr_neg(l, l, MPFR_RNDN);
+    at_magnitude(r, l, negative);
+    break;
+  case NUMFUZZ_OP_ERF:
+    if (!zero) {
+      done = 0;
+      break;
+    }
+    mpfr_const_pi(t, MPFR_RNDN);
+    mpfr_rec_sqrt(t, t, MPFR_RNDN);
+    mpfr_mul_2ui(t, t, 1, MPFR_RNDN);
+    times_constant(r, a, t);
+    break;
+  case NUMFUZZ_OP_SIN:
+  case NUMFUZZ_OP_TAN:
+  case NUMFUZZ_OP_ASIN:
+  case NUMFUZZ_OP_ATAN:
+  case NUMFUZZ_OP_SINH:
+  case NUMFUZZ_OP_TANH:
+  case NUMFUZZ_OP_ASINH:
+  case NUMFUZZ_OP_ATANH:
+  case NUMFUZZ_OP_EXPM1:
+    if (zero)
+      copied(r, a, 0);
+    else
+      done = 0;
+    break;
+  default: done = 0;
+  }
+  mpfr_clear(l);
+  mpfr_clear(t);
+  return done;
+}
+
+/* The magnitude of an exponential (or Γ) of a number that MPFR clamped: exp(z) is 2^(z·log2 e),
+ * cosh(z) and |sinh(z)| 2^(|z|·log2 e - 1), Γ(z) 2^(lgamma(z)/ln 2). */
+static void unary_clamped(unsigned op, nf_mp *r, const nf_mp *a) {
+  mpfr_t l, t;
+  scratch(l);
+  scratch(t);
+  int known = 1, sign;
+  mpfr_const_log2(t, MPFR_RNDN);
+  switch (op) {
+  case NUMFUZZ_OP_EXP:
+  case NUMFUZZ_OP_EXPM1: mpfr_div(l, a->v, t, MPFR_RNDN); break;
+  case NUMFUZZ_OP_EXP2: mpfr_set(l, a->v, MPFR_RNDN); break;
+  case NUMFUZZ_MPFR_OP_EXP10:
+    mpfr_set_ui(t, 10, MPFR_RNDN);
+    mpfr_log2(t, t, MPFR_RNDN);
+    mpfr_mul(l, a->v, t, MPFR_RNDN);
+    break;
+  case NUMFUZZ_OP_SINH:
+  case NUMFUZZ_OP_COSH:
+    mpfr_abs(l, a->v, MPFR_RNDN);
+    mpfr_div(l, l, t, MPFR_RNDN);
+    mpfr_sub_ui(l, l, 1, MPFR_RNDN);
+    break;
+  case NUMFUZZ_OP_TGAMMA:
+    mpfr_lgamma(l, &sign, a->v, MPFR_RNDN);
+    mpfr_div(l, l, t, MPFR_RNDN);
+    break;
+  default: known = 0;
+  }
+  if (known && mpfr_number_p(l))
+    keep_magnitude(r, l);
+  mpfr_clear(l);
+  mpfr_clear(t);
+}
+
 nf_mp *__numfuzz_mpfr_call1(unsigned op, nf_mp *a) {
   nf_mp *r = fresh();
+  if (r != &exhausted && beyond(a) && unary_by_magnitude(op, r, a))
+    return r;
   range_flags_cleared();
   if (!unary(op, r->v, a->v))
     mpfr_set_nan(r->v);
   /* fabs and the roundings pass a NaN's tag on; they make no NaN of their own. */
-  return born(ranged(r, a, NULL, NULL, scales_unary(op)), a, NULL, NULL);
+  r = born(ranged(r, a, NULL, NULL, scales_unary(op)), a, NULL, NULL);
+  if (newly_clamped(r, a, NULL, NULL))
+    unary_clamped(op, r, a);
+  return r;
+}
+
+/* x^y of a number x (a regular y): its magnitude y·log2|x| into l and its sign (-1: none, a
+ * negative x to a power that is no integer); 0 when x's magnitude is unknown. */
+static int power_magnitude(mpfr_ptr l, int *negative, const nf_mp *x, mpfr_srcptr y) {
+  if (!log2_magnitude(l, x))
+    return 0;
+  mpfr_mul(l, l, y, MPFR_RNDN);
+  *negative = 0;
+  if (mpfr_signbit(x->v)) {
+    mpfr_t half;
+    scratch(half);
+    mpfr_div_2ui(half, y, 1, MPFR_RNDN);
+    *negative = !mpfr_integer_p(y) ? -1 : !mpfr_integer_p(half);
+    mpfr_clear(half);
+  }
+  return 1;
+}
+
+/* hypot(x, y) from magnitudes into l: 2^max·(1 + 2^-2d)^(1/2); 0 where one of them is unknown. */
+static int hypot_magnitude(mpfr_ptr l, const nf_mp *x, const nf_mp *y) {
+  mpfr_t lx, ly;
+  scratch(lx);
+  scratch(ly);
+  int negative, known = log2_magnitude(lx, x) && log2_magnitude(ly, y);
+  if (known) {
+    mpfr_mul_2ui(lx, lx, 1, MPFR_RNDN);
+    mpfr_mul_2ui(ly, ly, 1, MPFR_RNDN);
+    enum sum_by by = sum_magnitude(l, &negative, lx, 0, ly, 0);
+    mpfr_div_2ui(l, by == SUM_X ? lx : by == SUM_Y ? ly : l, 1, MPFR_RNDN);
+  }
+  mpfr_clear(lx);
+  mpfr_clear(ly);
+  return known;
+}
+
+/* A two-argument function with a clamped operand, from magnitudes: 1 when they decide it. */
+static int binary_by_magnitude(unsigned op, nf_mp *r, const nf_mp *a, const nf_mp *b) {
+  if (op == NUMFUZZ_MPFR_OP_COPYSIGN) {
+    if (!beyond(a))
+      return 0;
+    copied(r, a, (mpfr_signbit(a->v) != 0) != (mpfr_signbit(b->v) != 0));
+    return 1;
+  }
+  mpfr_t l;
+  scratch(l);
+  int negative = 0, done = 0;
+  if (op == NUMFUZZ_OP_POW && !beyond(b) && mpfr_regular_p(b->v) && power_magnitude(l, &negative, a, b->v)) {
+    if (negative < 0)
+      undefined_beyond(r);
+    else
+      at_magnitude(r, l, negative);
+    done = 1;
+  } else if (op == NUMFUZZ_OP_HYPOT) {
+    const nf_mp *held_zero = !beyond(a) && mpfr_zero_p(a->v) ? a : !beyond(b) && mpfr_zero_p(b->v) ? b : NULL;
+    if (held_zero)
+      copied(r, held_zero == a ? b : a, mpfr_signbit((held_zero == a ? b : a)->v) != 0), done = 1;
+    else if ((done = hypot_magnitude(l, a, b)))
+      at_magnitude(r, l, 0);
+  }
+  mpfr_clear(l);
+  return done;
+}
+
+/* The magnitude of a power or a hypot of numbers that MPFR clamped. */
+static void binary_clamped(unsigned op, nf_mp *r, const nf_mp *a, const nf_mp *b) {
+  mpfr_t l;
+  scratch(l);
+  int negative;
+  if (op == NUMFUZZ_OP_POW ? mpfr_regular_p(b->v) && power_magnitude(l, &negative, a, b->v)
+                           : op == NUMFUZZ_OP_HYPOT && hypot_magnitude(l, a, b))
+    keep_magnitude(r, l);
+  mpfr_clear(l);
 }
 
 nf_mp *__numfuzz_mpfr_call2(unsigned op, nf_mp *a, nf_mp *b) {
   nf_mp *r = fresh();
+  if (r != &exhausted && (beyond(a) || beyond(b)) && binary_by_magnitude(op, r, a, b))
+    return r;
   range_flags_cleared();
   if (!binary(op, r->v, a->v, b->v))
     mpfr_set_nan(r->v);
   /* copysign's second operand gives a sign only. */
   enum scaling how = op == NUMFUZZ_OP_HYPOT ? SUMS : op == NUMFUZZ_MPFR_OP_COPYSIGN ? SCALES : NO_SCALING;
-  return born(ranged(r, a, op == NUMFUZZ_MPFR_OP_COPYSIGN ? NULL : b, NULL, how), a, b, NULL);
+  r = born(ranged(r, a, op == NUMFUZZ_MPFR_OP_COPYSIGN ? NULL : b, NULL, how), a, b, NULL);
+  if (newly_clamped(r, a, b, NULL))
+    binary_clamped(op, r, a, b);
+  return r;
+}
+
+/* a·b + c from magnitudes into l and *negative (the sum as `sum_magnitude` decides it); c held
+ * zero: the product alone. */
+static enum sum_by fma_magnitude(mpfr_ptr l, int *negative, const nf_mp *a, const nf_mp *b, const nf_mp *c) {
+  if (!product_magnitude(l, a, b, 0))
+    return SUM_UNKNOWN;
+  int np = (mpfr_signbit(a->v) != 0) != (mpfr_signbit(b->v) != 0);
+  if (!beyond(c) && mpfr_zero_p(c->v)) {
+    *negative = np;
+    return SUM_BOTH;
+  }
+  mpfr_t lp, lc;
+  scratch(lp);
+  scratch(lc);
+  mpfr_set(lp, l, MPFR_RNDN);
+  enum sum_by by = SUM_UNKNOWN;
+  if (log2_magnitude(lc, c)) {
+    by = sum_magnitude(l, negative, lp, np, lc, mpfr_signbit(c->v) != 0);
+    if (by == SUM_X) {
+      mpfr_set(l, lp, MPFR_RNDN);
+      *negative = np;
+      by = SUM_BOTH;
+    }
+  }
+  mpfr_clear(lp);
+  mpfr_clear(lc);
+  return by;
 }
 
 nf_mp *__numfuzz_mpfr_call3(unsigned op, nf_mp *a, nf_mp *b, nf_mp *c) {
   nf_mp *r = fresh();
+  int fma = op == NUMFUZZ_OP_FMA || op == NUMFUZZ_OP_FMULADD;
+  if (r != &exhausted && fma && (beyond(a) || beyond(b) || beyond(c))) {
+    mpfr_t l;
+    scratch(l);
+    int negative = 0;
+    enum sum_by by = fma_magnitude(l, &negative, a, b, c);
+    if (by == SUM_BOTH)
+      at_magnitude(r, l, negative);
+    else if (by == SUM_Y)
+      copied(r, c, 0);
+    mpfr_clear(l);
+    if (by != SUM_UNKNOWN)
+      return r;
+  }
   range_flags_cleared();
-  if (op == NUMFUZZ_OP_FMA || op == NUMFUZZ_OP_FMULADD)
+  if (fma)
     mpfr_fma(r->v, a->v, b->v, c->v, MPFR_RNDN);
   else
     mpfr_set_nan(r->v);
-  return born(ranged(r, a, b, c, SCALES), a, b, c);
+  r = born(ranged(r, a, b, c, SCALES), a, b, c);
+  if (fma && newly_clamped(r, a, b, c)) {
+    mpfr_t l;
+    scratch(l);
+    int negative;
+    if (fma_magnitude(l, &negative, a, b, c) == SUM_BOTH)
+      keep_magnitude(r, l);
+    mpfr_clear(l);
+  }
+  return r;
+}
+
+/* ldexp(x, n): log2|x| + n; powi(x, n): n·log2|x|, negative for a negative x to an odd n. */
+static int int_magnitude(unsigned op, mpfr_ptr l, int *negative, const nf_mp *x, int n) {
+  if (!log2_magnitude(l, x) || (op != NUMFUZZ_OP_LDEXP && op != NUMFUZZ_OP_SCALBN && op != NUMFUZZ_OP_POWI))
+    return 0;
+  int odd = n % 2 != 0;
+  *negative = mpfr_signbit(x->v) && (op != NUMFUZZ_OP_POWI || odd);
+  if (op == NUMFUZZ_OP_POWI)
+    mpfr_mul_si(l, l, n, MPFR_RNDN);
+  else
+    mpfr_add_si(l, l, n, MPFR_RNDN);
+  return 1;
 }
 
 nf_mp *__numfuzz_mpfr_call_int(unsigned op, nf_mp *a, int n) {
   nf_mp *r = fresh();
+  mpfr_t l;
+  int negative, known;
+  if (r != &exhausted && beyond(a) && n != 0) {
+    scratch(l);
+    if ((known = int_magnitude(op, l, &negative, a, n)))
+      at_magnitude(r, l, negative);
+    mpfr_clear(l);
+    if (known)
+      return r;
+  }
   range_flags_cleared();
   if (op == NUMFUZZ_OP_LDEXP || op == NUMFUZZ_OP_SCALBN)
     mpfr_mul_2si(r->v, a->v, n, MPFR_RNDN);
@@ -377,17 +891,30 @@ nf_mp *__numfuzz_mpfr_call_int(unsigned op, nf_mp *a, int n) {
     mpfr_pow_si(r->v, a->v, n, MPFR_RNDN);
   else
     mpfr_set_nan(r->v);
-  return born(ranged(r, a, NULL, NULL, n != 0 ? SCALES : NO_SCALING), a, NULL, NULL);
+  r = born(ranged(r, a, NULL, NULL, n != 0 ? SCALES : NO_SCALING), a, NULL, NULL);
+  if (newly_clamped(r, a, NULL, NULL)) {
+    scratch(l);
+    if (int_magnitude(op, l, &negative, a, n))
+      keep_magnitude(r, l);
+    mpfr_clear(l);
+  }
+  return r;
 }
 
 /* LLVM's fcmp predicates are masks: bit 0 equal, 1 greater, 2 less, 3 unordered. */
 /* A value beyond MPFR's exponents compares as what it stands for: a clamped zero as a nonzero of
- * its sign, a clamped infinity as a finite number, against a held value equal to it. */
+ * its sign, a clamped infinity as a finite number, against a held value equal to it; two clamped
+ * values that kept their magnitudes, by sign and magnitude. */
 int __numfuzz_mpfr_compare(unsigned predicate, nf_mp *a, nf_mp *b) {
   if (mpfr_nan_p(a->v) || mpfr_nan_p(b->v))
     return (predicate >> 3) & 1;
   int c = mpfr_cmp(a->v, b->v);
-  if (c == 0 && beyond(a) != beyond(b)) {
+  if (beyond(a) && beyond(b) && a->magnitude && b->magnitude) {
+    int na = mpfr_signbit(a->v) != 0, nb = mpfr_signbit(b->v) != 0;
+    int larger = mpfr_cmp(a->magnitude->v, b->magnitude->v);
+    larger = larger > 0 ? 1 : larger < 0 ? -1 : 0;
+    c = na != nb ? (na ? -1 : 1) : na ? -larger : larger;
+  } else if (c == 0 && beyond(a) != beyond(b)) {
     nf_mp *clamped = beyond(a) ? a : b;
     int sign = mpfr_signbit(clamped->v) ? -1 : 1;
     int order = mpfr_zero_p(clamped->v) ? sign : -sign; /* the clamped one's order to the other */
@@ -524,16 +1051,49 @@ static int beyond_format(nf_mp *s, unsigned width) {
   return beyond;
 }
 
-/* A clamped value as the bound it lies beyond, in decimal (2^emax is 1e+1388255822130839282):
- * a number beyond every format, which triage's decimals read as such. */
-static void beyond_text(char *text, size_t size, const nf_mp *s) {
+/* A clamped value in decimal, a number beyond every format, which triage's decimals read as such
+ * (mpfr_free_str it). From its magnitude l: m·10^e with e = floor(l·log10 2) in full and m to the
+ * digits l's precision leaves of its fraction (1 when none: at 128 bits, a magnitude of 1.4e300
+ * knows e to 38 digits and nothing of m); without one, the bound it lies beyond (2^emax is
+ * 1e+1388255822130839282). */
+static char *beyond_text(const nf_mp *s) {
   const char *sign = mpfr_signbit(s->v) ? "-" : "";
-  /* |exponent| · log10(2) to the unit: 19 digits of log10(2), in 128-bit integers. */
-  int zero = mpfr_zero_p(s->v);
-  unsigned __int128 exponent = (unsigned __int128)(zero ? -mpfr_get_emin() : mpfr_get_emax());
-  unsigned __int128 scaled = exponent * (unsigned __int128)3010299956639811952ULL;
-  unsigned long long decimal = (unsigned long long)(scaled / 10000000000000000000ULL);
-  snprintf(text, size, "%s1e%s%llu", sign, zero ? "-" : "+", decimal);
+  char *text;
+  if (!s->magnitude) {
+    /* |exponent| · log10(2) to the unit: 19 digits of log10(2), in 128-bit integers. */
+    int zero = mpfr_zero_p(s->v);
+    unsigned __int128 exponent = (unsigned __int128)(zero ? -mpfr_get_emin() : mpfr_get_emax());
+    unsigned __int128 scaled = exponent * (unsigned __int128)3010299956639811952ULL;
+    unsigned long long decimal = (unsigned long long)(scaled / 10000000000000000000ULL);
+    mpfr_asprintf(&text, "%s1e%s%llu", sign, zero ? "-" : "+", decimal);
+    return text;
+  }
+  mpfr_t d, e, m;
+  scratch(d);
+  scratch(e);
+  scratch(m);
+  mpfr_set_ui(m, 2, MPFR_RNDN);
+  mpfr_log10(m, m, MPFR_RNDN);
+  mpfr_mul(d, s->magnitude->v, m, MPFR_RNDN);
+  mpfr_floor(e, d);
+  mpfr_sub(m, d, e, MPFR_RNDN);
+  /* d is known to about 2^(exponent - precision): its fraction to that many bits. */
+  long digits = ((long)precision - (long)mpfr_get_exp(d)) * 3 / 10 - 1;
+  digits = digits > 17 ? 17 : digits;
+  char mantissa[32] = "1";
+  if (digits > 0) {
+    mpfr_exp10(m, m, MPFR_RNDN);
+    mpfr_snprintf(mantissa, sizeof mantissa, "%.*Rf", (int)digits - 1, m);
+    if (strncmp(mantissa, "10", 2) == 0) { /* 9.99... rounded up */
+      snprintf(mantissa, sizeof mantissa, "1");
+      mpfr_add_ui(e, e, 1, MPFR_RNDN);
+    }
+  }
+  mpfr_asprintf(&text, "%s%se%s%.0Rf", sign, mantissa, mpfr_sgn(e) < 0 ? "" : "+", e);
+  mpfr_clear(d);
+  mpfr_clear(e);
+  mpfr_clear(m);
+  return text;
 }
 
 void __numfuzz_mpfr_result(const char *name, double v, nf_mp *s, unsigned width) {
@@ -554,15 +1114,18 @@ void __numfuzz_mpfr_result(const char *name, double v, nf_mp *s, unsigned width)
     why = BEYOND_EXPONENTS_RESULT;
   /* 21 significant digits, the x87 build's, in a form triage's decimals parse (nan, inf). */
   char text[96];
+  char *long_text = NULL;
   if (beyond(s))
-    beyond_text(text, sizeof text, s);
+    long_text = beyond_text(s);
   else if (mpfr_nan_p(s->v))
     snprintf(text, sizeof text, "nan");
   else if (mpfr_inf_p(s->v))
     snprintf(text, sizeof text, mpfr_signbit(s->v) ? "-inf" : "inf");
   else
     mpfr_snprintf(text, sizeof text, "%.20Re", s->v);
-  numfuzz_rt_result_shadowed_text(name, v, width, text, why);
+  numfuzz_rt_result_shadowed_text(name, v, width, long_text ? long_text : text, why);
+  if (long_text)
+    mpfr_free_str(long_text);
 }
 
 /* -exponent (the bits a relative difference of 2^exponent leaves correct) within 0..bits. */
