@@ -727,21 +727,23 @@ static int power_magnitude(mpfr_ptr l, int *negative, const nf_mp *x, mpfr_srcpt
   return 1;
 }
 
-/* hypot(x, y) from magnitudes into l: 2^max·(1 + 2^-2d)^(1/2); 0 where one of them is unknown. */
-static int hypot_magnitude(mpfr_ptr l, const nf_mp *x, const nf_mp *y) {
+/* hypot(x, y) from magnitudes into l: 2^max·(1 + 2^-2d)^(1/2) (SUM_X, SUM_Y: |x|, |y| decides,
+ * and l is its magnitude); SUM_UNKNOWN where one of them is unknown. */
+static enum sum_by hypot_magnitude(mpfr_ptr l, const nf_mp *x, const nf_mp *y) {
   mpfr_t lx, ly;
   scratch(lx);
   scratch(ly);
-  int negative, known = log2_magnitude(lx, x) && log2_magnitude(ly, y);
-  if (known) {
+  int negative;
+  enum sum_by by = SUM_UNKNOWN;
+  if (log2_magnitude(lx, x) && log2_magnitude(ly, y)) {
     mpfr_mul_2ui(lx, lx, 1, MPFR_RNDN);
     mpfr_mul_2ui(ly, ly, 1, MPFR_RNDN);
-    enum sum_by by = sum_magnitude(l, &negative, lx, 0, ly, 0);
+    by = sum_magnitude(l, &negative, lx, 0, ly, 0);
     mpfr_div_2ui(l, by == SUM_X ? lx : by == SUM_Y ? ly : l, 1, MPFR_RNDN);
   }
   mpfr_clear(lx);
   mpfr_clear(ly);
-  return known;
+  return by;
 }
 
 /* A two-argument function with a clamped operand, from magnitudes: 1 when they decide it. */
@@ -763,10 +765,13 @@ static int binary_by_magnitude(unsigned op, nf_mp *r, const nf_mp *a, const nf_m
     done = 1;
   } else if (op == NUMFUZZ_OP_HYPOT) {
     const nf_mp *held_zero = !beyond(a) && mpfr_zero_p(a->v) ? a : !beyond(b) && mpfr_zero_p(b->v) ? b : NULL;
-    if (held_zero)
-      copied(r, held_zero == a ? b : a, mpfr_signbit((held_zero == a ? b : a)->v) != 0), done = 1;
-    else if ((done = hypot_magnitude(l, a, b)))
+    enum sum_by by = held_zero ? (held_zero == a ? SUM_Y : SUM_X) : hypot_magnitude(l, a, b);
+    const nf_mp *decides = by == SUM_X ? a : by == SUM_Y ? b : NULL;
+    if (decides)
+      copied(r, decides, mpfr_signbit(decides->v) != 0);
+    else if (by == SUM_BOTH)
       at_magnitude(r, l, 0);
+    done = by != SUM_UNKNOWN;
   }
   mpfr_clear(l);
   return done;
@@ -778,7 +783,7 @@ static void binary_clamped(unsigned op, nf_mp *r, const nf_mp *a, const nf_mp *b
   scratch(l);
   int negative;
   if (op == NUMFUZZ_OP_POW ? mpfr_regular_p(b->v) && power_magnitude(l, &negative, a, b->v)
-                           : op == NUMFUZZ_OP_HYPOT && hypot_magnitude(l, a, b))
+                           : op == NUMFUZZ_OP_HYPOT && hypot_magnitude(l, a, b) != SUM_UNKNOWN)
     keep_magnitude(r, l);
   mpfr_clear(l);
 }
@@ -798,15 +803,15 @@ nf_mp *__numfuzz_mpfr_call2(unsigned op, nf_mp *a, nf_mp *b) {
   return r;
 }
 
-/* a·b + c from magnitudes into l and *negative (the sum as `sum_magnitude` decides it); c held
- * zero: the product alone. */
+/* a·b + c from magnitudes into l and *negative (the sum as `sum_magnitude` decides it: SUM_X, the
+ * product decides, and l and *negative are its own); c held zero: the product alone. */
 static enum sum_by fma_magnitude(mpfr_ptr l, int *negative, const nf_mp *a, const nf_mp *b, const nf_mp *c) {
   if (!product_magnitude(l, a, b, 0))
     return SUM_UNKNOWN;
   int np = (mpfr_signbit(a->v) != 0) != (mpfr_signbit(b->v) != 0);
   if (!beyond(c) && mpfr_zero_p(c->v)) {
     *negative = np;
-    return SUM_BOTH;
+    return SUM_X;
   }
   mpfr_t lp, lc;
   scratch(lp);
@@ -818,7 +823,6 @@ static enum sum_by fma_magnitude(mpfr_ptr l, int *negative, const nf_mp *a, cons
     if (by == SUM_X) {
       mpfr_set(l, lp, MPFR_RNDN);
       *negative = np;
-      by = SUM_BOTH;
     }
   }
   mpfr_clear(lp);
@@ -834,7 +838,10 @@ nf_mp *__numfuzz_mpfr_call3(unsigned op, nf_mp *a, nf_mp *b, nf_mp *c) {
     scratch(l);
     int negative = 0;
     enum sum_by by = fma_magnitude(l, &negative, a, b, c);
-    if (by == SUM_BOTH)
+    /* A product of numbers that absorbs a clamped addend is MPFR's to round (below). */
+    if (by == SUM_X && !beyond(a) && !beyond(b))
+      by = SUM_UNKNOWN;
+    if (by == SUM_BOTH || by == SUM_X)
       at_magnitude(r, l, negative);
     else if (by == SUM_Y)
       copied(r, c, 0);
@@ -852,7 +859,8 @@ nf_mp *__numfuzz_mpfr_call3(unsigned op, nf_mp *a, nf_mp *b, nf_mp *c) {
     mpfr_t l;
     scratch(l);
     int negative;
-    if (fma_magnitude(l, &negative, a, b, c) == SUM_BOTH)
+    enum sum_by by = fma_magnitude(l, &negative, a, b, c);
+    if (by == SUM_BOTH || by == SUM_X)
       keep_magnitude(r, l);
     mpfr_clear(l);
   }
