@@ -91,7 +91,7 @@ fn triage(built: &Built) -> BTreeMap<u64, (String, Value)> {
 }
 
 #[test]
-fn values_beyond_mpfrs_exponents_judge_where_they_are_absorbed() {
+fn values_beyond_mpfrs_exponents_judge_where_they_are_absorbed_or_logged() {
     let built = build();
     let roots = triage(&built);
     for line in [LINE_ABSORBED, LINE_ABSORBED_RECIPROCAL, LINE_LOG_OF_VANISHED] {
