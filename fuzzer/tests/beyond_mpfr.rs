@@ -125,6 +125,7 @@ __attribute__((noinline)) static double log_of_cancelled(double x) { double t = 
 __attribute__((noinline)) static double back_in_range(double x) { return pow(exp(-x), 1 / x); }
 __attribute__((noinline)) static double log10_of_root(double x) { return log10(sqrt(exp(x))); }
 __attribute__((noinline)) static double vanished(double x) { return exp(-x); }
+__attribute__((noinline)) static double held_zero_over_vanished(double x) { return (x - x) / exp(-x); }
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int c = nf_i32(data, size, 0);
   double x = nf_f64(data, size, 1), r = 0;
@@ -137,6 +138,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   case 6: r = back_in_range(x); break;
   case 7: r = log10_of_root(x); break;
   case 8: r = vanished(x); break;
+  case 9: r = held_zero_over_vanished(x); break;
   }
   NUMFUZZ_RESULT(r);
   return 0;
@@ -146,7 +148,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 /// The x of [`LOGS`].
 const HUGE: f64 = 1e300;
 /// Each case of [`LOGS`], its line, and the true value (None: no shadow may judge it).
-const LOG_CASES: [(i32, u64, Option<f64>); 8] = [
+const LOG_CASES: [(i32, u64, Option<f64>); 9] = [
     (1, 5, Some(-HUGE)),
     (2, 6, Some(-2.0 * HUGE)),
     // e^(-x)·e^x is 1: the two magnitudes round alike, and cancel exactly.
@@ -162,6 +164,8 @@ const LOG_CASES: [(i32, u64, Option<f64>); 8] = [
     (7, 11, Some(2.1714724095162593e299)),
     // A result still clamped judges nothing.
     (8, 12, None),
+    // An exact 0 over a clamped zero (a nonzero) is 0, where MPFR's 0/0 is NaN.
+    (9, 13, Some(0.0)),
 ];
 
 fn log_input(case: i32) -> Vec<u8> {
@@ -237,8 +241,8 @@ fn the_mpfr_build_takes_logs_of_clamped_values_from_their_magnitudes() {
 #[test]
 fn logs_of_values_beyond_mpfrs_exponents_are_judged_by_their_magnitudes() {
     let built = compile_with_every_build("logs", &[("logs.c", LOGS)], &["-O2"]);
-    // Only non-finite results are judged: those of cases 1 to 5 and 7.
-    let inputs: Vec<(String, Vec<u8>)> = [1, 2, 3, 4, 5, 7]
+    // Only non-finite results are judged: those of cases 1 to 5, 7 and 9.
+    let inputs: Vec<(String, Vec<u8>)> = [1, 2, 3, 4, 5, 7, 9]
         .into_iter()
         .map(|case| (format!("id:{case:06},case:{case}"), log_input(case)))
         .collect();

@@ -430,12 +430,31 @@ static nf_mp *born(nf_mp *r, nf_mp *a, nf_mp *b, nf_mp *c) {
   return r;
 }
 
-/* A sum, product or quotient with a clamped operand, from magnitudes: 1 when they decide it. */
+/* A zero or an infinity the program held (not clamped, not NaN). */
+static int held_extreme(const nf_mp *x) { return !beyond(x) && !mpfr_nan_p(x->v) && !mpfr_regular_p(x->v); }
+
+/* A sum, product or quotient with a clamped operand, from magnitudes: 1 when they decide it. A
+ * held zero or infinity decides a product or a quotient with a clamped value, which is a finite
+ * nonzero (0 / e^(-1e300) is 0, where MPFR's 0/0 is NaN). */
 static int arith_by_magnitude(unsigned op, nf_mp *r, nf_mp *a, nf_mp *b) {
   if (op == NUMFUZZ_OP_FADD || op == NUMFUZZ_OP_FSUB)
     return sum_by_magnitude(r, a, b, op == NUMFUZZ_OP_FSUB);
   if (op != NUMFUZZ_OP_FMUL && op != NUMFUZZ_OP_FDIV)
     return 0;
+  if (held_extreme(a) || held_extreme(b)) {
+    int negative = (mpfr_signbit(a->v) != 0) != (mpfr_signbit(b->v) != 0);
+    /* Infinite: a held infinity in a product or a numerator, a held zero as a divisor. */
+    int infinite = held_extreme(a) ? mpfr_inf_p(a->v) != 0
+                   : op == NUMFUZZ_OP_FMUL ? mpfr_inf_p(b->v) != 0
+                                           : mpfr_zero_p(b->v) != 0;
+    if (infinite)
+      mpfr_set_inf(r->v, negative ? -1 : 1);
+    else
+      mpfr_set_zero(r->v, negative ? -1 : 1);
+    r->tag = TAG_NONE;
+    r->magnitude = NULL;
+    return 1;
+  }
   mpfr_t l;
   scratch(l);
   int known = product_magnitude(l, a, b, op == NUMFUZZ_OP_FDIV);
