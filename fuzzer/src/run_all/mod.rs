@@ -57,6 +57,11 @@ pub struct State {
 }
 
 impl State {
+    /// `-V 10` or `--budget 470s`, as the run was asked.
+    pub fn fuzzing_time(&self) -> String {
+        fuzzing_time(self.seconds, self.budget)
+    }
+
     /// The whole run's functions, of which `functions` is this directory's share.
     pub fn selection(&self) -> &[String] {
         if self.selection.is_empty() {
@@ -306,24 +311,20 @@ pub fn run(opts: Options) -> anyhow::Result<Finished> {
 /// Refuses `--continue` with another fuzzing time than OUT's run: its campaigns would then be
 /// of two lengths, or its budget's rounds planned for another total.
 fn same_time(earlier: &State, opts: &Options) -> anyhow::Result<()> {
-    let said = |s: &State| match s.budget {
-        Some(b) => format!("--budget {b}s"),
-        None => format!("-V {}", s.seconds),
-    };
-    let asked = State {
-        seconds: opts.seconds,
-        budget: opts.budget,
-        ..earlier.clone()
-    };
-    if said(earlier) != said(&asked) {
+    if (earlier.seconds, earlier.budget) != (opts.seconds, opts.budget) {
         bail!(
             "--continue: {} was run with {}, not {}; give the same",
             opts.out.display(),
-            said(earlier),
-            said(&asked)
+            earlier.fuzzing_time(),
+            fuzzing_time(opts.seconds, opts.budget)
         );
     }
     Ok(())
+}
+
+/// How a run's fuzzing time was asked: `-V 10` or `--budget 470s`.
+fn fuzzing_time(seconds: u64, budget: Option<u64>) -> String {
+    budget.map_or(format!("-V {seconds}"), |b| format!("--budget {b}s"))
 }
 
 /// Spends the budget over the campaigns of every function of the run (see `budget`; on

@@ -94,11 +94,7 @@ fn same_run(a: &Part, b: &Part) -> anyhow::Result<()> {
     } else if shards(sa) != shards(sb) {
         Some(format!("split {} and {} ways", shards(sa), shards(sb)))
     } else if sa.seconds != sb.seconds || sa.budget != sb.budget {
-        let said = |s: &State| {
-            s.budget
-                .map_or(format!("-V {}", s.seconds), |b| format!("--budget {b}s"))
-        };
-        Some(format!("of {} and {}", said(sa), said(sb)))
+        Some(format!("of {} and {}", sa.fuzzing_time(), sb.fuzzing_time()))
     } else {
         None
     };
