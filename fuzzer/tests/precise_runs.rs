@@ -193,33 +193,31 @@ fn a_replay_as_a_campaign_tells_the_two_products_apart_by_their_special_sites() 
     );
 }
 
-/// Inputs above 1 take 100,000 libm calls: about a millisecond as the program runs them, tens
-/// of milliseconds checked (every call's result is classified); the sum then underflows, so
-/// those inputs re-run precisely.
+/// Inputs above 1 take a million steps of long double arithmetic: about 2 ms as the program runs
+/// them, about 70 ms checked (each x87 operation is classified through the runtime); the sum
+/// then underflows, so those inputs re-run precisely.
 const SLOW_WHEN_CHECKED: &str = r#"#include <numfuzz.h>
-#include <math.h>
 NUMFUZZ_SIGNATURE("f64");
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  double x = nf_f64(data, size, 0), sum = 0.0;
+  double x = nf_f64(data, size, 0);
+  long double sum = 0.0L;
   if (x > 1.0 && x < 2.0)
-    for (int k = 0; k < 100000; k++)
-      sum += exp(x + 1e-3 * (k & 1023));
-  NUMFUZZ_RESULT(sum * 1e-320);
+    for (int k = 0; k < 1000000; k++)
+      sum = sum * 0.5L + (long double)x * (k & 1023);
+  NUMFUZZ_RESULT((double)sum * 1e-320);
   return 0;
 }
 "#;
 
 /// The time limit calibrated from a quick seed (20 ms) is for the program's own run: a precise
-/// re-run longer than that is no time-out, and costs the in-process client no restart.
+/// re-run longer than that is no time-out (`rerun_timeouts`), and costs the in-process client
+/// no restart. A fast run descheduled past 20 ms on a loaded machine may cost one (the
+/// successor calibrates from the slow input too); a re-run under the calibrated limit timed out
+/// at the slow input's first re-run, every time.
 #[test]
 fn a_precise_re_run_longer_than_the_calibrated_limit_is_not_a_time_out() {
     let _turn = campaign::one_at_a_time();
-    let built = testkit::compile(
-        "slow_checked",
-        &[("slow_checked.c", SLOW_WHEN_CHECKED)],
-        &["-O2", "-lm"],
-        &[],
-    );
+    let built = testkit::compile("slow_checked", &[("slow_checked.c", SLOW_WHEN_CHECKED)], &["-O2"], &[]);
     let seeds = built.path("seeds");
     std::fs::create_dir_all(&seeds).unwrap();
     std::fs::write(seeds.join("quick"), 0.5f64.to_le_bytes()).unwrap();
@@ -229,13 +227,14 @@ fn a_precise_re_run_longer_than_the_calibrated_limit_is_not_a_time_out() {
         "the slow path's underflow: {:#?}",
         instance.exceptions()
     );
+    assert!(campaign::stat(&instance, "precise_runs") >= 1);
+    assert_eq!(campaign::stat(&instance, "rerun_timeouts"), 0);
     let starts = instance
         .client_events()
         .iter()
         .filter(|e| matches!(e, numfuzz_outdir::ClientEvent::Start { .. }))
         .count();
-    assert_eq!(starts, 1, "client starts: {:#?}", instance.client_events());
-    assert_eq!(campaign::stat(&instance, "hangs_dismissed"), 0);
+    assert!(starts <= 2, "client starts: {:#?}", instance.client_events());
 }
 
 /// Every run underflows at `tiny * tiny`; `x * one` is exact, and special (zero, subnormal, the

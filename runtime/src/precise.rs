@@ -62,7 +62,7 @@
 //! share of their inputs precisely (the engine's `run_mode`).
 
 use crate::copies::set_copy;
-use numfuzz_abi::shm::{RUN_PRECISE, RUN_PRECISE_SKIPPED, RUN_RESULT_NONFINITE};
+use numfuzz_abi::shm::{RUN_FAST_ENDED, RUN_PRECISE, RUN_PRECISE_SKIPPED, RUN_RESULT_NONFINITE};
 use numfuzz_abi::{copies, env};
 use std::ffi::c_int;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -160,12 +160,39 @@ pub fn run(input: impl Fn()) {
     set_copy(copies::PRECISE);
 
     let region = crate::region::Region::current();
+    if !raised && plan == Plan::FastWatched {
+        settle(region, false, false);
+        return;
+    }
     // Under AFL++ each input's exceptions are printed or abort it (its crashes): never skipped.
     let skips =
         plan == Plan::FastWatched && ((fuzzed && crate::report::record_only()) || choice == Choice::CampaignReplays);
-    let path = (raised && skips).then(|| PathKey::of_fast_run(flags, special_sites(&input), region));
-    let skip = path.is_some_and(|p| SEEN.with_borrow(|seen| seen.contains(p)));
-    let rerun = (raised && !skip) || plan == Plan::FastThenPrecise;
+    // The fast run ended within the executor's time limit; what follows runs the input again
+    // (its special-result pass, its precise re-run), so it has the re-runs' own limit.
+    if let Some(region) = region {
+        region.set_run_flag(RUN_FAST_ENDED);
+    }
+    crate::rerun_limit::bounded(|| {
+        let path = (raised && skips).then(|| PathKey::of_fast_run(flags, special_sites(&input), region));
+        let skip = path.is_some_and(|p| SEEN.with_borrow(|seen| seen.contains(p)));
+        let rerun = (raised && !skip) || plan == Plan::FastThenPrecise;
+        settle(region, rerun, skip);
+        if !rerun {
+            return;
+        }
+        crate::edges::discarding(|| {
+            // SAFETY: as above; the re-run starts from the flags the fast run started from.
+            unsafe { numfuzz_clear_watched_flags() };
+            input();
+        });
+        if let Some(p) = path {
+            SEEN.with_borrow_mut(|seen| seen.insert(p));
+        }
+    });
+}
+
+/// Settles the fast run's results and marks the region's run as re-run, skipped or neither.
+fn settle(region: Option<&crate::region::Region>, rerun: bool, skip: bool) {
     crate::results::settle_fast_run(rerun);
     if let Some(region) = region {
         region.set_run_flag(match (rerun, skip) {
@@ -173,20 +200,6 @@ pub fn run(input: impl Fn()) {
             (false, true) => RUN_PRECISE_SKIPPED,
             (false, false) => 0,
         });
-    }
-    if !rerun {
-        return;
-    }
-    // The fast run ended within the executor's time limit; the re-run has its own.
-    crate::rerun_limit::bounded(|| {
-        crate::edges::discarding(|| {
-            // SAFETY: as above; the re-run starts from the flags the fast run started from.
-            unsafe { numfuzz_clear_watched_flags() };
-            input();
-        })
-    });
-    if let Some(p) = path {
-        SEEN.with_borrow_mut(|seen| seen.insert(p));
     }
 }
 

@@ -8,7 +8,8 @@
 //! run 20,000 steps, started its client 124 to 573 times in 20 s.
 //!
 //! An input whose fast run ended within the limit ends in its re-run too (the precise copies
-//! take the same path). So the re-run runs with the executor's alarm held back (SIGALRM
+//! take the same path). So the re-run, and the special-result pass that may spare it (the input
+//! once more on other copies), run with the executor's alarm held back (SIGALRM
 //! blocked, and one that came meanwhile dropped: it was for the fast run, which had ended),
 //! under a timer of its own at the campaign's ceiling (`-t`, 1000 ms by default). That timer
 //! signals SIGUSR2, which LibAFL's handler also takes as a time-out, so a re-run slower than

@@ -9,7 +9,8 @@ use libafl::Error;
 use libafl::HasMetadata;
 use libafl_bolts::Named;
 use numfuzz_abi::shm::{
-    RUN_HANDLED, RUN_OUT_OF_MEMORY, RUN_PRECISE, RUN_PRECISE_SKIPPED, RUN_RESULTS, RUN_RESULT_NONFINITE, RUN_TRUNCATED,
+    RUN_FAST_ENDED, RUN_HANDLED, RUN_OUT_OF_MEMORY, RUN_PRECISE, RUN_PRECISE_SKIPPED, RUN_RESULTS,
+    RUN_RESULT_NONFINITE, RUN_TRUNCATED,
 };
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -87,14 +88,16 @@ impl<I, S: HasMetadata> Observer<I, S> for RunFlagsObserver {
         Ok(())
     }
 
-    fn post_exec(&mut self, state: &mut S, _input: &I, _exit_kind: &ExitKind) -> Result<(), Error> {
+    fn post_exec(&mut self, state: &mut S, _input: &I, exit_kind: &ExitKind) -> Result<(), Error> {
         if let Some(FlagsWord(w)) = self.word {
             self.last = w.load(Ordering::Relaxed);
         }
-        if self.last & (RUN_PRECISE | RUN_PRECISE_SKIPPED) != 0 {
+        let rerun_timeout = *exit_kind == ExitKind::Timeout && self.last & RUN_FAST_ENDED != 0;
+        if self.last & (RUN_PRECISE | RUN_PRECISE_SKIPPED) != 0 || rerun_timeout {
             let record = state.metadata_or_insert_with(RunModeRecord::default);
             record.precise_runs += u64::from(self.last & RUN_PRECISE != 0);
             record.skipped_reruns += u64::from(self.last & RUN_PRECISE_SKIPPED != 0);
+            record.rerun_timeouts += u64::from(rerun_timeout);
         }
         Ok(())
     }
@@ -118,7 +121,7 @@ mod tests {
     }
 
     #[test]
-    fn precise_and_skipped_runs_are_counted() {
+    fn precise_skipped_and_timed_out_re_runs_are_counted() {
         crate::registry::register();
         let word: &'static mut u32 = Box::leak(Box::new(0));
         let ptr: *mut u32 = word;
@@ -127,13 +130,23 @@ mod tests {
         // SAFETY: as above.
         let flags = unsafe { AtomicU32::from_ptr(ptr) };
         let mut state = Meta::default();
-        for bits in [RUN_PRECISE, RUN_PRECISE_SKIPPED, RUN_PRECISE_SKIPPED, 0] {
+        let runs = [
+            (RUN_FAST_ENDED | RUN_PRECISE, ExitKind::Ok),
+            (RUN_FAST_ENDED | RUN_PRECISE_SKIPPED, ExitKind::Ok),
+            (RUN_FAST_ENDED | RUN_PRECISE_SKIPPED, ExitKind::Ok),
+            (0, ExitKind::Ok),
+            // Timed out in the fast run, then in a special-result pass (no decision yet).
+            (0, ExitKind::Timeout),
+            (RUN_FAST_ENDED, ExitKind::Timeout),
+        ];
+        for (bits, exit) in runs {
             Observer::<(), Meta>::pre_exec(&mut obs, &mut state, &()).unwrap();
             flags.fetch_or(bits, Ordering::Relaxed);
-            Observer::<(), Meta>::post_exec(&mut obs, &mut state, &(), &ExitKind::Ok).unwrap();
+            Observer::<(), Meta>::post_exec(&mut obs, &mut state, &(), &exit).unwrap();
         }
         let record = state.metadata::<RunModeRecord>().unwrap();
         assert_eq!((record.precise_runs, record.skipped_reruns), (1, 2));
+        assert_eq!(record.rerun_timeouts, 1);
     }
 
     #[test]

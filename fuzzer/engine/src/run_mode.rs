@@ -99,6 +99,9 @@ pub struct RunModeRecord {
     pub precise_runs: u64,
     #[serde(default)]
     pub skipped_reruns: u64,
+    /// Time-outs after the fast run had ended (in its special-result pass or precise re-run).
+    #[serde(default)]
+    pub rerun_timeouts: u64,
 }
 libafl_bolts::impl_serdeany!(RunModeRecord);
 

@@ -206,6 +206,7 @@ impl StatsStage {
             precise_turns: modes.precise_turns,
             precise_runs: modes.precise_runs,
             skipped_reruns: modes.skipped_reruns,
+            rerun_timeouts: modes.rerun_timeouts,
             client_restarts: self.instance.client_restarts,
             afl_banner: self.banner.clone(),
             command_line: self.command_line.clone(),

@@ -153,6 +153,9 @@ pub struct CampaignStats {
     pub precise_turns: u64,
     pub precise_runs: u64,
     pub skipped_reruns: u64,
+    /// Time-outs after an execution's fast run had ended: in-process, its precise re-run has
+    /// the ceiling as its own limit, so only a re-run slower than that counts.
+    pub rerun_timeouts: u64,
     /// Clients of this instance that died silently and were replaced (`clients.jsonl`).
     pub client_restarts: usize,
     pub afl_banner: String,
@@ -218,6 +221,7 @@ impl CampaignStats {
             .set("precise_turns", self.precise_turns)
             .set("precise_runs", self.precise_runs)
             .set("skipped_reruns", self.skipped_reruns)
+            .set("rerun_timeouts", self.rerun_timeouts)
             .set("client_restarts", self.client_restarts)
             .set("afl_banner", &self.afl_banner)
             .set("afl_version", format!("numfuzz-{}", env!("CARGO_PKG_VERSION")))

@@ -71,6 +71,10 @@ pub const RUN_PRECISE: u32 = 32;
 /// A fast run saw a flag, but on an edge path where the same flags had already run precisely
 /// in this process: the precise re-run was skipped (the runtime's `precise.rs`).
 pub const RUN_PRECISE_SKIPPED: u32 = 64;
+/// A fast run that saw a flag (or is re-run in any case) has ended. In-process, what runs now
+/// (its special-result pass, its precise re-run) has the re-runs' own time limit, not the
+/// executor's calibrated one; the fuzzer counts time-outs with this bit as `rerun_timeouts`.
+pub const RUN_FAST_ENDED: u32 = 128;
 
 /// Bit of the header's `cmp_mode` word: run the fast copies of split functions (no checks,
 /// no ErrBits) and re-run the input precisely only when the FPU's sticky flags show an
