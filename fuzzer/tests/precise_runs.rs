@@ -237,6 +237,38 @@ fn a_precise_re_run_longer_than_the_calibrated_limit_is_not_a_time_out() {
     assert!(starts <= 2, "client starts: {:#?}", instance.client_events());
 }
 
+/// A precise re-run slower than the whole time limit (`-t 40`: 2 ms as the program runs, about
+/// 70 ms checked) is not started (`reruns_too_slow`, predicted from the fast run's time), or,
+/// started, is cut off (`rerun_timeouts`); either way the program did not hang: nothing is
+/// saved to `hangs/`, and the client is not restarted at every slow input (it was, 113 times in
+/// 5 s).
+#[test]
+fn a_precise_re_run_slower_than_the_time_limit_is_no_hang() {
+    let _turn = campaign::one_at_a_time();
+    let built = testkit::compile(
+        "slow_checked_t40",
+        &[("slow_checked.c", SLOW_WHEN_CHECKED)],
+        &["-O2"],
+        &[],
+    );
+    let seeds = built.path("seeds");
+    std::fs::create_dir_all(&seeds).unwrap();
+    std::fs::write(seeds.join("quick"), 0.5f64.to_le_bytes()).unwrap();
+    let args = ["-i", seeds.to_str().unwrap(), "-t", "40"];
+    let instance = campaign::fuzz(&built.exe, &built.path("out"), 5, &args);
+    let too_slow = campaign::stat(&instance, "reruns_too_slow") + campaign::stat(&instance, "rerun_timeouts");
+    assert!(too_slow >= 1, "the slow path was reached");
+    assert_eq!(campaign::stat(&instance, "saved_hangs"), 0);
+    let starts = instance
+        .client_events()
+        .iter()
+        .filter(|e| matches!(e, numfuzz_outdir::ClientEvent::Start { .. }))
+        .count();
+    assert!(starts <= 2, "client starts: {:#?}", instance.client_events());
+    let hangs = std::fs::read_dir(instance.path(numfuzz_outdir::InputDir::Hangs)).map_or(0, |d| d.count());
+    assert_eq!(hangs, 0, "hangs/ holds no input");
+}
+
 /// Every run underflows at `tiny * tiny`; `x * one` is exact, and special (zero, subnormal, the
 /// least normal, infinite, NaN) or not with `x`. Its result is stored, not declared, so only
 /// its special-result bit tells the runs apart.

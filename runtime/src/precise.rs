@@ -62,11 +62,12 @@
 //! share of their inputs precisely (the engine's `run_mode`).
 
 use crate::copies::set_copy;
-use numfuzz_abi::shm::{RUN_FAST_ENDED, RUN_PRECISE, RUN_PRECISE_SKIPPED, RUN_RESULT_NONFINITE};
+use numfuzz_abi::shm::{RUN_FAST_ENDED, RUN_PRECISE, RUN_PRECISE_SKIPPED, RUN_RERUN_TOO_SLOW, RUN_RESULT_NONFINITE};
 use numfuzz_abi::{copies, env};
 use std::ffi::c_int;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
+use std::time::Instant;
 
 unsafe extern "C" {
     fn numfuzz_split_build() -> c_int;
@@ -154,7 +155,9 @@ pub fn run(input: impl Fn()) {
     set_copy(copies::FAST);
     // SAFETY: plain C calls on the FP environment and the sentinel byte.
     unsafe { numfuzz_clear_watched_flags() };
+    let started = crate::rerun_limit::enabled().then(Instant::now);
     input();
+    let fast = started.map(|s| s.elapsed());
     // SAFETY: as above.
     let (raised, flags) = unsafe { (numfuzz_watched_flags_raised() != 0, numfuzz_watched_flags()) };
     set_copy(copies::PRECISE);
@@ -172,6 +175,13 @@ pub fn run(input: impl Fn()) {
     if let Some(region) = region {
         region.set_run_flag(RUN_FAST_ENDED);
     }
+    if fast.is_some_and(crate::rerun_limit::too_slow_to_re_run) {
+        settle(region, false, false);
+        if let Some(region) = region {
+            region.set_run_flag(RUN_RERUN_TOO_SLOW);
+        }
+        return;
+    }
     crate::rerun_limit::bounded(|| {
         let path = (raised && skips).then(|| PathKey::of_fast_run(flags, special_sites(&input), region));
         let skip = path.is_some_and(|p| SEEN.with_borrow(|seen| seen.contains(p)));
@@ -180,11 +190,15 @@ pub fn run(input: impl Fn()) {
         if !rerun {
             return;
         }
+        let started = Instant::now();
         crate::edges::discarding(|| {
             // SAFETY: as above; the re-run starts from the flags the fast run started from.
             unsafe { numfuzz_clear_watched_flags() };
             input();
         });
+        if let Some(fast) = fast {
+            crate::rerun_limit::measured(fast, started.elapsed());
+        }
         if let Some(p) = path {
             SEEN.with_borrow_mut(|seen| seen.insert(p));
         }

@@ -17,6 +17,7 @@
 //! objective, saves the state and exits); the state, with the inputs set aside, is restored in
 //! its successor, whose stage confirms them.
 
+use crate::run_flags::RunFlagsObserver;
 use crate::stop::campaign_over;
 use crate::timeout::AdjustTimeout;
 use libafl::executors::{ExitKind, HasObservers};
@@ -25,6 +26,7 @@ use libafl::fuzzer::{ExecutesInput, ExecutionProcessor};
 use libafl::inputs::{BytesInput, HasTargetBytes};
 use libafl::stages::{Restartable, Stage};
 use libafl::{Error, HasMetadata};
+use libafl_bolts::tuples::{Handle, Handled, MatchName, MatchNameRef};
 use libafl_bolts::Named;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -71,9 +73,23 @@ impl HangCheck {
 }
 
 /// The objective's last part: a time-out is a finding only at the ceiling; one at the calibrated
-/// limit is set aside for [`HangConfirmStage`]. Every other exit passes.
+/// limit is set aside for [`HangConfirmStage`]. A time-out after the program's own (fast) run
+/// had ended is none: the precise re-run, 3 to 100 times slower, outlived its limit (GSL's
+/// fermi_dirac_int at j = 10000: 27 ms as the program runs, 1.3 s checked), which
+/// `rerun_timeouts` counts. Every other exit passes.
 #[derive(Debug, Default)]
-pub struct HangConfirmation;
+pub struct HangConfirmation {
+    run_flags: Option<Handle<RunFlagsObserver>>,
+}
+
+impl HangConfirmation {
+    /// Tells a time-out in a precise re-run by the target's run flags.
+    pub fn new(run_flags: &RunFlagsObserver) -> Self {
+        HangConfirmation {
+            run_flags: Some(run_flags.handle()),
+        }
+    }
+}
 
 impl Named for HangConfirmation {
     fn name(&self) -> &Cow<'static, str> {
@@ -88,17 +104,22 @@ impl<EM, I, OT, S> Feedback<EM, I, OT, S> for HangConfirmation
 where
     S: HasMetadata,
     I: HasTargetBytes,
+    OT: MatchName,
 {
     fn is_interesting(
         &mut self,
         state: &mut S,
         _: &mut EM,
         input: &I,
-        _: &OT,
+        observers: &OT,
         exit_kind: &ExitKind,
     ) -> Result<bool, Error> {
         if *exit_kind != ExitKind::Timeout {
             return Ok(true);
+        }
+        let in_rerun = self.run_flags.as_ref().and_then(|h| observers.get(h));
+        if in_rerun.is_some_and(RunFlagsObserver::fast_run_ended) {
+            return Ok(false);
         }
         // Without limits recorded (seeds run before calibration), the limit is the ceiling.
         let Ok(check) = state.metadata_mut::<HangCheck>() else {
@@ -182,6 +203,10 @@ mod tests {
     use super::*;
     use crate::client::{empty_state, State};
     use libafl::events::NopEventManager;
+    use libafl::observers::Observer;
+    use libafl_bolts::tuples::tuple_list;
+    use numfuzz_abi::shm::{RUN_FAST_ENDED, RUN_PRECISE};
+    use std::sync::atomic::{AtomicU32, Ordering};
 
     fn state(limit_ms: u64, ceiling_ms: u64) -> State {
         let mut state = empty_state();
@@ -194,7 +219,7 @@ mod tests {
     }
 
     fn judge(state: &mut State, bytes: &[u8], exit: ExitKind) -> bool {
-        HangConfirmation
+        HangConfirmation::default()
             .is_interesting(
                 state,
                 &mut NopEventManager::new(),
@@ -231,6 +256,39 @@ mod tests {
         state.metadata_mut::<HangCheck>().unwrap().confirming = true;
         assert!(judge(&mut state, b"hang", ExitKind::Timeout));
         assert!(pending(&state).is_empty());
+    }
+
+    #[test]
+    fn a_time_out_after_the_fast_run_ended_is_no_hang() {
+        crate::registry::register();
+        let word: &'static mut u32 = Box::leak(Box::new(0));
+        let ptr: *mut u32 = word;
+        // SAFETY: a leaked, aligned u32 that nothing else touches during the test.
+        let mut flags = unsafe { RunFlagsObserver::new(ptr) };
+        for ceiling in [1000, 20] {
+            let mut state = state(20, ceiling);
+            for (bits, set_aside) in [(RUN_FAST_ENDED | RUN_PRECISE, false), (0, ceiling > 20)] {
+                Observer::<BytesInput, State>::pre_exec(&mut flags, &mut state, &BytesInput::new(vec![])).unwrap();
+                // SAFETY: as above; the "target" runs between pre_exec and post_exec.
+                unsafe { AtomicU32::from_ptr(ptr) }.fetch_or(bits, Ordering::Relaxed);
+                let input = BytesInput::new(b"slow".to_vec());
+                Observer::<BytesInput, State>::post_exec(&mut flags, &mut state, &input, &ExitKind::Timeout).unwrap();
+                let mut judge = HangConfirmation::new(&flags);
+                let observers = tuple_list!(flags.clone());
+                let hang = judge
+                    .is_interesting(
+                        &mut state,
+                        &mut NopEventManager::new(),
+                        &input,
+                        &observers,
+                        &ExitKind::Timeout,
+                    )
+                    .unwrap();
+                // In the fast run: a hang at the ceiling, set aside under a calibrated limit.
+                assert_eq!(hang, bits == 0 && ceiling == 20, "flags {bits}, ceiling {ceiling}");
+                assert_eq!(pending(&state).len(), usize::from(set_aside));
+            }
+        }
     }
 
     #[test]

@@ -9,7 +9,7 @@ use libafl::Error;
 use libafl::HasMetadata;
 use libafl_bolts::Named;
 use numfuzz_abi::shm::{
-    RUN_FAST_ENDED, RUN_HANDLED, RUN_OUT_OF_MEMORY, RUN_PRECISE, RUN_PRECISE_SKIPPED, RUN_RESULTS,
+    RUN_FAST_ENDED, RUN_HANDLED, RUN_OUT_OF_MEMORY, RUN_PRECISE, RUN_PRECISE_SKIPPED, RUN_RERUN_TOO_SLOW, RUN_RESULTS,
     RUN_RESULT_NONFINITE, RUN_TRUNCATED,
 };
 use serde::{Deserialize, Serialize};
@@ -67,6 +67,11 @@ impl RunFlagsObserver {
         self.last & RUN_RESULT_NONFINITE != 0
     }
 
+    /// The run's fast part had ended: what ran on was its special-result pass or precise re-run.
+    pub fn fast_run_ended(&self) -> bool {
+        self.last & RUN_FAST_ENDED != 0
+    }
+
     /// The target stopped the run because it went past the memory limit.
     pub fn out_of_memory(&self) -> bool {
         self.last & RUN_OUT_OF_MEMORY != 0
@@ -92,11 +97,12 @@ impl<I, S: HasMetadata> Observer<I, S> for RunFlagsObserver {
         if let Some(FlagsWord(w)) = self.word {
             self.last = w.load(Ordering::Relaxed);
         }
-        let rerun_timeout = *exit_kind == ExitKind::Timeout && self.last & RUN_FAST_ENDED != 0;
-        if self.last & (RUN_PRECISE | RUN_PRECISE_SKIPPED) != 0 || rerun_timeout {
+        let rerun_timeout = *exit_kind == ExitKind::Timeout && self.fast_run_ended();
+        if self.last & (RUN_PRECISE | RUN_PRECISE_SKIPPED | RUN_RERUN_TOO_SLOW) != 0 || rerun_timeout {
             let record = state.metadata_or_insert_with(RunModeRecord::default);
             record.precise_runs += u64::from(self.last & RUN_PRECISE != 0);
             record.skipped_reruns += u64::from(self.last & RUN_PRECISE_SKIPPED != 0);
+            record.reruns_too_slow += u64::from(self.last & RUN_RERUN_TOO_SLOW != 0);
             record.rerun_timeouts += u64::from(rerun_timeout);
         }
         Ok(())
@@ -138,6 +144,7 @@ mod tests {
             // Timed out in the fast run, then in a special-result pass (no decision yet).
             (0, ExitKind::Timeout),
             (RUN_FAST_ENDED, ExitKind::Timeout),
+            (RUN_FAST_ENDED | RUN_RERUN_TOO_SLOW, ExitKind::Ok),
         ];
         for (bits, exit) in runs {
             Observer::<(), Meta>::pre_exec(&mut obs, &mut state, &()).unwrap();
@@ -146,7 +153,7 @@ mod tests {
         }
         let record = state.metadata::<RunModeRecord>().unwrap();
         assert_eq!((record.precise_runs, record.skipped_reruns), (1, 2));
-        assert_eq!(record.rerun_timeouts, 1);
+        assert_eq!((record.rerun_timeouts, record.reruns_too_slow), (1, 1));
     }
 
     #[test]

@@ -102,6 +102,9 @@ pub struct RunModeRecord {
     /// Time-outs after the fast run had ended (in its special-result pass or precise re-run).
     #[serde(default)]
     pub rerun_timeouts: u64,
+    /// Re-runs not started: predicted to outlive the time limit.
+    #[serde(default)]
+    pub reruns_too_slow: u64,
 }
 libafl_bolts::impl_serdeany!(RunModeRecord);
 

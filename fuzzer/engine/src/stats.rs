@@ -207,6 +207,7 @@ impl StatsStage {
             precise_runs: modes.precise_runs,
             skipped_reruns: modes.skipped_reruns,
             rerun_timeouts: modes.rerun_timeouts,
+            reruns_too_slow: modes.reruns_too_slow,
             client_restarts: self.instance.client_restarts,
             afl_banner: self.banner.clone(),
             command_line: self.command_line.clone(),

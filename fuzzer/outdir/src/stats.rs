@@ -156,6 +156,8 @@ pub struct CampaignStats {
     /// Time-outs after an execution's fast run had ended: in-process, its precise re-run has
     /// the ceiling as its own limit, so only a re-run slower than that counts.
     pub rerun_timeouts: u64,
+    /// Re-runs not started because they were predicted to outlive that limit.
+    pub reruns_too_slow: u64,
     /// Clients of this instance that died silently and were replaced (`clients.jsonl`).
     pub client_restarts: usize,
     pub afl_banner: String,
@@ -222,6 +224,7 @@ impl CampaignStats {
             .set("precise_runs", self.precise_runs)
             .set("skipped_reruns", self.skipped_reruns)
             .set("rerun_timeouts", self.rerun_timeouts)
+            .set("reruns_too_slow", self.reruns_too_slow)
             .set("client_restarts", self.client_restarts)
             .set("afl_banner", &self.afl_banner)
             .set("afl_version", format!("numfuzz-{}", env!("CARGO_PKG_VERSION")))

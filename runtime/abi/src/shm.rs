@@ -75,6 +75,10 @@ pub const RUN_PRECISE_SKIPPED: u32 = 64;
 /// (its special-result pass, its precise re-run) has the re-runs' own time limit, not the
 /// executor's calibrated one; the fuzzer counts time-outs with this bit as `rerun_timeouts`.
 pub const RUN_FAST_ENDED: u32 = 128;
+/// In-process, a fast run that would have been re-run was not: its re-run, predicted from its
+/// time and the slowdown measured so far, would have outlived the time limit (the runtime's
+/// `rerun_limit.rs`; `reruns_too_slow` in `fuzzer_stats`).
+pub const RUN_RERUN_TOO_SLOW: u32 = 256;
 
 /// Bit of the header's `cmp_mode` word: run the fast copies of split functions (no checks,
 /// no ErrBits) and re-run the input precisely only when the FPU's sticky flags show an

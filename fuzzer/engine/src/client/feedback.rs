@@ -57,7 +57,7 @@ pub fn objective(observers: &Observers, handles: &ObserverHandles, instance: &Ar
         feedback_and_fast!(
             feedback_or_fast!(CrashFeedback::new(), TimeoutFeedback::new()),
             MaxMapFeedback::with_name("crash_edges", observer!(observers, handles.edges)),
-            HangConfirmation
+            HangConfirmation::new(observer!(observers, handles.run_flags))
         ),
         instance.clone(),
         Record::Findings,
