@@ -9,3 +9,5 @@ pub type ByteMapObserver = StdMapObserver<'static, u8, false>;
 /// Names of the distance maps' observers (their history and favourites are kept under them).
 pub const ERRBITS_MAP: &str = "errbits";
 pub const CMP_MAP: &str = "cmp_distances";
+/// Name of the edge map's observer, and so of its feedback's metadata and user stat.
+pub const EDGES_MAP: &str = "edges";

@@ -143,7 +143,7 @@ impl StatsStage {
         let queue = QueueCounts::of(state)?;
         let edges_found = state
             .named_metadata_map()
-            .get::<MapFeedbackMetadata<u8>>("edges")
+            .get::<MapFeedbackMetadata<u8>>(crate::maps::EDGES_MAP)
             .map_or(0, |m| m.num_covered_map_indexes);
         let counters = state.metadata::<AflCounters>().cloned().unwrap_or_default();
         let history = |name: &str| {

@@ -109,7 +109,7 @@ impl TargetMaps {
         let area = |f: fn(&RegionView) -> Area| self.region.as_ref().map_or(std::ptr::null_mut(), |r| f(r).ptr);
         // SAFETY (all four maps): the edges by `new`'s contract, the others areas of the
         // region's view, at most as long as they are.
-        let edges = unsafe { byte_map("edges", self.edges, self.edges_len) };
+        let edges = unsafe { byte_map(crate::maps::EDGES_MAP, self.edges, self.edges_len) };
         let mut errbits = unsafe { byte_map(ERRBITS_MAP, area(RegionView::errbits), self.slots) };
         let exceptions = unsafe { byte_map("exceptions", area(RegionView::exceptions), self.slots) };
         let mut cmp_distances = unsafe { byte_map(CMP_MAP, area(RegionView::cmp_distances), self.cmp_slots) };

@@ -3,6 +3,7 @@
 
 use crate::i2s::I2S_STATS;
 use crate::local_search::{SEARCH_EXECS_STAT, SEARCH_REACHED_STAT};
+use crate::maps::EDGES_MAP;
 use crate::stats::CLIENT_RESTARTS_STAT;
 use crate::user_stats::{ESCAPES_STAT, EXCEPTION_STATS, LAST_ESCAPE_STAT};
 use libafl::monitors::stats::{ClientStatsManager, UserStatsValue};
@@ -88,6 +89,20 @@ fn number(stats: &ClientStatsManager, name: &str) -> Option<u64> {
     stats.aggregated().get(name).and_then(UserStatsValue::as_u64)
 }
 
+/// The edge map's coverage (hit, total), the best client's. LibAFL's `edges_coverage` sums
+/// the ratios of all of a client's map feedbacks, so the objective's `crash_edges` map counted
+/// too once it had fired: the screen's total doubled at the first crash or hang.
+fn edge_coverage(stats: &ClientStatsManager) -> Option<(u64, u64)> {
+    stats
+        .client_stats()
+        .values()
+        .filter_map(|client| match client.get_user_stats(EDGES_MAP)?.value() {
+            UserStatsValue::Ratio(hit, total) if *total > 0 => Some((*hit, *total)),
+            _ => None,
+        })
+        .max_by_key(|&(hit, total)| u128::from(hit) * 1_000_000 / u128::from(total))
+}
+
 impl Tracker {
     pub fn new(budget: Option<u64>) -> Tracker {
         Tracker {
@@ -123,7 +138,7 @@ impl Tracker {
             execs,
             execs_per_sec,
             corpus,
-            edges: stats.edges_coverage().map(|e| (e.edges_hit, e.edges_total)),
+            edges: edge_coverage(stats),
             objectives,
             by_kind: self.by_kind,
             kind_last_new: self.kind_grew.map(|t| t.map(|t| now - t)),
@@ -186,4 +201,29 @@ pub fn kinds(s: &Snapshot) -> impl Iterator<Item = (ExceptionKind, u64, Option<D
         .iter()
         .enumerate()
         .map(|(k, kind)| (*kind, s.by_kind[k], s.kind_last_new[k]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use libafl::monitors::stats::{AggregatorOps, UserStats};
+
+    fn ratio(hit: u64, total: u64) -> UserStats {
+        UserStats::new(UserStatsValue::Ratio(hit, total), AggregatorOps::Avg)
+    }
+
+    #[test]
+    fn the_edges_on_screen_are_the_edge_map_s_alone() {
+        let mut stats = ClientStatsManager::new();
+        let client = ClientId(1);
+        stats.client_stats_insert(client).unwrap();
+        assert_eq!(edge_coverage(&stats), None);
+        stats
+            .update_client_stats_for(client, |c| {
+                c.update_user_stats(EDGES_MAP.into(), ratio(146, 8973));
+                c.update_user_stats("crash_edges".into(), ratio(110, 8973));
+            })
+            .unwrap();
+        assert_eq!(edge_coverage(&stats), Some((146, 8973)));
+    }
 }
