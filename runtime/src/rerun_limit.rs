@@ -20,9 +20,11 @@
 //! usually one of many on a slow path: GSL's fermi_dirac_int at j = 10000 runs 27 ms as the
 //! program does and 1.3 s checked, and a kernel of 2 ms and 70 ms under `-t 40` restarted its
 //! client 113 times in 5 s, every 45 ms, and found nothing. So a re-run is not started when the
-//! fast run's time times the slowdown seen so far in this process (the largest ratio of a
-//! re-run to its fast run, [`INITIAL_SLOWDOWN`] until one is measured) would outlive the
-//! ceiling; the fuzzer counts those runs as `reruns_too_slow`.
+//! fast run's time times the slowdown seen in this process would outlive the ceiling; the
+//! fuzzer counts those runs as `reruns_too_slow`. The slowdown is [`INITIAL_SLOWDOWN`] until a
+//! re-run is measured, then follows the ratios of re-runs to their fast runs: a larger one at
+//! once, smaller ones by an eighth at a time, so that one re-run descheduled on a loaded
+//! machine does not stop every later re-run of a long fast run.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -40,7 +42,7 @@ pub const INITIAL_SLOWDOWN: f64 = 32.0;
 /// runtime's fixed costs would dominate).
 const MEASURED_FROM: Duration = Duration::from_micros(200);
 
-/// The largest slowdown measured in this process (an `f64`'s bits; 0: none yet).
+/// The slowdown measured in this process (an `f64`'s bits; 0: none yet).
 static SLOWDOWN: AtomicU64 = AtomicU64::new(0);
 
 /// Whether re-runs have a limit of their own (an in-process campaign): then fast runs are timed.
@@ -67,10 +69,16 @@ pub fn measured(fast: Duration, rerun: Duration) {
         return;
     }
     let ratio = rerun.as_secs_f64() / fast.as_secs_f64();
-    let seen = SLOWDOWN.load(Ordering::Relaxed);
-    if seen == 0 || ratio > f64::from_bits(seen) {
-        SLOWDOWN.store(ratio.to_bits(), Ordering::Relaxed);
-    }
+    let next = match SLOWDOWN.load(Ordering::Relaxed) {
+        0 => ratio,
+        bits => next_slowdown(f64::from_bits(bits), ratio),
+    };
+    SLOWDOWN.store(next.to_bits(), Ordering::Relaxed);
+}
+
+/// The slowdown after `was` when a re-run measured `ratio`.
+fn next_slowdown(was: f64, ratio: f64) -> f64 {
+    ratio.max(was - (was - ratio) / 8.0)
 }
 
 /// From now on, re-runs have `ceiling` of their own (in-process campaigns only).
@@ -158,4 +166,25 @@ pub fn bounded<R>(rerun: impl FnOnce() -> R) -> R {
         libc::pthread_sigmask(libc::SIG_SETMASK, &before, std::ptr::null_mut());
     }
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_larger_slowdown_counts_at_once_and_an_outlier_fades() {
+        assert_eq!(next_slowdown(30.0, 50.0), 50.0);
+        let mut s = next_slowdown(30.0, 500.0);
+        assert_eq!(s, 500.0);
+        for _ in 0..40 {
+            s = next_slowdown(s, 30.0);
+        }
+        assert!((30.0..35.0).contains(&s), "{s}");
+    }
+
+    #[test]
+    fn without_a_ceiling_nothing_is_too_slow() {
+        assert!(!too_slow_to_re_run(Duration::from_secs(10)));
+    }
 }
