@@ -214,14 +214,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 /// no restart. A fast run descheduled past 20 ms on a loaded machine may cost one (the
 /// successor calibrates from the slow input too); a re-run under the calibrated limit timed out
 /// at the slow input's first re-run, every time.
-#[test]
-fn a_precise_re_run_longer_than_the_calibrated_limit_is_not_a_time_out() {
-    let _turn = campaign::one_at_a_time();
-    let built = testkit::compile("slow_checked", &[("slow_checked.c", SLOW_WHEN_CHECKED)], &["-O2"], &[]);
+/// [`SLOW_WHEN_CHECKED`] built as `name`, fuzzed for 5 s from a quick seed with `extra`.
+fn fuzz_slow_when_checked(name: &str, extra: &[&str]) -> numfuzz_outdir::InstanceDir {
+    let built = testkit::compile(name, &[("slow_checked.c", SLOW_WHEN_CHECKED)], &["-O2"], &[]);
     let seeds = built.path("seeds");
     std::fs::create_dir_all(&seeds).unwrap();
     std::fs::write(seeds.join("quick"), 0.5f64.to_le_bytes()).unwrap();
-    let instance = campaign::fuzz(&built.exe, &built.path("out"), 5, &["-i", seeds.to_str().unwrap()]);
+    let args: Vec<&str> = ["-i", seeds.to_str().unwrap()]
+        .into_iter()
+        .chain(extra.iter().copied())
+        .collect();
+    campaign::fuzz(&built.exe, &built.path("out"), 5, &args)
+}
+
+#[test]
+fn a_precise_re_run_longer_than_the_calibrated_limit_is_not_a_time_out() {
+    let _turn = campaign::one_at_a_time();
+    let instance = fuzz_slow_when_checked("slow_checked", &[]);
     assert!(
         campaign::found(&instance, Underflow, None, 9),
         "the slow path's underflow: {:#?}",
@@ -229,12 +238,11 @@ fn a_precise_re_run_longer_than_the_calibrated_limit_is_not_a_time_out() {
     );
     assert!(campaign::stat(&instance, "precise_runs") >= 1);
     assert_eq!(campaign::stat(&instance, "rerun_timeouts"), 0);
-    let starts = instance
-        .client_events()
-        .iter()
-        .filter(|e| matches!(e, numfuzz_outdir::ClientEvent::Start { .. }))
-        .count();
-    assert!(starts <= 2, "client starts: {:#?}", instance.client_events());
+    assert!(
+        campaign::client_starts(&instance) <= 2,
+        "client starts: {:#?}",
+        instance.client_events()
+    );
 }
 
 /// A precise re-run slower than the whole time limit (`-t 40`: 2 ms as the program runs, about
@@ -245,26 +253,15 @@ fn a_precise_re_run_longer_than_the_calibrated_limit_is_not_a_time_out() {
 #[test]
 fn a_precise_re_run_slower_than_the_time_limit_is_no_hang() {
     let _turn = campaign::one_at_a_time();
-    let built = testkit::compile(
-        "slow_checked_t40",
-        &[("slow_checked.c", SLOW_WHEN_CHECKED)],
-        &["-O2"],
-        &[],
-    );
-    let seeds = built.path("seeds");
-    std::fs::create_dir_all(&seeds).unwrap();
-    std::fs::write(seeds.join("quick"), 0.5f64.to_le_bytes()).unwrap();
-    let args = ["-i", seeds.to_str().unwrap(), "-t", "40"];
-    let instance = campaign::fuzz(&built.exe, &built.path("out"), 5, &args);
+    let instance = fuzz_slow_when_checked("slow_checked_t40", &["-t", "40"]);
     let too_slow = campaign::stat(&instance, "reruns_too_slow") + campaign::stat(&instance, "rerun_timeouts");
     assert!(too_slow >= 1, "the slow path was reached");
     assert_eq!(campaign::stat(&instance, "saved_hangs"), 0);
-    let starts = instance
-        .client_events()
-        .iter()
-        .filter(|e| matches!(e, numfuzz_outdir::ClientEvent::Start { .. }))
-        .count();
-    assert!(starts <= 2, "client starts: {:#?}", instance.client_events());
+    assert!(
+        campaign::client_starts(&instance) <= 2,
+        "client starts: {:#?}",
+        instance.client_events()
+    );
     let hangs = std::fs::read_dir(instance.path(numfuzz_outdir::InputDir::Hangs)).map_or(0, |d| d.count());
     assert_eq!(hangs, 0, "hangs/ holds no input");
 }

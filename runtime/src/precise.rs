@@ -190,13 +190,14 @@ pub fn run(input: impl Fn()) {
         if !rerun {
             return;
         }
-        let started = Instant::now();
+        // Timed only to learn the slowdown from a fast run's time.
+        let started = fast.map(|_| Instant::now());
         crate::edges::discarding(|| {
             // SAFETY: as above; the re-run starts from the flags the fast run started from.
             unsafe { numfuzz_clear_watched_flags() };
             input();
         });
-        if let Some(fast) = fast {
+        if let (Some(fast), Some(started)) = (fast, started) {
             crate::rerun_limit::measured(fast, started.elapsed());
         }
         if let Some(p) = path {

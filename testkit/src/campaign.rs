@@ -105,6 +105,15 @@ pub fn client_pid(instance: &Path) -> u32 {
     }
 }
 
+/// How many times a client of the instance started (a first start, and one per restart).
+pub fn client_starts(instance: &InstanceDir) -> usize {
+    instance
+        .client_events()
+        .iter()
+        .filter(|e| matches!(e, ClientEvent::Start { .. }))
+        .count()
+}
+
 /// [`run`], asserting that it succeeded; returns the first instance.
 pub fn fuzz(target: &Path, out: &Path, seconds: u32, extra: &[&str]) -> InstanceDir {
     let o = run(target, out, seconds, extra);

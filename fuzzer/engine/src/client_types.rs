@@ -2,7 +2,7 @@
 //! the client assembles them (`client/`), and stages such as input-to-state's (`i2s`) are
 //! written against them, so neither imports the other for its types.
 
-use crate::feedbacks::{DistanceFeedback, ExceptionFeedback, Recorder};
+use crate::feedbacks::{DistanceFeedback, ExceptionFeedback, MarksNewEdges, Recorder};
 use crate::hangs::HangConfirmation;
 use crate::maps::ByteMapObserver;
 use crate::run_flags::RunFlagsObserver;
@@ -40,7 +40,7 @@ pub type CorpusFeedback = Recorder<
     CombinedFeedback<
         ExceptionFeedback,
         CombinedFeedback<
-            EdgesFeedback,
+            MarksNewEdges<EdgesFeedback>,
             CombinedFeedback<
                 DistanceFeedback,
                 CombinedFeedback<DistanceFeedback, TimeFeedback, LogicEagerOr>,

@@ -21,7 +21,7 @@
 
 use crate::context::Instance;
 use crate::maps::{ByteMapObserver, CMP_MAP, ERRBITS_MAP};
-use crate::meta::{DistanceHistory, DistanceProgress, EscapesSeen, ExceptionsSeen, NewExceptions};
+use crate::meta::{DistanceHistory, DistanceProgress, EscapesSeen, ExceptionsSeen, NewEdges, NewExceptions};
 use crate::run_flags::RunFlagsObserver;
 use crate::saved_inputs::{self, SavedInput};
 use crate::user_stats::{fire_count, fire_text, ESCAPES_STAT, EXCEPTION_STATS, LAST_ESCAPE_STAT};
@@ -240,6 +240,8 @@ pub struct DistanceFeedback {
     name: Cow<'static, str>,
     map: Handle<ByteMapObserver>,
     improved: Vec<u32>,
+    /// Some improved slot had never been measured.
+    first_measure: bool,
     /// `--no-errbits` / `--no-cmp` keep the component (one campaign type) but switch it off.
     enabled: bool,
 }
@@ -250,6 +252,7 @@ impl DistanceFeedback {
             name: observer.name().clone(),
             map: observer.handle(),
             improved: Vec::new(),
+            first_measure: false,
             enabled,
         }
     }
@@ -285,6 +288,7 @@ where
         _: &ExitKind,
     ) -> Result<bool, Error> {
         self.improved.clear();
+        self.first_measure = false;
         if !self.enabled {
             return Ok(false);
         }
@@ -292,10 +296,12 @@ where
             .get(&self.map)
             .ok_or_else(|| Error::key_not_found(self.name.to_string()))?;
         let best = &state.named_metadata::<DistanceHistory>(&self.name)?.best;
-        let improved = &mut self.improved;
+        let (improved, first_measure) = (&mut self.improved, &mut self.first_measure);
         scan(map, NOT_MEASURED, |i, v| {
-            if v < best.get(i).copied().unwrap_or(NOT_MEASURED) {
+            let was = best.get(i).copied().unwrap_or(NOT_MEASURED);
+            if v < was {
                 improved.push(i as u32);
+                *first_measure |= was == NOT_MEASURED;
             }
         });
         Ok(!self.improved.is_empty())
@@ -335,10 +341,15 @@ where
         let measured = *measured;
         if !self.improved.is_empty() {
             let slots = std::mem::take(&mut self.improved);
+            let first_measures = self.first_measure;
             match testcase.metadata_map_mut().get_mut::<DistanceProgress>() {
-                Some(p) => p.maps.push((self.name.to_string(), slots)),
+                Some(p) => {
+                    p.maps.push((self.name.to_string(), slots));
+                    p.first_measures |= first_measures;
+                }
                 None => testcase.add_metadata(DistanceProgress {
                     maps: vec![(self.name.to_string(), slots)],
+                    first_measures,
                 }),
             }
             fire_count(
@@ -353,6 +364,61 @@ where
             )?;
         }
         Ok(())
+    }
+}
+
+/// The edge feedback of the corpus, marking the testcases it keeps with [`NewEdges`] (the run
+/// mode tells testcases that reached new code from those kept for a distance alone).
+pub struct MarksNewEdges<F> {
+    inner: F,
+    interesting: bool,
+}
+
+impl<F> MarksNewEdges<F> {
+    pub fn new(inner: F) -> Self {
+        MarksNewEdges {
+            inner,
+            interesting: false,
+        }
+    }
+}
+
+impl<F: Named> Named for MarksNewEdges<F> {
+    fn name(&self) -> &Cow<'static, str> {
+        self.inner.name()
+    }
+}
+
+impl<F: StateInitializer<S>, S> StateInitializer<S> for MarksNewEdges<F> {
+    fn init_state(&mut self, state: &mut S) -> Result<(), Error> {
+        self.inner.init_state(state)
+    }
+}
+
+impl<EM, I, OT, S, F: Feedback<EM, I, OT, S>> Feedback<EM, I, OT, S> for MarksNewEdges<F> {
+    fn is_interesting(
+        &mut self,
+        state: &mut S,
+        manager: &mut EM,
+        input: &I,
+        observers: &OT,
+        exit_kind: &ExitKind,
+    ) -> Result<bool, Error> {
+        self.interesting = self.inner.is_interesting(state, manager, input, observers, exit_kind)?;
+        Ok(self.interesting)
+    }
+
+    fn append_metadata(
+        &mut self,
+        state: &mut S,
+        manager: &mut EM,
+        observers: &OT,
+        testcase: &mut Testcase<I>,
+    ) -> Result<(), Error> {
+        if std::mem::take(&mut self.interesting) {
+            testcase.add_metadata(NewEdges);
+        }
+        self.inner.append_metadata(state, manager, observers, testcase)
     }
 }
 

@@ -206,7 +206,7 @@ mod tests {
     use libafl::observers::Observer;
     use libafl_bolts::tuples::tuple_list;
     use numfuzz_abi::shm::{RUN_FAST_ENDED, RUN_PRECISE};
-    use std::sync::atomic::{AtomicU32, Ordering};
+    use std::sync::atomic::Ordering;
 
     fn state(limit_ms: u64, ceiling_ms: u64) -> State {
         let mut state = empty_state();
@@ -261,16 +261,13 @@ mod tests {
     #[test]
     fn a_time_out_after_the_fast_run_ended_is_no_hang() {
         crate::registry::register();
-        let word: &'static mut u32 = Box::leak(Box::new(0));
-        let ptr: *mut u32 = word;
-        // SAFETY: a leaked, aligned u32 that nothing else touches during the test.
-        let mut flags = unsafe { RunFlagsObserver::new(ptr) };
+        let (mut flags, word) = RunFlagsObserver::on_leaked_word(0);
         for ceiling in [1000, 20] {
             let mut state = state(20, ceiling);
             for (bits, set_aside) in [(RUN_FAST_ENDED | RUN_PRECISE, false), (0, ceiling > 20)] {
                 Observer::<BytesInput, State>::pre_exec(&mut flags, &mut state, &BytesInput::new(vec![])).unwrap();
-                // SAFETY: as above; the "target" runs between pre_exec and post_exec.
-                unsafe { AtomicU32::from_ptr(ptr) }.fetch_or(bits, Ordering::Relaxed);
+                // The "target" runs between pre_exec and post_exec.
+                word.fetch_or(bits, Ordering::Relaxed);
                 let input = BytesInput::new(b"slow".to_vec());
                 Observer::<BytesInput, State>::post_exec(&mut flags, &mut state, &input, &ExitKind::Timeout).unwrap();
                 let mut judge = HangConfirmation::new(&flags);

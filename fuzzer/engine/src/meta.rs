@@ -94,6 +94,10 @@ impl_serdeany!(DistanceHistory);
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct DistanceProgress {
     pub maps: Vec<(String, Vec<u32>)>,
+    /// Some of those slots had never been measured (new code reached, not only a known
+    /// distance lowered).
+    #[serde(default)]
+    pub first_measures: bool,
 }
 impl_serdeany!(DistanceProgress);
 
@@ -107,6 +111,11 @@ impl DistanceProgress {
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Traced;
 impl_serdeany!(Traced);
+
+/// On a testcase: it was kept for an edge (or an edge's hit count) not seen before.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+pub struct NewEdges;
+impl_serdeany!(NewEdges);
 
 /// On a testcase: the (site, kind) slots it raised first.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]

@@ -30,8 +30,8 @@ unsafe fn register_all() {
     use crate::hangs::HangCheck;
     use crate::local_search::LocalSearchRecord;
     use crate::meta::{
-        AflCounters, DistanceHistory, DistanceProgress, DistanceTopRated, EscapesSeen, ExceptionsSeen, NewExceptions,
-        Traced,
+        AflCounters, DistanceHistory, DistanceProgress, DistanceTopRated, EscapesSeen, ExceptionsSeen, NewEdges,
+        NewExceptions, Traced,
     };
     use crate::run_mode::{FirstTurnDone, RunModeRecord};
     use crate::saved_inputs::PendingSaves;
@@ -73,6 +73,7 @@ unsafe fn register_all() {
         DistanceHistory,
         DistanceProgress,
         DistanceTopRated,
+        NewEdges,
         NewExceptions,
         Traced,
         RunModeRecord,

@@ -110,6 +110,18 @@ impl<I, S: HasMetadata> Observer<I, S> for RunFlagsObserver {
 }
 
 #[cfg(test)]
+impl RunFlagsObserver {
+    /// An observer over a leaked word starting at `initial`, and the word, which a test writes
+    /// as a target's run would.
+    pub(crate) fn on_leaked_word(initial: u32) -> (RunFlagsObserver, &'static AtomicU32) {
+        let word: &'static mut u32 = Box::leak(Box::new(initial));
+        let ptr: *mut u32 = word;
+        // SAFETY: a leaked, aligned u32 that only the test and this observer touch.
+        unsafe { (RunFlagsObserver::new(ptr), AtomicU32::from_ptr(ptr)) }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
@@ -129,12 +141,7 @@ mod tests {
     #[test]
     fn precise_skipped_and_timed_out_re_runs_are_counted() {
         crate::registry::register();
-        let word: &'static mut u32 = Box::leak(Box::new(0));
-        let ptr: *mut u32 = word;
-        // SAFETY: a leaked, aligned u32 that nothing else touches during the test.
-        let mut obs = unsafe { RunFlagsObserver::new(ptr) };
-        // SAFETY: as above.
-        let flags = unsafe { AtomicU32::from_ptr(ptr) };
+        let (mut obs, flags) = RunFlagsObserver::on_leaked_word(0);
         let mut state = Meta::default();
         let runs = [
             (RUN_FAST_ENDED | RUN_PRECISE, ExitKind::Ok),
@@ -159,14 +166,9 @@ mod tests {
     #[test]
     fn flags_are_cleared_before_and_read_after_a_run() {
         crate::registry::register();
-        let word: &'static mut u32 = Box::leak(Box::new(RUN_TRUNCATED | RUN_HANDLED));
-        let ptr: *mut u32 = word;
-        // SAFETY: a leaked, aligned u32 that nothing else touches during the test.
-        let mut obs = unsafe { RunFlagsObserver::new(ptr) };
+        let (mut obs, flags) = RunFlagsObserver::on_leaked_word(RUN_TRUNCATED | RUN_HANDLED);
         let mut state = Meta::default();
         Observer::<(), Meta>::pre_exec(&mut obs, &mut state, &()).unwrap();
-        // SAFETY: as above; the "target" runs between pre_exec and post_exec.
-        let flags = unsafe { AtomicU32::from_ptr(ptr) };
         assert_eq!(
             flags.load(Ordering::Relaxed),
             RUN_TRUNCATED,

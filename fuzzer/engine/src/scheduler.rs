@@ -125,6 +125,7 @@ mod tests {
         if !slots.is_empty() {
             testcase.add_metadata(DistanceProgress {
                 maps: vec![("errbits".into(), slots.to_vec())],
+                first_measures: false,
             });
         }
         let id = state.corpus_mut().add(testcase).unwrap();

@@ -204,6 +204,7 @@ impl StatsStage {
             search_reached: search.reached,
             fast_turns: modes.fast_turns,
             precise_turns: modes.precise_turns,
+            fast_first_turns: modes.fast_first_turns,
             precise_runs: modes.precise_runs,
             skipped_reruns: modes.skipped_reruns,
             rerun_timeouts: modes.rerun_timeouts,

@@ -151,6 +151,9 @@ pub struct CampaignStats {
     /// (their edge path, flags and special-result sites had run precisely before).
     pub fast_turns: u64,
     pub precise_turns: u64,
+    /// First turns run fast: their testcase was kept only for lowering distances already
+    /// measured.
+    pub fast_first_turns: u64,
     pub precise_runs: u64,
     pub skipped_reruns: u64,
     /// Time-outs after an execution's fast run had ended: in-process, its precise re-run has
@@ -221,6 +224,7 @@ impl CampaignStats {
             .set("search_reached", self.search_reached)
             .set("fast_turns", self.fast_turns)
             .set("precise_turns", self.precise_turns)
+            .set("fast_first_turns", self.fast_first_turns)
             .set("precise_runs", self.precise_runs)
             .set("skipped_reruns", self.skipped_reruns)
             .set("rerun_timeouts", self.rerun_timeouts)

@@ -3,7 +3,7 @@
 use super::observers::{ObserverHandles, Observers};
 use crate::config::CampaignConfig;
 use crate::context::Instance;
-use crate::feedbacks::{DistanceFeedback, ExceptionFeedback, Record, Recorder};
+use crate::feedbacks::{DistanceFeedback, ExceptionFeedback, MarksNewEdges, Record, Recorder};
 use crate::hangs::HangConfirmation;
 use libafl::feedbacks::{CrashFeedback, MaxMapFeedback, TimeFeedback, TimeoutFeedback};
 use libafl::{feedback_and_fast, feedback_or, feedback_or_fast};
@@ -38,7 +38,7 @@ pub fn corpus_feedback(
     Recorder::new(
         feedback_or!(
             ExceptionFeedback::new(observer!(observers, handles.exceptions), escapes, instance.clone()),
-            MaxMapFeedback::new(observer!(observers, handles.edges)),
+            MarksNewEdges::new(MaxMapFeedback::new(observer!(observers, handles.edges))),
             DistanceFeedback::new(observer!(observers, handles.errbits), cfg.errbits),
             DistanceFeedback::new(observer!(observers, handles.cmp_distances), cfg.cmp),
             TimeFeedback::new(observer!(observers, handles.time))
