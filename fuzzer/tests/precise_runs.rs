@@ -209,13 +209,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 }
 "#;
 
-/// The time limit calibrated from a quick seed (20 ms) is for the program's own run: a precise
-/// re-run longer than that is no time-out (`rerun_timeouts`), and costs the in-process client
-/// no restart. A fast run descheduled past 20 ms on a loaded machine may cost one (the
-/// successor calibrates from the slow input too); a re-run under the calibrated limit timed out
-/// at the slow input's first re-run, every time.
-/// [`SLOW_WHEN_CHECKED`] built as `name`, fuzzed for 5 s from a quick seed with `extra`.
-fn fuzz_slow_when_checked(name: &str, extra: &[&str]) -> numfuzz_outdir::InstanceDir {
+/// [`SLOW_WHEN_CHECKED`] built as `name`, fuzzed for 5 s from a quick seed with `extra`; the
+/// build is returned with the instance, which lives in its directory.
+fn fuzz_slow_when_checked(name: &str, extra: &[&str]) -> (testkit::Built, numfuzz_outdir::InstanceDir) {
     let built = testkit::compile(name, &[("slow_checked.c", SLOW_WHEN_CHECKED)], &["-O2"], &[]);
     let seeds = built.path("seeds");
     std::fs::create_dir_all(&seeds).unwrap();
@@ -224,13 +220,19 @@ fn fuzz_slow_when_checked(name: &str, extra: &[&str]) -> numfuzz_outdir::Instanc
         .into_iter()
         .chain(extra.iter().copied())
         .collect();
-    campaign::fuzz(&built.exe, &built.path("out"), 5, &args)
+    let instance = campaign::fuzz(&built.exe, &built.path("out"), 5, &args);
+    (built, instance)
 }
 
+/// The time limit calibrated from a quick seed (20 ms) is for the program's own run: a precise
+/// re-run longer than that is no time-out (`rerun_timeouts`), and costs the in-process client
+/// no restart. A fast run descheduled past 20 ms on a loaded machine may cost one (the
+/// successor calibrates from the slow input too); a re-run under the calibrated limit timed out
+/// at the slow input's first re-run, every time.
 #[test]
 fn a_precise_re_run_longer_than_the_calibrated_limit_is_not_a_time_out() {
     let _turn = campaign::one_at_a_time();
-    let instance = fuzz_slow_when_checked("slow_checked", &[]);
+    let (_built, instance) = fuzz_slow_when_checked("slow_checked", &[]);
     assert!(
         campaign::found(&instance, Underflow, None, 9),
         "the slow path's underflow: {:#?}",
@@ -253,7 +255,7 @@ fn a_precise_re_run_longer_than_the_calibrated_limit_is_not_a_time_out() {
 #[test]
 fn a_precise_re_run_slower_than_the_time_limit_is_no_hang() {
     let _turn = campaign::one_at_a_time();
-    let instance = fuzz_slow_when_checked("slow_checked_t40", &["-t", "40"]);
+    let (_built, instance) = fuzz_slow_when_checked("slow_checked_t40", &["-t", "40"]);
     let too_slow = campaign::stat(&instance, "reruns_too_slow") + campaign::stat(&instance, "rerun_timeouts");
     assert!(too_slow >= 1, "the slow path was reached");
     assert_eq!(campaign::stat(&instance, "saved_hangs"), 0);
