@@ -240,8 +240,6 @@ pub struct DistanceFeedback {
     name: Cow<'static, str>,
     map: Handle<ByteMapObserver>,
     improved: Vec<u32>,
-    /// Some improved slot had never been measured.
-    first_measure: bool,
     /// `--no-errbits` / `--no-cmp` keep the component (one campaign type) but switch it off.
     enabled: bool,
 }
@@ -252,7 +250,6 @@ impl DistanceFeedback {
             name: observer.name().clone(),
             map: observer.handle(),
             improved: Vec::new(),
-            first_measure: false,
             enabled,
         }
     }
@@ -288,7 +285,6 @@ where
         _: &ExitKind,
     ) -> Result<bool, Error> {
         self.improved.clear();
-        self.first_measure = false;
         if !self.enabled {
             return Ok(false);
         }
@@ -296,12 +292,10 @@ where
             .get(&self.map)
             .ok_or_else(|| Error::key_not_found(self.name.to_string()))?;
         let best = &state.named_metadata::<DistanceHistory>(&self.name)?.best;
-        let (improved, first_measure) = (&mut self.improved, &mut self.first_measure);
+        let improved = &mut self.improved;
         scan(map, NOT_MEASURED, |i, v| {
-            let was = best.get(i).copied().unwrap_or(NOT_MEASURED);
-            if v < was {
+            if v < best.get(i).copied().unwrap_or(NOT_MEASURED) {
                 improved.push(i as u32);
-                *first_measure |= was == NOT_MEASURED;
             }
         });
         Ok(!self.improved.is_empty())
@@ -326,6 +320,7 @@ where
         if history.best.len() < map.len() {
             history.best.resize(map.len(), NOT_MEASURED);
         }
+        let measured_before = history.measured;
         let (best, measured, reached) = (&mut history.best, &mut history.measured, &mut history.reached);
         scan(map, NOT_MEASURED, |i, v| {
             if best[i] == NOT_MEASURED {
@@ -341,7 +336,7 @@ where
         let measured = *measured;
         if !self.improved.is_empty() {
             let slots = std::mem::take(&mut self.improved);
-            let first_measures = self.first_measure;
+            let first_measures = measured > measured_before;
             match testcase.metadata_map_mut().get_mut::<DistanceProgress>() {
                 Some(p) => {
                     p.maps.push((self.name.to_string(), slots));

@@ -135,7 +135,7 @@ impl RunModeStage {
 }
 
 /// What a turn's decision knows about its testcase.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct TurnFacts {
     /// The seeds (no testcase yet).
     seeds: bool,
@@ -168,9 +168,7 @@ where
         let facts = if seeds {
             TurnFacts {
                 seeds,
-                first: false,
-                kept_for_distance: false,
-                lowered_only: false,
+                ..TurnFacts::default()
             }
         } else {
             let testcase = state.current_testcase()?;
@@ -194,7 +192,7 @@ where
         } else {
             record.fast_turns += 1;
         }
-        if facts.first && !facts.precise_first() && !self.always_precise {
+        if facts.first && !precise {
             record.fast_first_turns += 1;
         }
         word.set_fast(!precise);
@@ -218,10 +216,9 @@ mod tests {
 
     fn facts(first: bool, kept_for_distance: bool) -> TurnFacts {
         TurnFacts {
-            seeds: false,
             first,
             kept_for_distance,
-            lowered_only: false,
+            ..TurnFacts::default()
         }
     }
 
@@ -231,7 +228,7 @@ mod tests {
         let always = || true;
         let seeds = TurnFacts {
             seeds: true,
-            ..facts(false, false)
+            ..TurnFacts::default()
         };
         assert!(precise_turn(false, seeds, never), "the seeds");
         // Kept for coverage alone: its first turn only.
