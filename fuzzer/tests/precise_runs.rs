@@ -354,3 +354,54 @@ fn special_results_are_told_from_normal_ones_at_the_edges_of_the_range() {
         |v| v.to_le_bytes().to_vec(),
     );
 }
+
+/// Sixteen bits of a hash of the input pick sixteen branches, so nearly every input takes an
+/// edge path of its own, and on every one of them `s * 0.3` underflows at line 10 (the loop
+/// runs at least 40 times from 1e-300): a path key seldom skips the re-run. A DivByZero waits
+/// behind a comparison (line 12).
+const PATH_PER_INPUT: &str = r#"#include <numfuzz.h>
+NUMFUZZ_SIGNATURE("f64,f64");
+volatile int taken[16];
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  double x = nf_f64(data, size, 0), y = nf_f64(data, size, 1), s = 1e-300, t = 1.0;
+  uint64_t a, b; memcpy(&a, &x, 8); memcpy(&b, &y, 8);
+  uint64_t h = (a ^ b * 31) * 0x9E3779B97F4A7C15u;
+  for (int k = 0; k < 16; k++) if (h >> (48 + k) & 1) taken[k] = k;
+  for (int k = 0; k < 40 + (int)(a & 7); k++)
+    s = s * 0.3;
+  if (y == 1234.5)
+    t = t / (y - 1234.5);
+  NUMFUZZ_RESULT(s + t);
+  return 0;
+}
+"#;
+
+/// There the per-site throttle takes over: once the underflow's operation has been special in
+/// a few re-runs that recorded nothing new, fast runs whose only special operation it is, with
+/// the same flags, are not re-run (`reruns_throttled`); the DivByZero, a new flag at a new
+/// site, still runs precisely and is found.
+#[test]
+fn re_runs_that_teach_nothing_are_throttled_per_site_and_new_flags_still_found() {
+    let _turn = campaign::one_at_a_time();
+    let built = testkit::compile("path_per_input", &[("path_per_input.c", PATH_PER_INPUT)], &["-O2"], &[]);
+    let instance = campaign::fuzz(&built.exe, &built.path("out"), 5, &[]);
+    assert!(
+        campaign::found(&instance, Underflow, None, 10),
+        "{:#?}",
+        instance.exceptions()
+    );
+    assert!(
+        campaign::found(&instance, numfuzz_abi::ExceptionKind::DivByZero, None, 12),
+        "{:#?}",
+        instance.exceptions()
+    );
+    let (execs, throttled, skipped) = (
+        campaign::stat(&instance, "execs_done"),
+        campaign::stat(&instance, "reruns_throttled"),
+        campaign::stat(&instance, "skipped_reruns"),
+    );
+    assert!(
+        throttled * 4 > execs,
+        "{throttled} re-runs throttled in {execs} executions ({skipped} skipped by their path)"
+    );
+}

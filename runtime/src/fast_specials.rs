@@ -46,13 +46,22 @@ pub unsafe extern "C" fn __numfuzz_register_fast_specials(words: *mut u64, count
     });
 }
 
-/// A hash of the special sites of the special-result pass that just ended (0 when there were none), and
-/// the words cleared for the next run. Two runs with the same special sites hash alike; the
-/// module's place in registration order and the word's in its module name a site's bit within
-/// this process.
-pub fn take() -> u64 {
+/// The special sites of one special-result pass.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SpecialSites {
+    /// 0 when there were none; two passes with the same special sites hash alike.
+    pub hash: u64,
+    /// The words that went non-zero: (place, bits), the place being the module's place in
+    /// registration order and the word's in its module, which name a site's bit within this
+    /// process.
+    pub words: Vec<(u64, u64)>,
+}
+
+/// The special sites of the special-result pass that just ended, and the words cleared for the
+/// next run.
+pub fn take() -> SpecialSites {
     let modules = MODULES.lock().unwrap_or_else(|e| e.into_inner());
-    let mut hash = 0u64;
+    let mut sites = SpecialSites::default();
     for (m, module) in modules.iter().enumerate() {
         // SAFETY: registered as living as long as the program, and only this thread writes
         // them between runs.
@@ -64,13 +73,15 @@ pub fn take() -> u64 {
             let words = std::slice::from_raw_parts_mut(module.words, module.count);
             for (w, word) in words.iter_mut().enumerate() {
                 if *word != 0 {
-                    hash = mix(hash, (m as u64) << 32 | w as u64, *word);
+                    let place = (m as u64) << 32 | w as u64;
+                    sites.hash = mix(sites.hash, place, *word);
+                    sites.words.push((place, *word));
                     *word = 0;
                 }
             }
         }
     }
-    hash
+    sites
 }
 
 /// Order-dependent mixing of (place, bits) into `hash`; `take` visits words in one order.
@@ -106,7 +117,7 @@ mod tests {
                 (*words)[1] |= bits[1];
                 *dirty |= u8::from(bits != [0, 0]);
             }
-            take()
+            take().hash
         };
         let first = run([0b01, 0]);
         let second = run([0b10, 0]);
@@ -117,6 +128,12 @@ mod tests {
         assert!(high != first, "the word counts, not only the bits");
         assert_eq!(run([0b01, 0]), first, "the same sites hash alike, nothing carried over");
         assert_eq!(run([0, 0]), 0);
+        // SAFETY: as above.
+        unsafe {
+            (*words)[1] = 0b110;
+            *dirty = 1;
+        }
+        assert_eq!(take().words.len(), 1, "one word went non-zero");
         // SAFETY: as above.
         assert_eq!(unsafe { *words }, [0, 0]);
     }

@@ -25,6 +25,7 @@ mod probe;
 mod region;
 mod report;
 mod rerun_limit;
+mod rerun_throttle;
 mod results;
 mod run;
 mod serve;

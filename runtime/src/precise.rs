@@ -41,6 +41,9 @@
 //! site whose special result was quiet in the remembered run (an exact zero, an Inf or NaN
 //! passed on from an operand) and raises in the new one while another site raises that flag in
 //! both; the campaign's precise turns, which always re-run, find those.
+//! And a re-run is throttled where the special operations of the fast run have all been special
+//! in re-runs that taught nothing, with the same flags (`rerun_throttle`): on loops whose step
+//! count follows the input, nearly every run has a path of its own.
 //! Forkserver children that run one input each start with no paths seen and so never skip; under
 //! AFL++ (afl-fuzz, afl-showmap), where every input's exceptions are printed or abort it, nothing
 //! is skipped.
@@ -62,7 +65,9 @@
 //! share of their inputs precisely (the engine's `run_mode`).
 
 use crate::copies::set_copy;
-use numfuzz_abi::shm::{RUN_FAST_ENDED, RUN_PRECISE, RUN_PRECISE_SKIPPED, RUN_RERUN_TOO_SLOW, RUN_RESULT_NONFINITE};
+use numfuzz_abi::shm::{
+    RUN_FAST_ENDED, RUN_PRECISE, RUN_PRECISE_SKIPPED, RUN_RERUN_THROTTLED, RUN_RERUN_TOO_SLOW, RUN_RESULT_NONFINITE,
+};
 use numfuzz_abi::{copies, env};
 use std::ffi::c_int;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -183,10 +188,22 @@ pub fn run(input: impl Fn()) {
         return;
     }
     crate::rerun_limit::bounded(|| {
-        let path = (raised && skips).then(|| PathKey::of_fast_run(flags, special_sites(&input), region));
+        let specials = (raised && skips).then(|| special_sites(&input));
+        let non_finite = region.is_some_and(|r| r.run_flag(RUN_RESULT_NONFINITE));
+        let outcome = flags << 1 | u32::from(non_finite);
+        let path = specials.as_ref().map(|s| PathKey::of_fast_run(outcome, s.hash));
         let skip = path.is_some_and(|p| SEEN.with_borrow(|seen| seen.contains(p)));
-        let rerun = (raised && !skip) || plan == Plan::FastThenPrecise;
+        let throttled = !skip
+            && specials
+                .as_ref()
+                .is_some_and(|s| THROTTLE.with_borrow_mut(|t| t.skips(&s.words, outcome)));
+        let rerun = (raised && !skip && !throttled) || plan == Plan::FastThenPrecise;
         settle(region, rerun, skip);
+        if throttled {
+            if let Some(region) = region {
+                region.set_run_flag(RUN_RERUN_THROTTLED);
+            }
+        }
         if !rerun {
             return;
         }
@@ -202,6 +219,11 @@ pub fn run(input: impl Fn()) {
         }
         if let Some(p) = path {
             SEEN.with_borrow_mut(|seen| seen.insert(p));
+        }
+        if let (Some(specials), Some(region)) = (specials, region) {
+            let taught = EVER_RECORDED
+                .with_borrow_mut(|ever| crate::rerun_throttle::learn(ever, region.exception_map(), non_finite));
+            THROTTLE.with_borrow_mut(|t| t.note(&specials.words, outcome, taught));
         }
     });
 }
@@ -222,7 +244,7 @@ fn settle(region: Option<&crate::region::Region>, rerun: bool, skip: bool) {
 /// checked operations whose results were special (`fast_specials`). The fast copies carry no
 /// such bits, so that the runs that raise nothing (most, in most programs) cost what the
 /// program costs; only the runs whose precise re-run a key may spare pay for this pass.
-fn special_sites(input: &impl Fn()) -> u64 {
+fn special_sites(input: &impl Fn()) -> crate::fast_specials::SpecialSites {
     crate::edges::discarding(|| {
         set_copy(copies::SPECIALS);
         // SAFETY: plain C call on the FP environment and the sentinel byte.
@@ -240,11 +262,11 @@ fn special_sites(input: &impl Fn()) -> u64 {
 struct PathKey(u64);
 
 impl PathKey {
-    fn of_fast_run(flags: std::ffi::c_uint, specials: u64, region: Option<&crate::region::Region>) -> PathKey {
-        let non_finite = region.is_some_and(|r| r.run_flag(RUN_RESULT_NONFINITE));
+    /// `outcome`: the flags, shifted left by one, and whether a primary result went Inf or NaN.
+    fn of_fast_run(outcome: u32, specials: u64) -> PathKey {
         let h = crate::edges::path_hash()
             ^ specials.rotate_left(23)
-            ^ (u64::from(flags) << 1 | u64::from(non_finite)).wrapping_mul(0xA24B_AED4_963E_E407);
+            ^ u64::from(outcome).wrapping_mul(0xA24B_AED4_963E_E407);
         // 0 marks an empty cell of the table.
         PathKey(h.max(1))
     }
@@ -288,6 +310,9 @@ impl SeenPaths {
 
 thread_local! {
     static SEEN: std::cell::RefCell<SeenPaths> = const { std::cell::RefCell::new(SeenPaths { cells: Vec::new(), used: 0 }) };
+    static THROTTLE: std::cell::RefCell<crate::rerun_throttle::Throttle> = std::cell::RefCell::default();
+    /// Every mark the exception map has had after a re-run in this process.
+    static EVER_RECORDED: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 #[cfg(test)]

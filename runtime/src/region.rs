@@ -374,6 +374,12 @@ impl Region {
         self.errbits.as_ptr().cast_mut().cast()
     }
 
+    /// The exception map as the run left it (called between runs).
+    pub fn exception_map(&self) -> &[u8] {
+        // SAFETY: read after a run has ended, before the next starts.
+        unsafe { settled(self.exceptions) }
+    }
+
     /// Distinct (site, kind) pairs raised since the last reset (called between runs).
     pub fn raised_count(&self) -> u32 {
         // SAFETY: read after a run has ended, before the next starts.

@@ -9,8 +9,8 @@ use libafl::Error;
 use libafl::HasMetadata;
 use libafl_bolts::Named;
 use numfuzz_abi::shm::{
-    RUN_FAST_ENDED, RUN_HANDLED, RUN_OUT_OF_MEMORY, RUN_PRECISE, RUN_PRECISE_SKIPPED, RUN_RERUN_TOO_SLOW, RUN_RESULTS,
-    RUN_RESULT_NONFINITE, RUN_TRUNCATED,
+    RUN_FAST_ENDED, RUN_HANDLED, RUN_OUT_OF_MEMORY, RUN_PRECISE, RUN_PRECISE_SKIPPED, RUN_RERUN_THROTTLED,
+    RUN_RERUN_TOO_SLOW, RUN_RESULTS, RUN_RESULT_NONFINITE, RUN_TRUNCATED,
 };
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -98,11 +98,14 @@ impl<I, S: HasMetadata> Observer<I, S> for RunFlagsObserver {
             self.last = w.load(Ordering::Relaxed);
         }
         let rerun_timeout = *exit_kind == ExitKind::Timeout && self.fast_run_ended();
-        if self.last & (RUN_PRECISE | RUN_PRECISE_SKIPPED | RUN_RERUN_TOO_SLOW) != 0 || rerun_timeout {
+        if self.last & (RUN_PRECISE | RUN_PRECISE_SKIPPED | RUN_RERUN_TOO_SLOW | RUN_RERUN_THROTTLED) != 0
+            || rerun_timeout
+        {
             let record = state.metadata_or_insert_with(RunModeRecord::default);
             record.precise_runs += u64::from(self.last & RUN_PRECISE != 0);
             record.skipped_reruns += u64::from(self.last & RUN_PRECISE_SKIPPED != 0);
             record.reruns_too_slow += u64::from(self.last & RUN_RERUN_TOO_SLOW != 0);
+            record.reruns_throttled += u64::from(self.last & RUN_RERUN_THROTTLED != 0);
             record.rerun_timeouts += u64::from(rerun_timeout);
         }
         Ok(())
@@ -152,6 +155,7 @@ mod tests {
             (0, ExitKind::Timeout),
             (RUN_FAST_ENDED, ExitKind::Timeout),
             (RUN_FAST_ENDED | RUN_RERUN_TOO_SLOW, ExitKind::Ok),
+            (RUN_FAST_ENDED | RUN_RERUN_THROTTLED, ExitKind::Ok),
         ];
         for (bits, exit) in runs {
             Observer::<(), Meta>::pre_exec(&mut obs, &mut state, &()).unwrap();
@@ -161,6 +165,7 @@ mod tests {
         let record = state.metadata::<RunModeRecord>().unwrap();
         assert_eq!((record.precise_runs, record.skipped_reruns), (1, 2));
         assert_eq!((record.rerun_timeouts, record.reruns_too_slow), (1, 1));
+        assert_eq!(record.reruns_throttled, 1);
     }
 
     #[test]

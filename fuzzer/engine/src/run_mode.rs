@@ -109,6 +109,10 @@ pub struct RunModeRecord {
     /// Re-runs not started: predicted to outlive the time limit.
     #[serde(default)]
     pub reruns_too_slow: u64,
+    /// Re-runs not started: their fast run's special operations had been special in re-runs
+    /// that taught nothing (the runtime's `rerun_throttle`).
+    #[serde(default)]
+    pub reruns_throttled: u64,
     /// First turns run fast: their testcase only lowered distances already measured.
     #[serde(default)]
     pub fast_first_turns: u64,

@@ -209,6 +209,7 @@ impl StatsStage {
             skipped_reruns: modes.skipped_reruns,
             rerun_timeouts: modes.rerun_timeouts,
             reruns_too_slow: modes.reruns_too_slow,
+            reruns_throttled: modes.reruns_throttled,
             client_restarts: self.instance.client_restarts,
             afl_banner: self.banner.clone(),
             command_line: self.command_line.clone(),
@@ -246,6 +247,10 @@ impl StatsStage {
 /// User-stat name of the clients of an instance that died and were replaced.
 pub const CLIENT_RESTARTS_STAT: &str = "client_restarts";
 
+/// User-stat names of the precise runs, and of the fast runs that raised a flag and were not
+/// re-run: skipped by their path, throttled per site (`RunModeRecord`).
+pub const PRECISE_STATS: [&str; 3] = ["precise_runs", "skipped_reruns", "reruns_throttled"];
+
 impl<E, EM, S, Z> Stage<E, EM, S, Z> for StatsStage
 where
     S: HasCorpus<BytesInput>
@@ -272,6 +277,11 @@ where
             let restarts = self.instance.client_restarts as u64;
             if restarts > 0 {
                 crate::user_stats::fire_count(manager, state, CLIENT_RESTARTS_STAT, restarts)?;
+            }
+            let modes = state.metadata::<RunModeRecord>().cloned().unwrap_or_default();
+            let counts = [modes.precise_runs, modes.skipped_reruns, modes.reruns_throttled];
+            for (name, count) in PRECISE_STATS.into_iter().zip(counts) {
+                crate::user_stats::fire_count(manager, state, name, count)?;
             }
             if self.over() {
                 state.request_stop();

@@ -161,6 +161,9 @@ pub struct CampaignStats {
     pub rerun_timeouts: u64,
     /// Re-runs not started because they were predicted to outlive that limit.
     pub reruns_too_slow: u64,
+    /// Re-runs not started because every operation that gave a special result in the fast run
+    /// had been special in re-runs that taught nothing, with the same flags.
+    pub reruns_throttled: u64,
     /// Clients of this instance that died silently and were replaced (`clients.jsonl`).
     pub client_restarts: usize,
     pub afl_banner: String,
@@ -229,6 +232,7 @@ impl CampaignStats {
             .set("skipped_reruns", self.skipped_reruns)
             .set("rerun_timeouts", self.rerun_timeouts)
             .set("reruns_too_slow", self.reruns_too_slow)
+            .set("reruns_throttled", self.reruns_throttled)
             .set("client_restarts", self.client_restarts)
             .set("afl_banner", &self.afl_banner)
             .set("afl_version", format!("numfuzz-{}", env!("CARGO_PKG_VERSION")))

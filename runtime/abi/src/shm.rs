@@ -79,6 +79,10 @@ pub const RUN_FAST_ENDED: u32 = 128;
 /// time and the slowdown measured so far, would have outlived the time limit (the runtime's
 /// `rerun_limit.rs`; `reruns_too_slow` in `fuzzer_stats`).
 pub const RUN_RERUN_TOO_SLOW: u32 = 256;
+/// A fast run that would have been re-run was not: every operation that gave a special result
+/// in it had been special in re-runs that taught nothing, with the same flags (the runtime's
+/// `rerun_throttle.rs`; `reruns_throttled` in `fuzzer_stats`).
+pub const RUN_RERUN_THROTTLED: u32 = 512;
 
 /// Bit of the header's `cmp_mode` word: run the fast copies of split functions (no checks,
 /// no ErrBits) and re-run the input precisely only when the FPU's sticky flags show an

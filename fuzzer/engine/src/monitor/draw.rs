@@ -51,6 +51,15 @@ fn progress(s: &Snapshot) -> Vec<Line<'static>> {
         .budget
         .map_or(String::new(), |b| format!(" of {}", span(Duration::from_secs(b))));
     let edges = s.edges.map_or("-".into(), |(hit, total)| format!("{hit}/{total}"));
+    let (precise, spared) = s
+        .precise
+        .map_or(("-".into(), "-".into()), |(runs, skipped, throttled)| {
+            let share = runs as f64 * 100.0 / s.execs.max(1) as f64;
+            (
+                format!("{} ({share:.0}% of runs)", human(runs as f64)),
+                format!("{}  throttled {}", human(skipped as f64), human(throttled as f64)),
+            )
+        });
     vec![
         row("run time", format!("{}{budget}", span(s.elapsed))),
         row(
@@ -63,6 +72,10 @@ fn progress(s: &Snapshot) -> Vec<Line<'static>> {
             "crashes+hangs",
             format!("{}  restarts {}", s.objectives, s.client_restarts),
         ),
+        // Fast runs that raised a flag and ran no precise re-run: skipped because their path
+        // and special sites ran precisely before, or throttled per site (`precise.rs`).
+        row("precise runs", precise),
+        row("not re-run", spared),
     ]
 }
 
@@ -135,14 +148,14 @@ fn core_lines(s: &Snapshot) -> Vec<Line<'static>> {
 
 /// Draws the whole screen into `area` (the frame's, in practice).
 pub fn draw(frame: &mut Frame, area: Rect, title: &str, s: &Snapshot) {
-    let cores = if area.height >= 22 + s.cores.len() as u16 + 3 && s.cores.len() > 1 {
+    let cores = if area.height >= 24 + s.cores.len() as u16 + 3 && s.cores.len() > 1 {
         s.cores.len() as u16 + 3
     } else {
         0
     };
     let [head, top, bottom, per_core, foot] = Layout::vertical([
         Constraint::Length(1),
-        Constraint::Length(7),
+        Constraint::Length(9),
         Constraint::Length(7),
         Constraint::Length(cores),
         Constraint::Min(1),
@@ -186,6 +199,7 @@ mod tests {
             search: Some((3, 12_000)),
             i2s: Some((40, 10_240, 17)),
             client_restarts: 1,
+            precise: Some((61_000, 4_200, 530_000)),
             cores: vec![
                 CoreLine {
                     client: 1,
@@ -231,6 +245,8 @@ mod tests {
             "1.23M (20.3k/s)",
             "812/2011",
             "restarts 1",
+            "61.0k (5% of runs)",
+            "4.2k  throttled 530.0k",
             "3 reached in 12.0k runs",
             "17 kept of 10.2k tried (40 traced)",
             "q or Ctrl-C: stop",

@@ -4,7 +4,7 @@
 use crate::i2s::I2S_STATS;
 use crate::local_search::{SEARCH_EXECS_STAT, SEARCH_REACHED_STAT};
 use crate::maps::EDGES_MAP;
-use crate::stats::CLIENT_RESTARTS_STAT;
+use crate::stats::{CLIENT_RESTARTS_STAT, PRECISE_STATS};
 use crate::user_stats::{ESCAPES_STAT, EXCEPTION_STATS, LAST_ESCAPE_STAT};
 use libafl::monitors::stats::{ClientStatsManager, UserStatsValue};
 use libafl_bolts::ClientId;
@@ -47,6 +47,8 @@ pub struct Snapshot {
     pub i2s: Option<(u64, u64, u64)>,
     /// Clients that died and were replaced.
     pub client_restarts: u64,
+    /// (precise runs, raised runs whose re-run a path key skipped, re-runs throttled per site).
+    pub precise: Option<(u64, u64, u64)>,
     pub cores: Vec<CoreLine>,
 }
 
@@ -132,6 +134,8 @@ impl Tracker {
         let search = number(stats, SEARCH_REACHED_STAT).zip(number(stats, SEARCH_EXECS_STAT));
         let [traced, tried, kept] = I2S_STATS.map(|n| number(stats, n));
         let i2s = traced.zip(tried).zip(kept).map(|((a, b), c)| (a, b, c));
+        let [runs, skipped, throttled] = PRECISE_STATS.map(|n| number(stats, n));
+        let precise = runs.zip(skipped).zip(throttled).map(|((a, b), c)| (a, b, c));
         Snapshot {
             elapsed: self.started.elapsed(),
             budget: self.budget,
@@ -147,6 +151,7 @@ impl Tracker {
             search,
             i2s,
             client_restarts: number(stats, CLIENT_RESTARTS_STAT).unwrap_or(0),
+            precise,
             cores: cores(stats),
         }
     }

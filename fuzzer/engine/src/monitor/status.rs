@@ -56,6 +56,10 @@ impl Monitor for StatusMonitor {
         } else {
             String::new()
         };
+        let precise = s.precise.map_or(String::new(), |(runs, _, throttled)| {
+            let share = runs as f64 * 100.0 / s.execs.max(1) as f64;
+            format!("  precise {share:.0}% (throttled {})", human(throttled as f64))
+        });
         let escapes = match &s.newest_escape {
             Some((site, _)) => format!("  escapes {} (newest {site})", s.escapes),
             None => format!("  escapes {}", s.escapes),
@@ -65,7 +69,7 @@ impl Monitor for StatusMonitor {
             .last_exception()
             .map_or("none yet".to_string(), |d| format!("{} ago", span(d)));
         println!(
-            "[numfuzz] {}s{budget}  execs {} ({}/s)  corpus {}  edges {edges}  exceptions {}{kinds}{escapes}  crashes+hangs {}{restarts}{search}{i2s}  last exception {last}",
+            "[numfuzz] {}s{budget}  execs {} ({}/s)  corpus {}  edges {edges}  exceptions {}{kinds}{escapes}  crashes+hangs {}{restarts}{precise}{search}{i2s}  last exception {last}",
             s.elapsed.as_secs(),
             human(s.execs as f64),
             human(s.execs_per_sec),
