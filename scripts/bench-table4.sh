@@ -4,22 +4,25 @@
 # find each exception in every run and its median (targets/gsl/table4.py). Each run's results
 # directory is kept; the table also goes to results/table4-<timestamp>.md.
 #
-#   scripts/bench-table4.sh [--runs N] [SECONDS] [--jobs N] [-- NUMFUZZ RUN ARGS...]
+#   scripts/bench-table4.sh [--runs N] [SECONDS] [--jobs N] [--specfunc-only] [-- NUMFUZZ RUN ARGS...]
 #
 #   --runs N   runs (default 3)
+#   --specfunc-only  the special functions' own build (bench-gsl.sh --specfunc-only: minutes to
+#              relink after a runtime change, not the whole library's tens of minutes)
 #   SECONDS    campaign length per function (default 60)
 #   --jobs N   campaigns in parallel (default 2)
 #   -- ARGS    extra `numfuzz run` arguments (e.g. `-- --no-local-search` for the ablation)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-runs=3 seconds=60 jobs=2 run_args=()
+runs=3 seconds=60 jobs=2 run_args=() gsl_args=()
 while (($#)); do
   case "$1" in
     --runs) runs="${2:-}"; shift ;;
     --jobs) jobs="${2:-}"; shift ;;
+    --specfunc-only) gsl_args+=(--specfunc-only) ;;
     --) shift; run_args=("$@"); break ;;
-    -h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "bench-table4.sh: unknown option \`$1\` (see --help)" >&2; exit 2 ;;
     *) seconds="$1" ;;
   esac
@@ -39,7 +42,7 @@ echo "bench-table4: $runs runs of $seconds s per function over $functions"
 dirs=()
 for ((k = 1; k <= runs; k++)); do
   log=$(mktemp)
-  scripts/bench-gsl.sh "$seconds" --jobs "$jobs" --functions "$functions" -- "${run_args[@]}" | tee "$log" |
+  scripts/bench-gsl.sh "$seconds" --jobs "$jobs" --functions "$functions" "${gsl_args[@]}" -- "${run_args[@]}" | tee "$log" |
     grep -E '^bench-gsl: results in|^known bugs' || true
   dir=$(sed -n 's/^bench-gsl: results in //p' "$log" | head -n1)
   rm -f "$log"

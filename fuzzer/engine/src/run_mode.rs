@@ -36,13 +36,12 @@
 //! on a path not seen before), so exec/s stayed within run-to-run noise while distances were
 //! measured half as often.
 //!
-//! A cap on precise turns was tried too and dropped (2026-11-29): a precise turn's first 32
-//! mutants precise, the rest fast. On 20 s campaigns of hyperg_2F1, bessel_Jnu and gamma_inc
-//! (two at a time, same build) the share of precise runs went from 97-100 % to 79-97 %: the
-//! fast mutants raise flags under keys not seen before and re-run anyway. Exec/s did not rise
-//! (527 -> 351, 2201 -> 413, 665 -> 679; a campaign's speed follows the inputs it reaches more
-//! than the mode) and findings fell on bessel_Jnu (444 -> 389). Leaving the edge path out of
-//! the re-run's key as well skipped 5-13 % of the re-runs, again without a gain in exec/s.
+//! A precise turn runs its first [`PRECISE_MUTANTS_PER_TURN`] mutants precisely and the rest
+//! fast ([`PreciseQuota`]; `capped_turns`). Tried alone on 2026-11-29 it bought nothing: the
+//! share of precise runs went from 97-100 % to 79-97 % on hyperg_2F1, bessel_Jnu and gamma_inc,
+//! because the fast mutants raised flags under re-run keys not seen before and re-ran anyway.
+//! With the runtime's per-site throttle of re-runs that teach nothing (`rerun_throttle.rs`)
+//! those fast mutants stay fast.
 //!
 //! The seeds, the input-to-state stage's tracing and candidate runs (it sets the word's
 //! comparison bits, which clears the fast bit) and the local-search stage's probes (the target
@@ -56,11 +55,19 @@ use libafl::{Error, HasMetadata};
 use libafl_bolts::rands::Rand;
 use numfuzz_abi::region_view::{HeaderWord, RegionView};
 use numfuzz_abi::shm::MODE_FAST;
+use libafl::mutators::{MutationResult, Mutator};
+use libafl_bolts::Named;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+use std::cell::Cell;
+use std::rc::Rc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Probability that a later turn of a testcase kept for a smaller distance runs precisely.
 pub const DISTANCE_SHARE: f64 = 0.125;
+
+/// Mutants of a precise turn that run precisely; the rest of the turn runs fast.
+pub const PRECISE_MUTANTS_PER_TURN: u32 = 32;
 
 /// The region header's mode word, of which this owns the [`MODE_FAST`] bit.
 #[derive(Clone, Copy, Debug)]
@@ -116,6 +123,9 @@ pub struct RunModeRecord {
     /// First turns run fast: their testcase only lowered distances already measured.
     #[serde(default)]
     pub fast_first_turns: u64,
+    /// Precise turns whose later mutants ran fast ([`PRECISE_MUTANTS_PER_TURN`]).
+    #[serde(default)]
+    pub capped_turns: u64,
 }
 libafl_bolts::impl_serdeany!(RunModeRecord);
 
@@ -125,16 +135,73 @@ libafl_bolts::impl_serdeany!(RunModeRecord);
 pub struct FirstTurnDone;
 libafl_bolts::impl_serdeany!(FirstTurnDone);
 
+/// The precise mutants left in the current turn (`None`: no limit), shared by the stage that
+/// decides the turn and the mutator that counts its mutants.
+#[derive(Clone, Debug, Default)]
+pub struct TurnQuota(Rc<Cell<Option<u32>>>);
+
 /// Decides, before the mutational stage, how the current testcase's mutants run.
 pub struct RunModeStage {
     word: Option<RunModeWord>,
     always_precise: bool,
+    quota: TurnQuota,
 }
 
 impl RunModeStage {
-    /// `word` is `None` without a numfuzz region; `always_precise` is `--precise`.
-    pub fn new(word: Option<RunModeWord>, always_precise: bool) -> Self {
-        RunModeStage { word, always_precise }
+    /// `word` is `None` without a numfuzz region; `always_precise` is `--precise`; `quota` is
+    /// shared with the mutational stage's [`PreciseQuota`].
+    pub fn new(word: Option<RunModeWord>, always_precise: bool, quota: TurnQuota) -> Self {
+        RunModeStage {
+            word,
+            always_precise,
+            quota,
+        }
+    }
+}
+
+/// `inner`, which makes the rest of a precise turn fast once its quota of precise mutants ran.
+pub struct PreciseQuota<M> {
+    inner: M,
+    quota: TurnQuota,
+    word: Option<RunModeWord>,
+}
+
+impl<M> PreciseQuota<M> {
+    pub fn new(inner: M, quota: TurnQuota, word: Option<RunModeWord>) -> Self {
+        PreciseQuota { inner, quota, word }
+    }
+}
+
+impl<M> Named for PreciseQuota<M> {
+    fn name(&self) -> &Cow<'static, str> {
+        static NAME: Cow<'static, str> = Cow::Borrowed("PreciseQuota");
+        &NAME
+    }
+}
+
+impl<I, S: HasMetadata, M: Mutator<I, S>> Mutator<I, S> for PreciseQuota<M> {
+    fn mutate(&mut self, state: &mut S, input: &mut I) -> Result<MutationResult, Error> {
+        let result = self.inner.mutate(state, input)?;
+        // A skipped mutant does not run.
+        if result == MutationResult::Skipped {
+            return Ok(result);
+        }
+        match self.quota.0.get() {
+            Some(0) => {
+                self.quota.0.set(None);
+                if let Some(word) = self.word {
+                    word.set_fast(true);
+                }
+                state.metadata_or_insert_with(RunModeRecord::default).capped_turns += 1;
+            }
+            Some(left) => self.quota.0.set(Some(left - 1)),
+            None => {}
+        }
+        Ok(result)
+    }
+
+    fn post_exec(&mut self, state: &mut S, new_corpus_id: Option<libafl::corpus::CorpusId>) -> Result<(), Error> {
+        self.inner.post_exec(state, new_corpus_id)
     }
 }
 
@@ -199,6 +266,9 @@ where
         if facts.first && !precise {
             record.fast_first_turns += 1;
         }
+        // The seeds and `--precise` run every input precisely.
+        let capped = precise && !self.always_precise && !facts.seeds;
+        self.quota.0.set(capped.then_some(PRECISE_MUTANTS_PER_TURN));
         word.set_fast(!precise);
         Ok(())
     }
@@ -257,6 +327,47 @@ mod tests {
             "its turns still run precisely by chance"
         );
         assert!(precise_turn(true, lowered, || false), "--precise");
+    }
+
+    /// A precise turn's mutants after the quota run fast, counted once per turn; a turn with
+    /// no quota (the seeds, `--precise`, a fast turn) is left as it is.
+    #[test]
+    fn a_precise_turn_runs_fast_after_its_quota_of_precise_mutants() {
+        use libafl::inputs::BytesInput;
+        use libafl::mutators::NopMutator;
+        crate::registry::register();
+        let header = numfuzz_abi::shm::ShmHeader::layout(1, 1, 0);
+        let mut mem = vec![0u64; header.region_size().div_ceil(8)];
+        // SAFETY: the buffer holds the region, 8-aligned, and outlives the view.
+        let view = unsafe {
+            mem.as_mut_ptr().cast::<numfuzz_abi::shm::ShmHeader>().write(header);
+            RegionView::new(mem.as_mut_ptr().cast(), mem.len() * 8)
+        }
+        .unwrap();
+        let word = RunModeWord::new(view);
+        let quota = TurnQuota::default();
+        let mut state = libafl::state::NopState::<BytesInput>::new();
+        let mut input = BytesInput::new(vec![0]);
+        let mut mutator = PreciseQuota::new(NopMutator::new(MutationResult::Mutated), quota.clone(), Some(word));
+        let mut turn = |limit: Option<u32>, mutants: u32, state: &mut libafl::state::NopState<BytesInput>| {
+            quota.0.set(limit);
+            word.set_fast(false);
+            (0..mutants)
+                .map(|_| {
+                    mutator.mutate(state, &mut input).unwrap();
+                    word.is_fast()
+                })
+                .collect::<Vec<bool>>()
+        };
+        let modes = turn(Some(PRECISE_MUTANTS_PER_TURN), PRECISE_MUTANTS_PER_TURN + 3, &mut state);
+        assert!(modes[..PRECISE_MUTANTS_PER_TURN as usize].iter().all(|fast| !fast));
+        assert!(modes[PRECISE_MUTANTS_PER_TURN as usize..].iter().all(|&fast| fast));
+        assert_eq!(state.metadata::<RunModeRecord>().unwrap().capped_turns, 1);
+        let unlimited = turn(None, PRECISE_MUTANTS_PER_TURN * 2, &mut state);
+        assert!(unlimited.iter().all(|fast| !fast), "no quota: precise throughout");
+        let short = turn(Some(PRECISE_MUTANTS_PER_TURN), 5, &mut state);
+        assert!(short.iter().all(|fast| !fast));
+        assert_eq!(state.metadata::<RunModeRecord>().unwrap().capped_turns, 1);
     }
 
     #[test]

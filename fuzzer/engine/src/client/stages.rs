@@ -11,7 +11,7 @@ use crate::i2s::{CmpTrace, I2SStage};
 use crate::local_search::{ExactSlots, LocalSearchStage, ProbeWords};
 use crate::mutators::deadline::UntilDeadline;
 use crate::mutators::{fp_mutations, DomainSteering};
-use crate::run_mode::{RunModeStage, RunModeWord};
+use crate::run_mode::{PreciseQuota, RunModeStage, RunModeWord, TurnQuota};
 use crate::stats::StatsStage;
 use crate::timeout::AdjustTimeout;
 use libafl::events::SendExiting;
@@ -51,11 +51,13 @@ where
     let i2s = I2SStage::new(words.cmp_trace, signature.clone()).until(deadline);
     let search = LocalSearchStage::new(words.probe, exact, signature.clone(), cfg.local_search).until(deadline);
     let byte_level = havoc_mutations().merge(tokens_mutations());
-    let run_mode = RunModeStage::new(words.run_mode, cfg.precise);
+    let quota = TurnQuota::default();
+    let run_mode = RunModeStage::new(words.run_mode, cfg.precise, quota.clone());
     let stages = Stages {
         deadline,
         i2s,
         run_mode,
+        quota: (quota, words.run_mode),
         search,
         stats,
     };
@@ -80,6 +82,8 @@ struct Stages {
     deadline: Option<SystemTime>,
     i2s: I2SStage,
     run_mode: RunModeStage,
+    /// The run-mode stage's quota of precise mutants, for the mutational stage.
+    quota: (TurnQuota, Option<RunModeWord>),
     search: LocalSearchStage,
     stats: StatsStage,
 }
@@ -118,6 +122,7 @@ where
         deadline,
         i2s,
         run_mode,
+        quota: (quota, word),
         search,
         stats,
     } = stages;
@@ -133,7 +138,7 @@ where
         HangConfirmStage::new(deadline),
         i2s,
         run_mode,
-        StdMutationalStage::new(UntilDeadline::new(mutator, deadline)),
+        StdMutationalStage::new(UntilDeadline::new(PreciseQuota::new(mutator, quota, word), deadline)),
         search,
         stats
     );
