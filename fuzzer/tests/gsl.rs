@@ -1,7 +1,8 @@
 //! The GSL 2.7.1 target (targets/gsl): the harness generator's census of `gsl_sf_*_e`, generated
 //! harnesses that build and replay inputs with the exceptions GSL really raises, a campaign on
-//! `gsl_sf_exprel_2_e` whose Overflow triage places at specfunc/exp.c:406 and calls silent,
-//! and the specfunc-only build the README demo uses.
+//! `gsl_sf_exprel_2_e` whose Overflow triage places at specfunc/exp.c:406 and calls silent, one
+//! on `gsl_sf_airy_Ai_e` that finds the DivByZero at specfunc/airy.c:274, and the specfunc-only
+//! build the README demo uses.
 //!
 //! GSL is built by targets/gsl/build.sh (Debian's source package; minutes the first time,
 //! cached afterwards). A machine that cannot build it (no deb-src access, not root) fails these
@@ -411,6 +412,35 @@ fn a_campaign_on_exprel_2_finds_the_silent_overflow_at_exp_c_406() {
         serde_json::json!([overflow["id"]]),
         "{:#}",
         report["bugs"]
+    );
+}
+
+/// The NumFuzz paper's narrowest Table IV exception: airy_Ai's DivByZero at airy.c:274, where
+/// x sits at a zero of the modulus' Chebyshev fit. Found in 4.4 s in November, then lost for a
+/// week of changes to which runs are precise (0 of 3 campaigns of 30 s); on 2026-12-05 in
+/// 0.7, 4.2 and 9.4 s (`scripts/bench-table4.sh --specfunc-only 20`). A campaign of 30 s must
+/// find it.
+#[test]
+fn a_campaign_on_airy_ai_finds_the_divbyzero_at_airy_c_274() {
+    let _turn = one_at_a_time();
+    let exe = harness("gsl_sf_airy_Ai_e");
+    let dir = tempfile::Builder::new().prefix("numfuzz-gsl-").tempdir().unwrap();
+    let out = dir.path().join("out");
+    let o = Command::new(Tools::get().numfuzz())
+        .args(["run", "-o", out.to_str().unwrap(), "-V", "30", "--no-tui", "--"])
+        .arg(&exe)
+        .env("CI", "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("numfuzz run");
+    assert!(o.status.success(), "{}", text(&o));
+    let instance = numfuzz_outdir::InstanceDir::at(&out.join("default"));
+    let exceptions = instance.exceptions();
+    assert!(
+        exceptions.iter().any(|e| e.kind == numfuzz_abi::ExceptionKind::DivByZero
+            && gsl_relative(&e.site.file) == "specfunc/airy.c"
+            && e.site.line == 274),
+        "no DivByZero at specfunc/airy.c:274 in 30 s: {exceptions:#?}"
     );
 }
 
