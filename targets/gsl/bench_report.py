@@ -354,13 +354,40 @@ def geometric_mean(values):
     return math.exp(sum(map(math.log, values)) / len(values)) if values else 0
 
 
+def rates(results, tools, functions):
+    """Each tool's exec/s on each function: {tool: {function: exec/s}} (0 where it did not run)."""
+    speed = {t: {fn: campaign_speed(results, t, [fn]) for fn in functions} for t in tools}
+    return {t: {fn: (e / s if s else 0) for fn, (e, s) in speed[t].items()} for t in tools}
+
+
+# Issue 54's floor: no function's campaign slower than afl-fuzz's on the same harness, and a
+# geometric mean of at least this many times afl-fuzz's exec/s per function.
+FLOOR_MEAN = 5.0
+
+
+def floor_line(rate, functions):
+    """The per-function floor against afl-fuzz (the NumFuzz paper's baseline, the first AFL++
+    tool): how many functions fall below 1x, which (slowest first), and the geometric mean.
+    None without afl-fuzz."""
+    if "afl" not in rate:
+        return None
+    ratios = {fn: rate["numfuzz"][fn] / rate["afl"][fn] for fn in functions
+              if rate["afl"][fn] and rate["numfuzz"][fn]}
+    below = sorted((r, fn) for fn, r in ratios.items() if r < 1)
+    mean = geometric_mean(list(ratios.values()))
+    listed = ", ".join(f"{fn} {r:.2f}×" for r, fn in below) or "none"
+    return (f"floor against afl-fuzz (numfuzz's exec/s ≥ afl-fuzz's on every function, geometric mean ≥ "
+            f"{FLOOR_MEAN:g}×): {len(below)} of {len(ratios)} functions below it ({listed}); geometric mean "
+            f"{mean:.2f}× ({'met' if not below and mean >= FLOOR_MEAN else 'not met'}).")
+
+
 def tools_table(results, tools, data, functions):
     """Each tool's speed and bugs beside numfuzz's, and the bugs (root sites) only one found.
     Speed twice: all executions over all campaign seconds (the fast functions weigh most), and
     the geometric mean over the functions of numfuzz's exec/s over the tool's."""
     bug_keys = {t: {k for k, m in data[t]["merged"].items() if m["bug"] is not None} for t in tools}
     speed = {t: {fn: campaign_speed(results, t, [fn]) for fn in functions} for t in tools}
-    rate = {t: {fn: (e / s if s else 0) for fn, (e, s) in speed[t].items()} for t in tools}
+    rate = rates(results, tools, functions)
     total = {t: tuple(map(sum, zip(*speed[t].values()))) if functions else (0, 0) for t in tools}
     nf_rate = total["numfuzz"][0] / total["numfuzz"][1] if total["numfuzz"][1] else 0
     lines = ["| tool | functions | executions | exec/s (one core) | numfuzz's exec/s ÷ this: all | per function "
@@ -487,13 +514,19 @@ def main():
                   f"the {len(internal)} harnesses of internal functions), "
                   f"{sum(r['in_bug_list'] for r in known)} in the bug list.")
     summary = counts_table(tools, data)
+    floor = floor_line(rates(results, tools, functions), functions)
     print(intro)
     print(headline)
     print(known_line)
+    if floor:
+        print(floor)
     print()
     print(summary)
 
-    md = [f"# GSL benchmark ({os.path.basename(os.path.normpath(results))})", "", intro, f"**{headline}**", "",
+    md = [f"# GSL benchmark ({os.path.basename(os.path.normpath(results))})", "", intro, f"**{headline}**", ""]
+    if floor:
+        md += [f"**{floor[0].upper()}{floor[1:]}**", ""]
+    md += [
           f"## Bugs ({len(bugs) + not_isolated})", "", "The roots: each exception that makes the function return a non-finite "
           "or wrong value without reporting it, with its minimal input, what GSL returned, mpmath's value, and the "
           "findings downstream of it.", "", bugs_md, "", "## Counts", "", summary, "",
@@ -530,7 +563,7 @@ def main():
     with open(os.path.join(results, "report.md"), "w") as fh:
         fh.write("\n".join(md) + "\n")
 
-    out = {"config": cfg, "paper": PAPER, "known_bugs": known, "tools": {}}
+    out = {"config": cfg, "paper": PAPER, "known_bugs": known, "floor": floor, "tools": {}}
     for t in tools:
         d = data[t]
         out["tools"][TOOL_NAMES[t]] = {
