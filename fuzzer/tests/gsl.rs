@@ -437,9 +437,11 @@ fn a_campaign_on_airy_ai_finds_the_divbyzero_at_airy_c_274() {
     let instance = numfuzz_outdir::InstanceDir::at(&out.join("default"));
     let exceptions = instance.exceptions();
     assert!(
-        exceptions.iter().any(|e| e.kind == numfuzz_abi::ExceptionKind::DivByZero
-            && gsl_relative(&e.site.file) == "specfunc/airy.c"
-            && e.site.line == 274),
+        exceptions
+            .iter()
+            .any(|e| e.kind == numfuzz_abi::ExceptionKind::DivByZero
+                && gsl_relative(&e.site.file) == "specfunc/airy.c"
+                && e.site.line == 274),
         "no DivByZero at specfunc/airy.c:274 in 30 s: {exceptions:#?}"
     );
 }

@@ -49,14 +49,14 @@
 
 use crate::meta::{DistanceProgress, NewEdges, NewExceptions};
 use libafl::corpus::HasCurrentCorpusId;
+use libafl::mutators::{MutationResult, Mutator};
 use libafl::stages::{Restartable, Stage};
 use libafl::state::{HasCurrentTestcase, HasRand};
 use libafl::{Error, HasMetadata};
 use libafl_bolts::rands::Rand;
+use libafl_bolts::Named;
 use numfuzz_abi::region_view::{HeaderWord, RegionView};
 use numfuzz_abi::shm::MODE_FAST;
-use libafl::mutators::{MutationResult, Mutator};
-use libafl_bolts::Named;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::cell::Cell;
