@@ -190,6 +190,15 @@ impl LocalSearchRecord {
 }
 
 impl LocalSearchRecord {
+    /// How long the next descent may run without taking the stage past [`SHARE_MAX`] of the
+    /// campaign's time (`elapsed`): its budget in executions assumes the mean probe, and the
+    /// first descent has no mean to go by (fermi_dirac_int's first 256 probes took whole
+    /// campaigns of 20 s).
+    fn time_allowance(&self, elapsed: Duration) -> Duration {
+        let ns = (SHARE_MAX * elapsed.as_nanos() as f64 - self.nanos as f64) / (1.0 - SHARE_MAX);
+        Duration::from_nanos(ns.max(0.0) as u64)
+    }
+
     /// The stage's mean time per probe, once it has probed.
     fn nanos_per_probe(&self) -> Option<f64> {
         (self.execs > 0 && self.nanos > 0).then(|| self.nanos as f64 / self.execs as f64)
@@ -557,14 +566,29 @@ mod stage {
             let starts = starts_for(state, target.holder)?;
             let mut rand = StdRand::with_seed(state.rand_mut().next());
             let deadline = self.deadline;
+            let allowance = record.time_allowance(elapsed);
+            let started = std::time::Instant::now();
+            let (mut probes, mut out_of_time) = (0u64, false);
             let mut eval = |input: &BytesInput| {
                 if past_deadline(deadline) {
                     return Err(Error::shutting_down());
                 }
+                if started.elapsed() > allowance {
+                    out_of_time = true;
+                    return Err(Error::shutting_down());
+                }
+                probes += 1;
                 Ok(fuzzer.evaluate_input(state, executor, mgr, input)?.1)
             };
-            let started = std::time::Instant::now();
             match descend(probe, &signature, target, &starts, budget, &mut rand, &mut eval) {
+                // Its probes ran longer than the stage's time allows: their time counts, the
+                // descent does not (it did not get to try).
+                Err(Error::ShuttingDown) if out_of_time => {
+                    let record = state.metadata_mut::<LocalSearchRecord>()?;
+                    record.execs += probes;
+                    record.nanos = record.nanos.saturating_add(started.elapsed().as_nanos() as u64);
+                    Ok(())
+                }
                 // The deadline came: the stats stage ends the campaign after this one.
                 Err(Error::ShuttingDown) => Ok(()),
                 Err(e) => Err(e),
@@ -824,6 +848,9 @@ mod tests {
             ..record.clone()
         };
         assert_eq!(first.descent_budget(1_000_000, LONG), Some(DESCENT_MIN));
+        // The next descent's time: (16 - 10) / 0.6 s at 40 s, none at 20 s.
+        assert_eq!(record.time_allowance(Duration::from_secs(40)).as_secs(), 10);
+        assert_eq!(record.time_allowance(Duration::from_secs(20)), Duration::ZERO);
         // Fast probes: the executions bind, as before.
         let fast = LocalSearchRecord {
             nanos: 1_000_000,
