@@ -356,20 +356,34 @@ fn seven_generated_harnesses_build_and_replay_what_gsl_raises() {
     assert!(has(&ex, "DivByZero", "specfunc/bessel.c", 318, "fdiv"), "{ex:?}");
 }
 
-#[test]
-fn a_campaign_on_exprel_2_finds_the_silent_overflow_at_exp_c_406() {
-    let _turn = one_at_a_time();
-    let exe = harness("gsl_sf_exprel_2_e");
+/// A `numfuzz run` of `seconds` on `function`'s harness; the temporary directory that holds
+/// it, and its output directory.
+fn campaign(function: &str, seconds: u32) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::Builder::new().prefix("numfuzz-gsl-").tempdir().unwrap();
     let out = dir.path().join("out");
     let o = Command::new(Tools::get().numfuzz())
-        .args(["run", "-o", out.to_str().unwrap(), "-V", "20", "--no-tui", "--"])
-        .arg(&exe)
+        .args([
+            "run",
+            "-o",
+            out.to_str().unwrap(),
+            "-V",
+            &seconds.to_string(),
+            "--no-tui",
+            "--",
+        ])
+        .arg(harness(function))
         .env("CI", "1")
         .stdin(Stdio::null())
         .output()
         .expect("numfuzz run");
     assert!(o.status.success(), "{}", text(&o));
+    (dir, out)
+}
+
+#[test]
+fn a_campaign_on_exprel_2_finds_the_silent_overflow_at_exp_c_406() {
+    let _turn = one_at_a_time();
+    let (_dir, out) = campaign("gsl_sf_exprel_2_e", 20);
 
     let o = Command::new(Tools::get().numfuzz())
         .args(["triage", out.to_str().unwrap(), "--format", "json"])
@@ -427,17 +441,7 @@ fn a_campaign_on_exprel_2_finds_the_silent_overflow_at_exp_c_406() {
 #[ignore = "airy.c:274 takes 1 to 30+ s: too slow a tail for CI (issue 54); run with --ignored"]
 fn a_campaign_on_airy_ai_finds_the_divbyzero_at_airy_c_274() {
     let _turn = one_at_a_time();
-    let exe = harness("gsl_sf_airy_Ai_e");
-    let dir = tempfile::Builder::new().prefix("numfuzz-gsl-").tempdir().unwrap();
-    let out = dir.path().join("out");
-    let o = Command::new(Tools::get().numfuzz())
-        .args(["run", "-o", out.to_str().unwrap(), "-V", "30", "--no-tui", "--"])
-        .arg(&exe)
-        .env("CI", "1")
-        .stdin(Stdio::null())
-        .output()
-        .expect("numfuzz run");
-    assert!(o.status.success(), "{}", text(&o));
+    let (_dir, out) = campaign("gsl_sf_airy_Ai_e", 30);
     let instance = numfuzz_outdir::InstanceDir::at(&out.join("default"));
     let exceptions = instance.exceptions();
     assert!(

@@ -51,10 +51,10 @@ fn progress(s: &Snapshot) -> Vec<Line<'static>> {
         .budget
         .map_or(String::new(), |b| format!(" of {}", span(Duration::from_secs(b))));
     let edges = s.edges.map_or("-".into(), |(hit, total)| format!("{hit}/{total}"));
+    let share = s.precise_percent().unwrap_or(0.0);
     let (precise, spared) = s
         .precise
         .map_or(("-".into(), "-".into()), |(runs, skipped, throttled)| {
-            let share = runs as f64 * 100.0 / s.execs.max(1) as f64;
             (
                 format!("{} ({share:.0}% of runs)", human(runs as f64)),
                 format!("{}  throttled {}", human(skipped as f64), human(throttled as f64)),

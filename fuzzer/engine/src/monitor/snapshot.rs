@@ -70,6 +70,12 @@ impl Snapshot {
         s
     }
 
+    /// The precise runs' share of the executions, in percent.
+    pub fn precise_percent(&self) -> Option<f64> {
+        self.precise
+            .map(|(runs, _, _)| runs as f64 * 100.0 / self.execs.max(1) as f64)
+    }
+
     /// How long ago the newest exception of any kind came.
     pub fn last_exception(&self) -> Option<Duration> {
         self.kind_last_new.iter().flatten().min().copied()

@@ -56,8 +56,8 @@ impl Monitor for StatusMonitor {
         } else {
             String::new()
         };
-        let precise = s.precise.map_or(String::new(), |(runs, _, throttled)| {
-            let share = runs as f64 * 100.0 / s.execs.max(1) as f64;
+        let share = s.precise_percent().unwrap_or(0.0);
+        let precise = s.precise.map_or(String::new(), |(_, _, throttled)| {
             format!("  precise {share:.0}% (throttled {})", human(throttled as f64))
         });
         let escapes = match &s.newest_escape {
