@@ -421,6 +421,8 @@ private:
                  Cmp->getOperand(0), Cmp->getOperand(1));
       return;
     }
+    if (Mpfr && (isa<FPToSIInst>(I) || isa<FPToUIInst>(I)) && shadowed(I->getOperand(0)->getType()))
+      return convertedToInt(B, cast<CastInst>(I));
     if (auto *Cast = dyn_cast<BitCastInst>(I)) {
       Value *Src = Cast->getOperand(0);
       if (shadowed(Src->getType()) && Cast->getType()->isIntegerTy())
@@ -556,10 +558,36 @@ private:
     return S;
   }
 
+  // The runtime's note of a comparison's two outcomes. In an MPFR build the program goes on
+  // with the outcome the runtime returns: its own, or the shadows' in a run steered by them
+  // (NUMFUZZ_SHADOW_STEER), so that the shadows can follow the path of the exact values.
   void compared(IRBuilder<> &B, Instruction *Real, Value *ShadowOutcome, Value *A, Value *Bv) {
-    FunctionCallee Cmp = rt(NUMFUZZ_SYM_SHADOW_CMP, Void, {I32, I32, Dbl, ST, Dbl, ST, PtrTy});
-    B.CreateCall(Cmp, {B.CreateZExt(Real, I32), B.CreateZExt(ShadowOutcome, I32), toDouble(B, A), get(A, Real),
-                       toDouble(B, Bv), get(Bv, Real), where(Real)});
+    FunctionCallee Cmp = rt(NUMFUZZ_SYM_SHADOW_CMP, I32, {I32, I32, Dbl, ST, Dbl, ST, PtrTy});
+    Value *RealWord = B.CreateZExt(Real, I32);
+    Value *Taken = B.CreateCall(Cmp, {RealWord, B.CreateZExt(ShadowOutcome, I32), toDouble(B, A), get(A, Real),
+                                      toDouble(B, Bv), get(Bv, Real), where(Real)});
+    if (Mpfr)
+      steer(Real, B.CreateICmpNE(Taken, B.getInt32(0)), RealWord);
+  }
+
+  // Every use of `Real` but `Keep` (what reports it to the runtime) takes `Steered` instead.
+  void steer(Instruction *Real, Value *Steered, Value *Keep) {
+    Real->replaceUsesWithIf(Steered, [&](Use &U) { return U.getUser() != Keep; });
+  }
+
+  // fptosi/fptoui in an MPFR build: the program goes on with the integer the runtime returns
+  // (the shadow's, in a steered run: a loop count or an index from an exact value).
+  void convertedToInt(IRBuilder<> &B, CastInst *Conv) {
+    auto *IntTy = dyn_cast<IntegerType>(Conv->getType());
+    if (!IntTy || IntTy->getBitWidth() > 64)
+      return;
+    bool Signed = isa<FPToSIInst>(Conv);
+    Value *Wide = Signed ? B.CreateSExt(Conv, I64) : B.CreateZExt(Conv, I64);
+    FunctionCallee ToInt = rt(NUMFUZZ_SYM_MPFR_TO_INT, I64, {I64, ST, I32, I32});
+    CallInst *Taken = B.CreateCall(ToInt, {Wide, get(Conv->getOperand(0), Conv), B.getInt32(Signed),
+                                           B.getInt32(IntTy->getBitWidth())});
+    Value *Steered = B.CreateTrunc(Taken, IntTy);
+    Conv->replaceUsesWithIf(Steered, [&](Use &U) { return U.getUser() != Wide && U.getUser() != Taken; });
   }
 
   void visitLoad(IRBuilder<> &B, LoadInst *Ld) {

@@ -1,8 +1,10 @@
 //! A branch on a value the format lost, which goes the other way in the shadow. The shadow goes
 //! on along the program's path; the MPFR build judges the result from that path's exact value
-//! where it is a number within the format (the escape is rounding's doing), and leaves it not
-//! judged otherwise (the path, not the rounding, may have made it). The x87 build calls both
-//! unreliable, which is what sends them up the ladder.
+//! where it is a number within the format (the escape is rounding's doing). Where that path's
+//! exact value is no such number, triage replays the MPFR build steered by its shadows (every
+//! comparison and conversion to an integer takes the exact values' outcome) and judges from the
+//! exact values' own path. The x87 build calls all of them unreliable, which is what sends them
+//! up the ladder.
 
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -25,18 +27,29 @@ __attribute__((noinline)) static double growth_on_lost_step(double x) {
     return exp(x);
   return step;
 }
+__attribute__((noinline)) static double count_on_lost_step(double x) {
+  double step = (x + 1.0) - x;
+  int n = (int)(step * 3.0);
+  if (step < 0.5)
+    return exp(x);
+  return 10.0 / (n - 2);
+}
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int c = nf_i32(data, size, 0);
   double x = nf_f64(data, size, 1);
-  NUMFUZZ_RESULT(c == 1 ? ratio_on_lost_step(x) : growth_on_lost_step(x));
+  NUMFUZZ_RESULT(c == 1 ? ratio_on_lost_step(x) : c == 2 ? growth_on_lost_step(x) : count_on_lost_step(x));
   return 0;
 }
 "#;
 
 /// 2 / step: the program divides by its 0, the shadow of its path by 1.
 const LINE_RATIO: u64 = 9;
-/// exp(2^60): beyond the format in the program and in the shadow of its path.
+/// exp(2^60): beyond the format in the program and in the shadow of its path; the exact values
+/// return step, 1.
 const LINE_GROWTH: u64 = 15;
+/// exp(2^60) again, where the exact values' path returns 10 / (n - 2) with n = (int)(3 step):
+/// 10 from the exact n = 3, and -5 if n were the program's 0.
+const LINE_COUNT: u64 = 22;
 const X: f64 = 1152921504606846976.0; // 2^60
 
 fn input(case: i32) -> Vec<u8> {
@@ -81,7 +94,7 @@ fn the_mpfr_build_reports_the_paths_exact_value_after_a_lost_branch() {
 
 /// Each root's class, reference and why not judged, by line.
 fn triage(built: &Built, name: &str) -> BTreeMap<u64, (String, Value, Value)> {
-    let inputs: Vec<(String, Vec<u8>)> = [1, 2]
+    let inputs: Vec<(String, Vec<u8>)> = [1, 2, 3]
         .iter()
         .map(|case| (format!("id:{case:06},case:{case}"), input(*case)))
         .collect();
@@ -95,7 +108,7 @@ fn triage(built: &Built, name: &str) -> BTreeMap<u64, (String, Value, Value)> {
 }
 
 #[test]
-fn after_a_lost_branch_a_number_on_the_programs_path_judges_and_an_overflow_does_not() {
+fn after_a_lost_branch_a_number_on_the_programs_path_judges_and_else_the_steered_run_does() {
     let built = build();
     let with = triage(&built, "out");
     let (class, reference, _) = &with[&LINE_RATIO];
@@ -105,14 +118,36 @@ fn after_a_lost_branch_a_number_on_the_programs_path_judges_and_an_overflow_does
         (&"mpfr".into(), &"wrong".into()),
         "{reference:#}"
     );
-    let (class, _, why) = &with[&LINE_GROWTH];
-    assert_eq!(class, "not-judged", "{with:#?}");
-    assert!(why.to_string().contains("went the other way"), "{why:#}");
+    for (line, exact) in [(LINE_GROWTH, 1.0), (LINE_COUNT, 10.0)] {
+        let (class, reference, why) = &with[&line];
+        assert_eq!(class, "bug", "line {line}: {why:#}\n{with:#?}");
+        assert_eq!(
+            (&reference["source"], &reference["verdict"]),
+            (&"mpfr".into(), &"wrong".into()),
+            "line {line}: {reference:#}"
+        );
+        let value = reference["value"].as_str().and_then(|v| v.parse::<f64>().ok());
+        assert_eq!(value, Some(exact), "line {line}: {reference:#}");
+    }
 
-    // Without the MPFR build both stay not judged: the x87 shadow refuses at the branch.
+    // Without the MPFR build all stay not judged: the x87 shadow refuses at the branch.
     std::fs::remove_file(built.path("path.mpfr")).unwrap();
     let without = triage(&built, "out-without");
-    for line in [LINE_RATIO, LINE_GROWTH] {
+    for line in [LINE_RATIO, LINE_GROWTH, LINE_COUNT] {
         assert_eq!(without[&line].0, "not-judged", "line {line}: {without:#?}");
+    }
+}
+
+#[test]
+fn a_steered_mpfr_run_follows_the_exact_values_through_branches_and_conversions() {
+    let built = build();
+    let steered = [("NUMFUZZ_SHADOW_STEER", "1")];
+    for (case, exact) in [(2, 1.0), (3, 10.0)] {
+        let (value, unreliable) = primary_shadow(&built.path("path.mpfr"), &input(case), &steered);
+        assert_eq!(
+            (value.parse::<f64>().ok(), unreliable),
+            (Some(exact), None),
+            "case {case}"
+        );
     }
 }

@@ -151,10 +151,12 @@ void __numfuzz_shadow_bits(double v, long double s, const char *where) {
     nf_core_mark_unreliable(NF_LOST_BITS, where);
 }
 
-void __numfuzz_shadow_cmp(int real, int shadow, double a, long double sa, double b, long double sb,
-                          const char *where) {
+/* The x87 build never steers: the program goes on with its own outcome. */
+int __numfuzz_shadow_cmp(int real, int shadow, double a, long double sa, double b, long double sb,
+                         const char *where) {
   if (real != shadow && (lossy(a, sa) || lossy(b, sb)))
     nf_core_mark_unreliable(NF_LOST_BRANCH, where);
+  return real;
 }
 
 /* Why s is a provisional shadow: a NaN whose payload says a step of the algorithm made it

@@ -10,6 +10,8 @@
 
 #include <stdint.h>
 
+#include "numfuzz_abi.h"
+
 #define NF_HIDDEN __attribute__((visibility("hidden")))
 
 union nf_shadow {
@@ -55,6 +57,6 @@ NF_HIDDEN uint64_t nf_bits_of(double v);
 
 /* The messages both runtimes give when a program reads what its shadow cannot follow. */
 #define NF_LOST_BITS "the bits of a value the format lost were read as an integer"
-#define NF_LOST_BRANCH "a branch on a value the format lost went the other way in the shadow"
+#define NF_LOST_BRANCH NUMFUZZ_SHADOW_LOST_BRANCH_REASON
 
 #endif

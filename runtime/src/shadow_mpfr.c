@@ -43,6 +43,8 @@ enum tag {
 };
 
 #define BEYOND_EXPONENTS_LOST "a value beyond MPFR's own exponent range reached an operation that does not scale it"
+#define STEERED_CONVERSION_LOST                                                                                  \
+  "a steered run converted to an integer a shadow no integer of the program's type holds"
 #define BEYOND_EXPONENTS_RESULT                                                                                  \
   "the result's shadow is beyond MPFR's own exponent range, where its two precisions cannot tell a true value "   \
   "from rounding noise"
@@ -88,6 +90,9 @@ static __thread uint64_t initialised; /* values with limbs at `precision` */
 static __thread mpfr_prec_t precision;
 static __thread nf_mp exhausted;     /* what every operation returns once the arena is full */
 static __thread int exhausted_ready;
+/* A run steered by its shadows (NUMFUZZ_SHADOW_STEER=1): comparisons and conversions to integers
+ * take the shadows' outcomes, so the program follows the path of its exact values. */
+static __thread int steered;
 
 static mpfr_prec_t wanted_precision(void) {
   const char *p = getenv(NUMFUZZ_ENV_SHADOW_PRECISION);
@@ -101,6 +106,8 @@ void __numfuzz_mpfr_reset(void) {
   mpfr_set_emin(mpfr_get_emin_min());
   mpfr_set_emax(mpfr_get_emax_max());
   mpfr_clear_flags();
+  const char *steer = getenv(NUMFUZZ_ENV_SHADOW_STEER);
+  steered = steer && strcmp(steer, "1") == 0;
   mpfr_prec_t p = wanted_precision();
   if (p != precision) {
     for (uint64_t i = 0; i < initialised; i++)
@@ -1051,9 +1058,47 @@ void __numfuzz_mpfr_bits(double v, nf_mp *s, const char *where) {
     nf_core_mark_unreliable(NF_LOST_BITS, where);
 }
 
-void __numfuzz_mpfr_cmp(int real, int shadow, double a, nf_mp *sa, double b, nf_mp *sb, const char *where) {
+/* Whether the run steers now: asked for, and the shadows still computed (once the arena is full,
+ * every shadow is the same NaN and the program goes its own way again, so a loop that the exact
+ * values never leave ends where the program's own does). */
+static int steering(void) { return steered && used < NUMFUZZ_MPFR_MAX_VALUES; }
+
+/* A steered run takes the shadows' outcome: no branch goes the other way in it. */
+int __numfuzz_mpfr_cmp(int real, int shadow, double a, nf_mp *sa, double b, nf_mp *sb, const char *where) {
+  if (steering())
+    return shadow;
   if (real != shadow && (lossy(a, sa) || lossy(b, sb)))
     nf_core_mark_lost_branch(where);
+  return real;
+}
+
+/* A steered run converts the shadow, truncated toward zero, where the integer fits in `bits`
+ * (signed or not); a NaN, an infinity, a value beyond MPFR's exponents or out of range keeps the
+ * program's own integer and makes the run unreliable where it differs. */
+int64_t __numfuzz_mpfr_to_int(int64_t real, nf_mp *s, int is_signed, unsigned bits) {
+  if (!steering() || !s)
+    return real;
+  mpfr_t t;
+  mpfr_init2(t, mpfr_get_prec(s->v));
+  mpfr_trunc(t, s->v);
+  int64_t out = real;
+  int fits = mpfr_number_p(t) && !beyond(s);
+  if (fits && bits >= 64 && !is_signed)
+    fits = mpfr_fits_uintmax_p(t, MPFR_RNDZ);
+  else if (fits && bits >= 64)
+    fits = mpfr_fits_intmax_p(t, MPFR_RNDZ);
+  else if (fits) {
+    /* Within [-2^(bits-1), 2^(bits-1)) signed, [0, 2^bits) unsigned. */
+    long lo = is_signed ? -(1L << (bits - 1)) : 0;
+    long hi = is_signed ? (1L << (bits - 1)) - 1 : (long)((1UL << bits) - 1);
+    fits = mpfr_cmp_si(t, lo) >= 0 && mpfr_cmp_si(t, hi) <= 0;
+  }
+  if (fits)
+    out = is_signed ? (int64_t)mpfr_get_sj(t, MPFR_RNDZ) : (int64_t)mpfr_get_uj(t, MPFR_RNDZ);
+  else if (!(mpfr_number_p(t) && mpfr_cmp_si(t, real) == 0))
+    nf_core_mark_unreliable(STEERED_CONVERSION_LOST, NULL);
+  mpfr_clear(t);
+  return out;
 }
 
 static const char *provisional(nf_mp *s) {

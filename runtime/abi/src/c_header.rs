@@ -227,6 +227,7 @@ fn constants(w: &mut String) {
             ("ENV_CC_TAINT", quoted(crate::env::CC_TAINT)),
             ("SHADOW_SECTION", quoted(crate::SHADOW_SECTION)),
             ("ENV_SHADOW_PRECISION", quoted(crate::env::SHADOW_PRECISION)),
+            ("ENV_SHADOW_STEER", quoted(crate::env::SHADOW_STEER)),
             (
                 "SHADOW_NAN_FROM_INFINITY",
                 format!("0x{:X}ull", crate::shadow::NAN_FROM_INFINITY),
@@ -249,6 +250,7 @@ fn constants(w: &mut String) {
             ),
             ("SHADOW_STORED_CONSTANT", format!("{}u", crate::shadow::STORED_CONSTANT)),
             ("SHADOW_X87_RANGE_REASON", quoted(crate::shadow::X87_RANGE_REASON)),
+            ("SHADOW_LOST_BRANCH_REASON", quoted(crate::shadow::LOST_BRANCH_REASON)),
             ("MPFR_PREFIX", quoted(crate::shadow::mpfr::PREFIX)),
             (
                 "MPFR_DEFAULT_PRECISION",
@@ -423,6 +425,7 @@ fn entry_points(w: &mut String) {
         ("MPFR_CALL_INT", mpfr::CALL_INT),
         ("MPFR_COMPARE", mpfr::COMPARE),
         ("MPFR_IS_FPCLASS", mpfr::IS_FPCLASS),
+        ("MPFR_TO_INT", mpfr::TO_INT),
         ("MPFR_RETURNED", mpfr::RETURNED),
         ("MPFR_RESET", mpfr::RESET),
         ("MPFR_TRACK", mpfr::TRACK),

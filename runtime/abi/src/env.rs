@@ -41,6 +41,12 @@ pub const CC_ERROR_HOOK: &str = "NUMFUZZ_CC_ERROR_HOOK";
 /// value changes with its own precision is rounding noise (cancellation of values the format
 /// could not hold), not a reference.
 pub const SHADOW_PRECISION: &str = "NUMFUZZ_SHADOW_PRECISION";
+/// MPFR shadow builds: `1` steers the run by its shadows. Every floating-point comparison takes
+/// the outcome its operands' shadows give, and every conversion of a float to an integer the
+/// shadow's integer, so the program follows the path its exact values take and the result's
+/// shadow is the exact value of that path. Triage replays an input so where a branch on a value
+/// the format lost went the other way (see `shadow`).
+pub const SHADOW_STEER: &str = "NUMFUZZ_SHADOW_STEER";
 /// Taint builds: how many exceptional (site, kind) pairs, in the order of their first
 /// exception in the run, get no label (labels are 8 bits, so the 9th and later findings of an
 /// input are labelled in further runs with a larger skip). Default 0.
@@ -109,6 +115,7 @@ pub const CAMPAIGN_ONLY: &[&str] = &[
     TAINT_SKIP,
     TAINT_MODE,
     SHADOW_PRECISION,
+    SHADOW_STEER,
     SERVE,
     AFL_SHM_ID,
     AFL_SHM_FUZZ_ID,

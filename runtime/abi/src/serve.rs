@@ -29,6 +29,7 @@ pub const PER_INPUT: &[&str] = &[
     crate::env::TAINT_MODE,
     crate::env::REPAIR,
     crate::env::SHADOW_PRECISION,
+    crate::env::SHADOW_STEER,
 ];
 
 /// Largest input or variable a request may carry (a corrupt length ends the server instead of

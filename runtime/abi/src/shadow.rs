@@ -98,6 +98,12 @@ pub fn is_provisional(reason: &str) -> bool {
 /// the true value's (`log(exp(-1e5))`: x87 stops near 1e-4951). Triage asks the MPFR shadow.
 pub const X87_RANGE_REASON: &str = "a shadow went beyond the range of its own format (x87 overflow or underflow)";
 
+/// Why a shadow is not the program's value when a comparison on a value the format lost came out
+/// the other way on the shadows (the shadows then follow the program's path, not their own).
+/// Triage replays such an input steered by its shadows
+/// ([`env::SHADOW_STEER`](crate::env::SHADOW_STEER)) on the MPFR build.
+pub const LOST_BRANCH_REASON: &str = "a branch on a value the format lost went the other way in the shadow";
+
 /// MPFR shadow builds (`NUMFUZZ_CC_SHADOW=mpfr numfuzz-cc`, file `TARGET.mpfr`): the same
 /// shadows as the x87 build, each an MPFR value with the widest exponent MPFR has (2^±(2^62))
 /// and a precision chosen per run ([`env::SHADOW_PRECISION`](crate::env::SHADOW_PRECISION) in
@@ -179,6 +185,11 @@ pub mod mpfr {
         /// `int (handle a, unsigned mask)`: `llvm.is.fpclass` on the shadow, as an infinitely
         /// wide float (never subnormal).
         pub const IS_FPCLASS: &str = "__numfuzz_mpfr_is_fpclass";
+        /// `int64_t (int64_t real, handle s, int is_signed, unsigned bits)`: `fptosi`/`fptoui`
+        /// of a value whose conversion is `real` (sign- or zero-extended from `bits`): the
+        /// integer the program goes on with (`real`, or the shadow's, truncated toward zero,
+        /// in a steered run where it fits).
+        pub const TO_INT: &str = "__numfuzz_mpfr_to_int";
         /// `handle (handle s, double v)`: the caller's shadow of a call's result `v` whose
         /// callee returned `s`: the infinity itself for a constant infinity the callee returned.
         pub const RETURNED: &str = "__numfuzz_mpfr_returned";
@@ -221,8 +232,10 @@ pub mod symbols {
     pub const INT_LOAD: &str = "__numfuzz_shadow_int_load";
     /// `void (double v, long double s, const char *where)`: a float's bits become an integer.
     pub const BITS: &str = "__numfuzz_shadow_bits";
-    /// `void (int real, int shadow, double a, long double sa, double b, long double sb,
-    /// const char *where)`: a comparison's outcome on the values and on their shadows.
+    /// `int (int real, int shadow, double a, long double sa, double b, long double sb,
+    /// const char *where)`: a comparison's outcome on the values and on their shadows; returns
+    /// the outcome the program goes on with (`real`, or `shadow` in an MPFR run steered by
+    /// [`SHADOW_STEER`](crate::env::SHADOW_STEER)).
     pub const CMP: &str = "__numfuzz_shadow_cmp";
     /// `long double (long double s, long double operand, const void *p)`: `s`, the shadow of a
     /// division or a log whose divisor or argument `operand` was loaded from `p`, or the NaN
@@ -257,8 +270,8 @@ mod tests {
     fn mpfr_entry_points_share_the_prefix_and_op_codes_miss_every_op() {
         use super::mpfr::symbols::*;
         for s in [
-            FROM_F64, FROM_F80, FROM_INT, ARITH, NEG, CALL1, CALL2, CALL3, CALL_INT, COMPARE, IS_FPCLASS, RETURNED,
-            RESET,
+            FROM_F64, FROM_F80, FROM_INT, ARITH, NEG, CALL1, CALL2, CALL3, CALL_INT, COMPARE, IS_FPCLASS, TO_INT,
+            RETURNED, RESET,
         ] {
             assert!(s.starts_with(super::mpfr::PREFIX), "{s}");
         }

@@ -16,6 +16,10 @@
 //! replayed, at 128 and 512 bits, only for the results the x87 shadow cannot decide (unreliable,
 //! provisional, or saying `range` or `undefined`), and its answer replaces x87's when it is the
 //! same at both precisions; when it is not, the result is left unjudged, with MPFR's reason.
+//! Where a branch on a value the format lost went the other way in MPFR too, the shadows of the
+//! program's own path are not the exact program's; the last rung replays the MPFR build steered
+//! by its shadows (comparisons and conversions to integers take the exact values' outcomes) and
+//! judges from the exact value of the exact values' own path, on the same terms.
 //!
 //! Beside it: `oracle` speaks the oracle's protocol and gives the verdicts, `neighbours` reads
 //! the shadow at the inputs beside one where its value there says nothing, and
@@ -29,7 +33,7 @@ use crate::replay::{Replay, ReplayEnding, Replayer};
 use neighbours::scientific;
 use numfuzz_abi::op::FloatType;
 use numfuzz_abi::report::ResultReport;
-use numfuzz_abi::shadow::{is_provisional, mpfr};
+use numfuzz_abi::shadow::{is_provisional, mpfr, LOST_BRANCH_REASON};
 use numfuzz_abi::signature::Signature;
 use numfuzz_abi::value::Value;
 use oracle::{Judgement, Oracle, Request, RequestResult, ResultVerdict};
@@ -341,6 +345,15 @@ fn unjudged_reasons(returned: &[ResultReport], shadowed: &[ResultReport], build:
         .collect()
 }
 
+/// How the MPFR build runs an input: its shadows along the program's own path, or the program
+/// steered by its shadows (comparisons and conversions to integers take the shadows' outcomes:
+/// the exact values' own path, where a branch on a value the format lost went the other way).
+#[derive(Clone, Copy)]
+enum MpfrRun {
+    OwnPath,
+    Steered,
+}
+
 /// The ladder's second rung on one input: the MPFR shadow build asked about the results the x87
 /// shadow left undecided, the judgement and its reasons updated in place.
 struct Ladder<'a> {
@@ -370,33 +383,52 @@ impl Ladder<'_> {
             .collect()
     }
 
-    /// Replays `mpfr` at both precisions when something is undecided; returns the indices of
-    /// the results its reference now judges.
-    fn climb(self, mpfr: &Replayer, bytes: &[u8]) -> Vec<u32> {
+    /// Replays `mpfr` at both precisions when something is undecided, then, for what a branch
+    /// on a lost value left undecided, again steered by its shadows; returns the indices of the
+    /// results its references now judge.
+    fn climb(mut self, mpfr: &Replayer, bytes: &[u8]) -> Vec<u32> {
         let undecided = self.undecided();
         if undecided.is_empty() {
             return Vec::new();
         }
+        let mut judged = self.rung(mpfr, bytes, &undecided, MpfrRun::OwnPath);
+        let lost_branch: Vec<usize> = (undecided.into_iter())
+            .filter(|&k| self.judgement.references[k].is_none())
+            .filter(|&k| self.why[k].as_deref().is_some_and(|w| w.contains(LOST_BRANCH_REASON)))
+            .collect();
+        if !lost_branch.is_empty() {
+            judged.extend(self.rung(mpfr, bytes, &lost_branch, MpfrRun::Steered));
+        }
+        judged
+    }
+
+    /// One rung of MPFR runs at both precisions for the results at `undecided`.
+    fn rung(&mut self, mpfr: &Replayer, bytes: &[u8], undecided: &[usize], how: MpfrRun) -> Vec<u32> {
+        let steer = matches!(how, MpfrRun::Steered);
         let run = |bits: u32| {
-            mpfr.run_bytes_with_env(bytes, &[(numfuzz_abi::env::SHADOW_PRECISION, bits.to_string())])
+            let mut env = vec![(numfuzz_abi::env::SHADOW_PRECISION, bits.to_string())];
+            if steer {
+                env.push((numfuzz_abi::env::SHADOW_STEER, "1".to_string()));
+            }
+            mpfr.run_bytes_with_env(bytes, &env)
                 .ok()
                 .filter(|r| matches!(r.ending, ReplayEnding::Completed { .. }))
         };
+        let build = if steer { "MPFR (steered)" } else { "MPFR" };
         let runs = (run(mpfr::CHECK_PRECISION), run(mpfr::DEFAULT_PRECISION));
         let (Some(mut wide), Some(narrow)) = runs else {
-            let failed =
-                vec![Some("the MPFR shadow build did not complete this input".to_string()); self.returned.len()];
-            self.settle(&undecided, None, &failed);
+            let failed = format!("the {build} shadow build did not complete this input");
+            self.settle(undecided, None, &vec![Some(failed); self.returned.len()]);
             return Vec::new();
         };
         let _ = mark_unstable(&mut wide.results, &narrow.results, MPFR_PRECISIONS);
         let (answer, provisional) = shadow_judgement(self.returned, &wide.results);
-        let reasons = unjudged_reasons(self.returned, &wide.results, "MPFR");
+        let reasons = unjudged_reasons(self.returned, &wide.results, build);
         // A provisional NaN in MPFR too is no answer: x87's limit beside the input may still be.
         let references: Vec<Option<String>> = (answer.references.into_iter().zip(self.returned))
             .map(|(a, r)| a.filter(|_| r.index.is_none_or(|i| !provisional.contains(&i))))
             .collect();
-        self.settle(&undecided, Some(&references), &reasons)
+        self.settle(undecided, Some(&references), &reasons)
     }
 
     /// Takes MPFR's reference for each undecided result that has one; one without keeps x87's
@@ -407,7 +439,7 @@ impl Ladder<'_> {
     /// reduces 1.8e308 by three parts of pi/4 and sums a Chebyshev series of the 1e284 left:
     /// 7.6e4074 at every precision, where sin is 0.005): no `range` from it.
     fn settle(
-        self,
+        &mut self,
         undecided: &[usize],
         references: Option<&[Option<String>]>,
         reasons: &[Option<String>],
