@@ -583,8 +583,9 @@ private:
       return;
     bool Signed = isa<FPToSIInst>(Conv);
     Value *Wide = Signed ? B.CreateSExt(Conv, I64) : B.CreateZExt(Conv, I64);
-    FunctionCallee ToInt = rt(NUMFUZZ_SYM_MPFR_TO_INT, I64, {I64, ST, I32, I32});
-    CallInst *Taken = B.CreateCall(ToInt, {Wide, get(Conv->getOperand(0), Conv), B.getInt32(Signed),
+    FunctionCallee ToInt = rt(NUMFUZZ_SYM_MPFR_TO_INT, I64, {I64, Dbl, ST, I32, I32});
+    Value *Src = Conv->getOperand(0);
+    CallInst *Taken = B.CreateCall(ToInt, {Wide, toDouble(B, Src), get(Src, Conv), B.getInt32(Signed),
                                            B.getInt32(IntTy->getBitWidth())});
     Value *Steered = B.CreateTrunc(Taken, IntTy);
     Conv->replaceUsesWithIf(Steered, [&](Use &U) { return U.getUser() != Wide && U.getUser() != Taken; });

@@ -3,7 +3,7 @@
 //! where it is a number within the format (the escape is rounding's doing). Where that path's
 //! exact value is no such number, triage replays the MPFR build steered by its shadows (every
 //! comparison and conversion to an integer takes the exact values' outcome) and judges from the
-//! exact values' own path. The x87 build calls all of them unreliable, which is what sends them
+//! exact values' own path, where that is a nonzero number. The x87 build calls all of them unreliable, which is what sends them
 //! up the ladder.
 
 use serde_json::Value;
@@ -34,10 +34,19 @@ __attribute__((noinline)) static double count_on_lost_step(double x) {
     return exp(x);
   return 10.0 / (n - 2);
 }
+__attribute__((noinline)) static double cutoff_on_lost_step(double x) {
+  double step = (x + 1.0) - x;
+  if (step < 0.5)
+    return exp(x);
+  return 0.0;
+}
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int c = nf_i32(data, size, 0);
   double x = nf_f64(data, size, 1);
-  NUMFUZZ_RESULT(c == 1 ? ratio_on_lost_step(x) : c == 2 ? growth_on_lost_step(x) : count_on_lost_step(x));
+  NUMFUZZ_RESULT(c == 1   ? ratio_on_lost_step(x)
+                 : c == 2 ? growth_on_lost_step(x)
+                 : c == 3 ? count_on_lost_step(x)
+                          : cutoff_on_lost_step(x));
   return 0;
 }
 "#;
@@ -50,6 +59,9 @@ const LINE_GROWTH: u64 = 15;
 /// exp(2^60) again, where the exact values' path returns 10 / (n - 2) with n = (int)(3 step):
 /// 10 from the exact n = 3, and -5 if n were the program's 0.
 const LINE_COUNT: u64 = 22;
+/// exp(2^60) once more, where the exact values' path returns the constant 0.0: a cutoff of the
+/// program, not a value, so not judged.
+const LINE_CUTOFF: u64 = 28;
 const X: f64 = 1152921504606846976.0; // 2^60
 
 fn input(case: i32) -> Vec<u8> {
@@ -94,7 +106,7 @@ fn the_mpfr_build_reports_the_paths_exact_value_after_a_lost_branch() {
 
 /// Each root's class, reference and why not judged, by line.
 fn triage(built: &Built, name: &str) -> BTreeMap<u64, (String, Value, Value)> {
-    let inputs: Vec<(String, Vec<u8>)> = [1, 2, 3]
+    let inputs: Vec<(String, Vec<u8>)> = [1, 2, 3, 4]
         .iter()
         .map(|case| (format!("id:{case:06},case:{case}"), input(*case)))
         .collect();
@@ -130,10 +142,18 @@ fn after_a_lost_branch_a_number_on_the_programs_path_judges_and_else_the_steered
         assert_eq!(value, Some(exact), "line {line}: {reference:#}");
     }
 
+    let (class, _, why) = &with[&LINE_CUTOFF];
+    assert_eq!(class, "not-judged", "{with:#?}");
+    assert!(
+        why.to_string()
+            .contains("steered run's exact value is no nonzero number"),
+        "{why:#}"
+    );
+
     // Without the MPFR build all stay not judged: the x87 shadow refuses at the branch.
     std::fs::remove_file(built.path("path.mpfr")).unwrap();
     let without = triage(&built, "out-without");
-    for line in [LINE_RATIO, LINE_GROWTH, LINE_COUNT] {
+    for line in [LINE_RATIO, LINE_GROWTH, LINE_COUNT, LINE_CUTOFF] {
         assert_eq!(without[&line].0, "not-judged", "line {line}: {without:#?}");
     }
 }

@@ -44,7 +44,11 @@ enum tag {
 
 #define BEYOND_EXPONENTS_LOST "a value beyond MPFR's own exponent range reached an operation that does not scale it"
 #define STEERED_CONVERSION_LOST                                                                                  \
-  "a steered run converted to an integer a shadow no integer of the program's type holds"
+  "a steered run converted to an integer a shadow no integer of the program's type holds, where the "            \
+  "program's own value fitted"
+#define STEERED_NOT_A_NUMBER                                                                                     \
+  "the steered run's exact value is no nonzero number (an exact zero, an infinity or a NaN is a constant or "     \
+  "a pole of the exact path, not necessarily the function's)"
 #define BEYOND_EXPONENTS_RESULT                                                                                  \
   "the result's shadow is beyond MPFR's own exponent range, where its two precisions cannot tell a true value "   \
   "from rounding noise"
@@ -1072,31 +1076,36 @@ int __numfuzz_mpfr_cmp(int real, int shadow, double a, nf_mp *sa, double b, nf_m
   return real;
 }
 
+/* Whether the integer part of `t` (an integer already, or NaN/Inf) fits `bits` signed or not. */
+static int fits_int(mpfr_t t, int is_signed, unsigned bits) {
+  if (!mpfr_number_p(t))
+    return 0;
+  if (bits >= 64)
+    return is_signed ? mpfr_fits_intmax_p(t, MPFR_RNDZ) : mpfr_fits_uintmax_p(t, MPFR_RNDZ);
+  long lo = is_signed ? -(1L << (bits - 1)) : 0;
+  long hi = is_signed ? (1L << (bits - 1)) - 1 : (long)((1UL << bits) - 1);
+  return mpfr_cmp_si(t, lo) >= 0 && mpfr_cmp_si(t, hi) <= 0;
+}
+
 /* A steered run converts the shadow, truncated toward zero, where the integer fits in `bits`
- * (signed or not); a NaN, an infinity, a value beyond MPFR's exponents or out of range keeps the
- * program's own integer and makes the run unreliable where it differs. */
-int64_t __numfuzz_mpfr_to_int(int64_t real, nf_mp *s, int is_signed, unsigned bits) {
+ * (signed or not). Where it does not (a NaN, an infinity, a value beyond MPFR's exponents or out
+ * of range) the program keeps its own integer: no worse than the program itself where its double
+ * was out of range as well, and an integer off the exact path, which makes the run unreliable,
+ * where the double fitted. */
+int64_t __numfuzz_mpfr_to_int(int64_t real, double v, nf_mp *s, int is_signed, unsigned bits) {
   if (!steering() || !s)
     return real;
   mpfr_t t;
-  mpfr_init2(t, mpfr_get_prec(s->v));
+  mpfr_init2(t, mpfr_get_prec(s->v) > 64 ? mpfr_get_prec(s->v) : 64);
   mpfr_trunc(t, s->v);
   int64_t out = real;
-  int fits = mpfr_number_p(t) && !beyond(s);
-  if (fits && bits >= 64 && !is_signed)
-    fits = mpfr_fits_uintmax_p(t, MPFR_RNDZ);
-  else if (fits && bits >= 64)
-    fits = mpfr_fits_intmax_p(t, MPFR_RNDZ);
-  else if (fits) {
-    /* Within [-2^(bits-1), 2^(bits-1)) signed, [0, 2^bits) unsigned. */
-    long lo = is_signed ? -(1L << (bits - 1)) : 0;
-    long hi = is_signed ? (1L << (bits - 1)) - 1 : (long)((1UL << bits) - 1);
-    fits = mpfr_cmp_si(t, lo) >= 0 && mpfr_cmp_si(t, hi) <= 0;
-  }
-  if (fits)
+  if (!beyond(s) && fits_int(t, is_signed, bits)) {
     out = is_signed ? (int64_t)mpfr_get_sj(t, MPFR_RNDZ) : (int64_t)mpfr_get_uj(t, MPFR_RNDZ);
-  else if (!(mpfr_number_p(t) && mpfr_cmp_si(t, real) == 0))
-    nf_core_mark_unreliable(STEERED_CONVERSION_LOST, NULL);
+  } else {
+    mpfr_set_d(t, trunc(v), MPFR_RNDN);
+    if (fits_int(t, is_signed, bits))
+      nf_core_mark_unreliable(STEERED_CONVERSION_LOST, NULL);
+  }
   mpfr_clear(t);
   return out;
 }
@@ -1184,6 +1193,10 @@ void __numfuzz_mpfr_result(const char *name, double v, nf_mp *s, unsigned width)
    * cancellation of huge terms before an exp) put it there. */
   if (!why && beyond(s))
     why = BEYOND_EXPONENTS_RESULT;
+  /* A steered run judges where the exact values' path gave a number: its exact zeros are the
+   * program's constants (an underflow branch's 0.0), not values that underflowed. */
+  if (!why && steered && !mpfr_regular_p(s->v))
+    why = STEERED_NOT_A_NUMBER;
   /* 21 significant digits, the x87 build's, in a form triage's decimals parse (nan, inf). */
   char text[96];
   char *long_text = NULL;

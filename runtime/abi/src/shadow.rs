@@ -185,10 +185,10 @@ pub mod mpfr {
         /// `int (handle a, unsigned mask)`: `llvm.is.fpclass` on the shadow, as an infinitely
         /// wide float (never subnormal).
         pub const IS_FPCLASS: &str = "__numfuzz_mpfr_is_fpclass";
-        /// `int64_t (int64_t real, handle s, int is_signed, unsigned bits)`: `fptosi`/`fptoui`
-        /// of a value whose conversion is `real` (sign- or zero-extended from `bits`): the
-        /// integer the program goes on with (`real`, or the shadow's, truncated toward zero,
-        /// in a steered run where it fits).
+        /// `int64_t (int64_t real, double v, handle s, int is_signed, unsigned bits)`:
+        /// `fptosi`/`fptoui` of `v` (widened), whose conversion is `real` (sign- or
+        /// zero-extended from `bits`): the integer the program goes on with (`real`, or the
+        /// shadow's, truncated toward zero, in a steered run where it fits).
         pub const TO_INT: &str = "__numfuzz_mpfr_to_int";
         /// `handle (handle s, double v)`: the caller's shadow of a call's result `v` whose
         /// callee returned `s`: the infinity itself for a constant infinity the callee returned.
