@@ -45,6 +45,11 @@ const DESCENT_MIN: u64 = 256;
 /// (between [`DESCENT_MIN`] and [`DESCENT_BUDGET`]): full descents once the campaign has run
 /// a second or two on a fast target, descents that grow with the campaign on a slow one.
 const DESCENT_WAIT_FRACTION: f64 = 0.5;
+/// A descent is cut short at this many times its share of the time
+/// ([`LocalSearchRecord::time_allowance`]). Its budget in executions assumes the stage's mean
+/// probe, so at one time two in three descents of `exact_divisor.rs`'s campaigns were cut, each
+/// a little slower than the mean, and their targets taken again and cut again.
+const TIME_SLACK: u32 = 2;
 /// Restarts from other corpus entries after a stall, per descent.
 const BASIN_HOPS: usize = 3;
 /// Corpus entries drawn per descent as places to restart from. Only those that measure the
@@ -64,7 +69,9 @@ const STALLED_EXECS: u64 = 20_000;
 /// lowers its distance). A descent that lowered no gap (every start flat or not measuring the
 /// target, or a budget too short to move: early in a campaign a descent gets a few hundred
 /// executions) counts half: GSL airy_Ai's airy.c:274 was left alone after two descents that
-/// only met the plateau of a huge |x|.
+/// only met the plateau of a huge |x|. So does one that came closer than every earlier descent
+/// on the target ([`Closest`]): the next one goes on from there; and one cut short
+/// ([`TIME_SLACK`]), so that a target whose probes are all slow is left alone too.
 const ATTEMPTS_PER_TARGET: u32 = 2;
 /// The attempts are counted in halves.
 const HALF_ATTEMPTS_PER_TARGET: u32 = 2 * ATTEMPTS_PER_TARGET;
@@ -120,6 +127,21 @@ pub struct LocalSearchRecord {
     /// Per target (encoded probe): descents without reaching it (in halves, see
     /// [`ATTEMPTS_PER_TARGET`]), and its best distance then.
     attempts: HashMap<u32, (u32, u8)>,
+    /// Per target not reached: the closest input its descents came to.
+    #[serde(default)]
+    closest: HashMap<u32, Closest>,
+}
+
+/// The input closest to a target that a descent reached by moving (not a corpus entry), with
+/// its gap. The distance maps keep a byte per slot, too coarse to keep it: in the test of
+/// `exact_divisor.rs` a descent ran out of executions at x = -1.2345676, 2.5e-7 from the one
+/// double whose divisor is 0, with the same byte as the plateau that holds the slot's minimum;
+/// the next descent started from the plateau again, met only flat starts, and the target was
+/// left alone (3 of 8 campaigns of 20 s missed the division).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Closest {
+    pub gap: Gap,
+    pub input: Vec<u8>,
 }
 libafl_bolts::impl_serdeany!(LocalSearchRecord);
 
@@ -134,6 +156,7 @@ impl Default for LocalSearchRecord {
             corpus_seen: 0,
             grown_at: 0,
             attempts: HashMap::new(),
+            closest: HashMap::new(),
         }
     }
 }
@@ -197,6 +220,46 @@ impl LocalSearchRecord {
     fn time_allowance(&self, elapsed: Duration) -> Duration {
         let ns = (SHARE_MAX * elapsed.as_nanos() as f64 - self.nanos as f64) / (1.0 - SHARE_MAX);
         Duration::from_nanos(ns.max(0.0) as u64)
+    }
+
+    /// A descent's outcome into the record: the stage's executions, time and share, the
+    /// target's attempts and closest input.
+    fn note_descent(&mut self, target: SearchTarget, descent: &Descent, took: Duration) {
+        self.execs += descent.spent;
+        self.nanos = self.nanos.saturating_add(took.as_nanos() as u64);
+        self.descents += 1;
+        let key = target.probe.encode();
+        let closer = match &descent.closest {
+            Some(c) if !descent.reached => self.closest.get(&key).is_none_or(|known| c.gap < known.gap),
+            _ => false,
+        };
+        let entry = self.attempts.entry(key).or_insert((0, target.best));
+        if descent.reached {
+            self.reached += 1;
+            entry.0 = 0;
+            self.closest.remove(&key);
+        } else {
+            let halves = if descent.moved && !closer && !descent.cut { 2 } else { 1 };
+            *entry = (entry.0 + halves, target.best);
+        }
+        // Kept while the descents from it come closer: one that did not is a local minimum
+        // (airy_Ai's modes 1 and 2 come within 2^-70 of 0 there), and the next descent starts
+        // from the holder and the corpus again.
+        match (closer, &descent.closest) {
+            (true, Some(c)) => drop(self.closest.insert(key, c.clone())),
+            _ => drop(self.closest.remove(&key)),
+        }
+        self.share = if descent.reached || descent.found > 0 {
+            (self.share * 1.5).min(SHARE_MAX)
+        } else {
+            (self.share * 0.85).max(SHARE_MIN)
+        };
+    }
+
+    /// Where the next descent on `probe` goes on from, if an earlier one came closer than
+    /// its starts.
+    pub fn closest_to(&self, probe: Probe) -> Option<&Closest> {
+        self.closest.get(&probe.encode())
     }
 
     /// The stage's mean time per probe, once it has probed.
@@ -384,74 +447,81 @@ impl LocalSearchStage {
 }
 
 /// What a descent did: reached the target, lowered its gap at all, executions spent, inputs the
-/// feedback kept.
-#[derive(Clone, Copy, Debug)]
+/// feedback kept, the closest input it moved to, and whether it ran out of time.
+#[derive(Clone, Debug, Default)]
 struct Descent {
     reached: bool,
     moved: bool,
     spent: u64,
     found: u64,
+    closest: Option<Closest>,
+    cut: bool,
 }
 
-/// One descent on `target` of at most `budget` executions: from its holder, then from up to
-/// [`BASIN_HOPS`] other corpus entries when it stalls. A start that does not measure the slot
+/// One descent as `plan` says: from its first start (the closest input of an earlier descent on
+/// the target, or the target's holder), then from up to [`BASIN_HOPS`] other starts when it
+/// stalls. A start that does not measure the slot
 /// costs one execution, one on a flat plateau one round of moves; neither counts as a
 /// restart. Where the signature has switch fields (a small integer domain, [`avm::switched`]),
 /// a search from a corpus entry gets half of what is left, and where it ends without reaching
 /// the target the descent goes on from its best input with each other value of each switch
-/// first.
+/// first. What it did comes back beside the error that cut it short, if one did.
 fn descend<F>(
     probe: ProbeWords,
     signature: &Signature,
-    target: SearchTarget,
-    starts: &[Vec<u8>],
-    budget: u64,
+    plan: Plan,
     rand: &mut StdRand,
     eval: &mut F,
-) -> Result<Descent, Error>
+) -> (Descent, Result<(), Error>)
 where
     F: FnMut(&BytesInput) -> Result<Option<CorpusId>, Error>,
 {
-    probe.set(Some(target.probe));
-    let result = descend_on(probe, signature, target, starts, budget, rand, eval);
+    probe.set(Some(plan.target.probe));
+    let mut descent = Descent::default();
+    let result = descend_on(probe, signature, plan, rand, eval, &mut descent);
     probe.set(None);
-    result
+    (descent, result)
 }
 
+/// What a descent is to do: its target, where it may start, and the executions it may spend.
+#[derive(Clone, Copy)]
+struct Plan<'s> {
+    target: SearchTarget,
+    starts: &'s [Vec<u8>],
+    budget: u64,
+}
+
+/// [`descend`]'s work, into `d` as it goes: a descent cut short (an error from `eval`) keeps
+/// what it did up to there.
 fn descend_on<F>(
     probe: ProbeWords,
     signature: &Signature,
-    target: SearchTarget,
-    starts: &[Vec<u8>],
-    budget: u64,
+    Plan { target, starts, budget }: Plan,
     rand: &mut StdRand,
     eval: &mut F,
-) -> Result<Descent, Error>
+    d: &mut Descent,
+) -> Result<(), Error>
 where
     F: FnMut(&BytesInput) -> Result<Option<CorpusId>, Error>,
 {
     let has_switches = !avm::switched(signature, &starts[0]).is_empty();
     // Each start, and the switch field it holds (a switched start is not switched again).
     let mut queue: VecDeque<(Vec<u8>, Option<usize>)> = starts.iter().map(|s| (s.clone(), None)).collect();
-    let (mut spent, mut found, mut searches, mut moved) = (0u64, 0u64, 0, false);
+    let mut searches = 0;
     while let Some((start, held)) = queue.pop_front() {
-        if spent >= budget || searches > BASIN_HOPS {
+        if d.spent >= budget || searches > BASIN_HOPS {
             break;
         }
-        let gap = LocalSearchStage::run_one(probe, &start, eval, &mut found)?;
-        spent += 1;
+        let gap = LocalSearchStage::run_one(probe, &start, eval, &mut d.found)?;
+        d.spent += 1;
         if gap == 0.0 {
-            return Ok(Descent {
-                reached: true,
-                moved,
-                spent,
-                found,
-            });
+            d.reached = true;
+            return Ok(());
         }
         if gap.is_infinite() {
             continue;
         }
-        let left = budget - spent;
+        let left = budget - d.spent;
         let share = match has_switches && held.is_none() {
             true => (left / 2).max(1),
             false => left,
@@ -460,10 +530,19 @@ where
         if let Some(field) = held {
             search = search.holding(field);
         }
-        let mut run = |input: &[u8]| LocalSearchStage::run_one(probe, input, eval, &mut found);
-        let ending = search.run(&mut run)?;
-        spent += search.execs;
-        moved |= search.best_gap < gap;
+        let mut run = |input: &[u8]| LocalSearchStage::run_one(probe, input, eval, &mut d.found);
+        let ending = search.run(&mut run);
+        d.spent += search.execs;
+        if search.best_gap < gap {
+            d.moved = true;
+            if d.closest.as_ref().is_none_or(|c| search.best_gap < c.gap) {
+                d.closest = Some(Closest {
+                    gap: search.best_gap,
+                    input: search.best.clone(),
+                });
+            }
+        }
+        let ending = ending?;
         log::debug!(
             "descent on {:?} from {} (gap {gap:e}) to {} (gap {:e}): {ending:?}",
             target.probe,
@@ -473,12 +552,8 @@ where
         );
         match ending {
             SearchEnding::Reached => {
-                return Ok(Descent {
-                    reached: true,
-                    moved: true,
-                    spent,
-                    found,
-                })
+                d.reached = true;
+                return Ok(());
             }
             SearchEnding::Flat => {}
             SearchEnding::Budget | SearchEnding::Stalled => {
@@ -491,12 +566,7 @@ where
             }
         }
     }
-    Ok(Descent {
-        reached: false,
-        moved,
-        spent,
-        found,
-    })
+    Ok(())
 }
 
 /// An input's fields, for the debug log.
@@ -563,10 +633,11 @@ mod stage {
                     .collect::<Vec<_>>(),
                 target.probe
             );
-            let starts = starts_for(state, target.holder)?;
+            let closest = record.closest_to(target.probe).map(|c| c.input.clone());
+            let starts = starts_for(state, target.holder, closest)?;
             let mut rand = StdRand::with_seed(state.rand_mut().next());
             let deadline = self.deadline;
-            let allowance = record.time_allowance(elapsed);
+            let allowance = record.time_allowance(elapsed) * TIME_SLACK;
             let started = std::time::Instant::now();
             let (mut probes, mut out_of_time) = (0u64, false);
             let mut eval = |input: &BytesInput| {
@@ -580,30 +651,36 @@ mod stage {
                 probes += 1;
                 Ok(fuzzer.evaluate_input(state, executor, mgr, input)?.1)
             };
-            match descend(probe, &signature, target, &starts, budget, &mut rand, &mut eval) {
-                // Its probes ran longer than the stage's time allows: their time counts, the
-                // descent does not (it did not get to try).
+            let plan = Plan {
+                target,
+                starts: &starts,
+                budget,
+            };
+            let (mut descent, result) = descend(probe, &signature, plan, &mut rand, &mut eval);
+            match result {
+                // Its probes ran longer than the stage's time allows: it counts, cut short.
                 Err(Error::ShuttingDown) if out_of_time => {
-                    let record = state.metadata_mut::<LocalSearchRecord>()?;
-                    record.execs += probes;
-                    record.nanos = record.nanos.saturating_add(started.elapsed().as_nanos() as u64);
-                    Ok(())
+                    descent.cut = true;
+                    descent.spent = probes;
+                    record_descent(state, mgr, target, descent, started.elapsed())
                 }
                 // The deadline came: the stats stage ends the campaign after this one.
                 Err(Error::ShuttingDown) => Ok(()),
                 Err(e) => Err(e),
-                Ok(descent) => record_descent(state, mgr, target, descent, started.elapsed()),
+                Ok(()) => record_descent(state, mgr, target, descent, started.elapsed()),
             }
         }
     }
 
-    /// Where a descent starts: the target's holder first, then up to [`RESTART_DRAWS`]
-    /// random other entries of the corpus for the restarts.
-    fn starts_for<S>(state: &mut S, holder: CorpusId) -> Result<Vec<Vec<u8>>, Error>
+    /// Where a descent starts: the closest input an earlier descent on the target came to,
+    /// the target's holder, then up to [`RESTART_DRAWS`] random other entries of the corpus
+    /// for the restarts.
+    fn starts_for<S>(state: &mut S, holder: CorpusId, closest: Option<Vec<u8>>) -> Result<Vec<Vec<u8>>, Error>
     where
         S: HasCorpus<BytesInput> + HasRand,
     {
-        let mut starts = vec![input_of(state, holder)?];
+        let mut starts: Vec<Vec<u8>> = closest.into_iter().collect();
+        starts.push(input_of(state, holder)?);
         let count = state.corpus().count();
         for _ in 0..RESTART_DRAWS {
             if count < 2 {
@@ -633,34 +710,19 @@ mod stage {
         EM: EventFirer<BytesInput, S>,
         S: HasExecutions + HasMetadata,
     {
-        let Descent {
-            reached,
-            moved,
-            spent,
-            found,
-        } = descent;
         let record = state.metadata_mut::<LocalSearchRecord>()?;
-        record.execs += spent;
-        record.nanos = record.nanos.saturating_add(took.as_nanos() as u64);
-        record.descents += 1;
-        let entry = record.attempts.entry(target.probe.encode()).or_insert((0, target.best));
-        if reached {
-            record.reached += 1;
-            entry.0 = 0;
-        } else {
-            *entry = (entry.0 + if moved { 2 } else { 1 }, target.best);
-        }
-        record.share = if reached || found > 0 {
-            (record.share * 1.5).min(SHARE_MAX)
-        } else {
-            (record.share * 0.85).max(SHARE_MIN)
-        };
+        record.note_descent(target, &descent, took);
         let (execs, reached_total) = (record.execs, record.reached);
         log::debug!(
-            "local search on {:?} (best {}): {} after {spent} execs, {found} kept",
+            "local search on {:?} (best {}): {} after {} execs, {} kept{}",
             target.probe,
             target.best,
-            if reached { "reached" } else { "not reached" }
+            if descent.reached { "reached" } else { "not reached" },
+            descent.spent,
+            descent.found,
+            record
+                .closest_to(target.probe)
+                .map_or(String::new(), |c| format!("; closest gap {:e}", c.gap))
         );
         fire_count(mgr, state, SEARCH_EXECS_STAT, execs)?;
         fire_count(mgr, state, SEARCH_REACHED_STAT, reached_total)
@@ -809,6 +871,48 @@ mod tests {
         assert_eq!(
             ranked(&state, &record, &exact, Order::Newest),
             [Probe::Cmp(3), Probe::Cmp(2)]
+        );
+    }
+
+    #[test]
+    fn the_next_descent_goes_on_from_the_closest_input_an_earlier_one_moved_to() {
+        let target = SearchTarget {
+            probe: Probe::ErrBits(slot(7, ExceptionKind::DivByZero) as u32),
+            best: 62,
+            holder: CorpusId(3),
+        };
+        let moved_to = |gap: Gap, x: u8| Descent {
+            moved: true,
+            spent: 100,
+            closest: Some(Closest { gap, input: vec![x] }),
+            ..Descent::default()
+        };
+        let halves = |r: &LocalSearchRecord| r.attempts[&target.probe.encode()].0;
+        let mut record = LocalSearchRecord::default();
+        // Closer than any descent before: half an attempt, and its input is kept.
+        record.note_descent(target, &moved_to(1e18, 1), Duration::ZERO);
+        assert_eq!(
+            (halves(&record), record.closest_to(target.probe).map(|c| c.input[0])),
+            (1, Some(1))
+        );
+        record.note_descent(target, &moved_to(5e17, 2), Duration::ZERO);
+        assert_eq!(
+            (halves(&record), record.closest_to(target.probe).map(|c| c.input[0])),
+            (2, Some(2))
+        );
+        // Moved, but not as close: a whole attempt, and the next descent starts afresh.
+        record.note_descent(target, &moved_to(7e17, 3), Duration::ZERO);
+        assert_eq!((halves(&record), record.closest_to(target.probe)), (4, None));
+        // Reached: the attempts start over and nothing is left to go on from.
+        let reached = Descent {
+            reached: true,
+            moved: true,
+            ..Descent::default()
+        };
+        record.note_descent(target, &reached, Duration::ZERO);
+        assert_eq!(
+            (halves(&record), record.closest_to(target.probe), record.reached),
+            (0, None, 1)
         );
     }
 
