@@ -175,8 +175,18 @@ fn run_all_fuzzes_every_harness_and_merges_one_bug_list() {
     assert_eq!(doc["bugs"], report["bugs"]);
 
     // --retriage triages every finished campaign again, here minimising the bugs' inputs
-    // beside each function's report, and fuzzes nothing again.
-    let retriaged = run_all(&dir, &out, &["--retriage", "--minimize=bugs", "--format", "json"]);
+    // beside each function's report, and fuzzes nothing again; without -V it takes the run's.
+    let out_arg = out.to_str().unwrap();
+    let retriaged = numfuzz(&[
+        "run-all",
+        dir.to_str().unwrap(),
+        "-o",
+        out_arg,
+        "--retriage",
+        "--minimize=bugs",
+        "--format",
+        "json",
+    ]);
     assert!(retriaged.status.success(), "{}", both(&retriaged));
     assert!(marker.exists(), "the campaign of `one` was run again");
     assert!(
@@ -197,6 +207,8 @@ fn run_all_fuzzes_every_harness_and_merges_one_bug_list() {
         doc["bugs"].as_array().map(Vec::len),
         report["bugs"].as_array().map(Vec::len)
     );
+    assert_eq!(doc["functions"].as_array().map(Vec::len), Some(4));
+    assert_eq!(doc["functions"][0]["seconds"], 4, "{doc:#}");
 }
 
 /// `run-all --budget` over the harness directory: whatever the rounds give each function.

@@ -27,9 +27,10 @@ pub struct RunAllArgs {
     /// Where the campaigns, their triage reports and the merged report go.
     #[arg(short = 'o', long = "output", required = true)]
     pub out: Option<PathBuf>,
-    /// Seconds of fuzzing per function.
+    /// Seconds of fuzzing per function (with --continue or --retriage, the earlier run's when
+    /// neither this nor --budget is given).
     #[arg(short = 'V', value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..),
-          required_unless_present = "budget", conflicts_with = "budget")]
+          required_unless_present_any = ["budget", "resume", "retriage"], conflicts_with = "budget")]
     pub seconds: Option<u64>,
     /// One fuzzing time for every function together, instead of -V (e.g. `2h`, `90m`, `2650s`;
     /// a bare number is seconds). The first round gives each function half its equal share;
@@ -48,10 +49,12 @@ pub struct RunAllArgs {
     pub shard: Option<String>,
     #[command(flatten)]
     pub jobs: Jobs,
-    /// The oracle every triage asks (see `numfuzz triage --oracle`).
+    /// The oracle every triage asks (see `numfuzz triage --oracle`; with --continue or
+    /// --retriage, the earlier run's when not given).
     #[arg(long, value_name = "CMD")]
     pub oracle: Option<String>,
-    /// Only these functions (comma-separated names from the manifest).
+    /// Only these functions (comma-separated names from the manifest; with --continue or
+    /// --retriage, the earlier run's when not given).
     #[arg(long, value_name = "LIST")]
     pub functions: Option<String>,
     /// Resume a run-all in OUT that was stopped: functions with a report are kept.

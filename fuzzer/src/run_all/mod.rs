@@ -75,7 +75,8 @@ impl State {
 pub struct Options {
     pub harness_dir: PathBuf,
     pub out: PathBuf,
-    /// `-V` (0 under a budget).
+    /// `-V` (0 under a budget, or when neither is given: on `--continue` or `--retriage`, the
+    /// earlier run's time is taken).
     pub seconds: u64,
     /// `--budget`: seconds for every function together, instead of `seconds` each.
     pub budget: Option<u64>,
@@ -211,30 +212,39 @@ pub fn run(opts: Options) -> anyhow::Result<Finished> {
         )
     })?;
     let harnesses = HarnessDir::open(&harness_dir)?;
-    let selection: Vec<String> = harnesses
-        .select(opts.functions.as_deref())?
-        .into_iter()
-        .map(|h| h.function)
-        .collect();
     let layout = Layout::new(&opts.out);
     let earlier = earlier_run(&layout, &harness_dir, opts.resume || opts.retriage)?;
     let shard = shard_of(opts.shard, earlier.as_ref(), &opts.out)?;
-    if let Some(e) = &earlier {
-        same_time(e, &opts)?;
-    }
+    let (seconds, budget) = fuzzing_time_of(&opts, earlier.as_ref())?;
+    // Resumed without --functions or --oracle: the earlier run's, not every harness and no
+    // oracle (a run of a few functions would grow into the whole directory, and a retriage
+    // would judge without the oracle the rest was judged by).
+    let asked = match (&opts.functions, &earlier) {
+        (None, Some(e)) => Some(e.selection().join(",")),
+        (asked, _) => asked.clone(),
+    };
+    let oracle = opts
+        .oracle
+        .clone()
+        .or_else(|| earlier.as_ref().and_then(|e| e.oracle.clone()));
+    let selection: Vec<String> = harnesses
+        .select(asked.as_deref())?
+        .into_iter()
+        .map(|h| h.function)
+        .collect();
     let manifest = std::fs::read(harness_dir.join("manifest.json"))?;
     let state = State {
         harness_dir: harness_dir.clone(),
-        seconds: opts.seconds,
-        budget: opts.budget,
+        seconds,
+        budget,
         functions: shard.map_or_else(|| selection.clone(), |s| s.share(&selection)),
         run_args: opts.run_args.clone(),
-        oracle: opts.oracle.clone(),
+        oracle: oracle.clone(),
         shard,
         selection,
         manifest: Some(shard::digest(&manifest)),
     };
-    if let Some(budget) = opts.budget {
+    if let Some(budget) = budget {
         budget::check(budget, state.functions.len())?;
     }
     prepare(&layout, &state)?;
@@ -257,13 +267,13 @@ pub fn run(opts: Options) -> anyhow::Result<Finished> {
     }
     let settings = JobSettings {
         numfuzz: opts.numfuzz.clone(),
-        seconds: opts.seconds,
-        oracle: opts.oracle.clone(),
+        seconds,
+        oracle: oracle.clone(),
         minimize: opts.minimize,
         run_args: opts.run_args.clone(),
     };
     let mut failed = Vec::new();
-    if let Some(budget) = opts.budget {
+    if let Some(budget) = budget {
         let every: Vec<(String, PathBuf)> = state
             .functions
             .iter()
@@ -302,24 +312,28 @@ pub fn run(opts: Options) -> anyhow::Result<Finished> {
         failed,
         layout,
         harness_dir,
-        seconds: opts.seconds,
-        budget: opts.budget,
+        seconds,
+        budget,
         shards,
     })
 }
 
-/// Refuses `--continue` with another fuzzing time than OUT's run: its campaigns would then be
-/// of two lengths, or its budget's rounds planned for another total.
-fn same_time(earlier: &State, opts: &Options) -> anyhow::Result<()> {
-    if (earlier.seconds, earlier.budget) != (opts.seconds, opts.budget) {
-        bail!(
-            "--continue: {} was run with {}, not {}; give the same",
+/// The fuzzing time asked, or on `--continue`/`--retriage` without one, OUT's run's. Another
+/// than OUT's is refused: its campaigns would then be of two lengths, or its budget's rounds
+/// planned for another total.
+fn fuzzing_time_of(opts: &Options, earlier: Option<&State>) -> anyhow::Result<(u64, Option<u64>)> {
+    let asked = (opts.seconds > 0 || opts.budget.is_some()).then_some((opts.seconds, opts.budget));
+    match (asked, earlier) {
+        (Some(asked), Some(e)) if asked != (e.seconds, e.budget) => bail!(
+            "--continue: {} was run with {}, not {}; give the same or neither",
             opts.out.display(),
-            earlier.fuzzing_time(),
-            fuzzing_time(opts.seconds, opts.budget)
-        );
+            e.fuzzing_time(),
+            fuzzing_time(asked.0, asked.1)
+        ),
+        (Some(asked), _) => Ok(asked),
+        (None, Some(e)) => Ok((e.seconds, e.budget)),
+        (None, None) => bail!("run-all needs -V SECONDS or --budget DURATION"),
     }
-    Ok(())
 }
 
 /// How a run's fuzzing time was asked: `-V 10` or `--budget 470s`.

@@ -229,25 +229,26 @@ impl LocalSearchRecord {
         self.nanos = self.nanos.saturating_add(took.as_nanos() as u64);
         self.descents += 1;
         let key = target.probe.encode();
-        let closer = match &descent.closest {
-            Some(c) if !descent.reached => self.closest.get(&key).is_none_or(|known| c.gap < known.gap),
-            _ => false,
-        };
+        // Kept while the descents from it come closer: one that did not is a local minimum
+        // (airy_Ai's modes 1 and 2 come within 2^-70 of 0 there), and the next descent starts
+        // from the holder and the corpus again.
+        let closer = (descent.closest.as_ref())
+            .filter(|c| !descent.reached && self.closest.get(&key).is_none_or(|known| c.gap < known.gap));
         let entry = self.attempts.entry(key).or_insert((0, target.best));
         if descent.reached {
             self.reached += 1;
             entry.0 = 0;
-            self.closest.remove(&key);
         } else {
-            let halves = if descent.moved && !closer && !descent.cut { 2 } else { 1 };
+            let halves = if descent.moved && closer.is_none() && !descent.cut {
+                2
+            } else {
+                1
+            };
             *entry = (entry.0 + halves, target.best);
         }
-        // Kept while the descents from it come closer: one that did not is a local minimum
-        // (airy_Ai's modes 1 and 2 come within 2^-70 of 0 there), and the next descent starts
-        // from the holder and the corpus again.
-        match (closer, &descent.closest) {
-            (true, Some(c)) => drop(self.closest.insert(key, c.clone())),
-            _ => drop(self.closest.remove(&key)),
+        match closer {
+            Some(c) => drop(self.closest.insert(key, c.clone())),
+            None => drop(self.closest.remove(&key)),
         }
         self.share = if descent.reached || descent.found > 0 {
             (self.share * 1.5).min(SHARE_MAX)
@@ -661,6 +662,7 @@ mod stage {
                 // Its probes ran longer than the stage's time allows: it counts, cut short.
                 Err(Error::ShuttingDown) if out_of_time => {
                     descent.cut = true;
+                    // The search counts a probe before running it; the cut one never ran.
                     descent.spent = probes;
                     record_descent(state, mgr, target, descent, started.elapsed())
                 }
