@@ -119,6 +119,12 @@ fn where_x87_cannot_tell_the_mpfr_build_judges() {
     for line in [LINE_TRUE_OVERFLOW, LINE_POLE, LINE_LOG_OF_ZERO] {
         assert_eq!(with[&line].0, "range", "line {line}: {with:#?}");
     }
+    // The report's head names both rungs of the ladder.
+    let text = both(&numfuzz(&["triage", built.path("out").to_str().unwrap()]));
+    assert!(
+        text.contains("then the MPFR build ") && text.contains("wide.mpfr where it cannot tell"),
+        "{text}"
+    );
 
     // Without the MPFR build: the log of a difference equal at 64 bits is a true -inf to x87 (a
     // real bug hidden), the two beyond x87's range are escapes no reference judged, which are

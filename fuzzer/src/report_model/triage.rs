@@ -83,6 +83,9 @@ pub struct Oracle {
     pub unreliable: usize,
     pub tolerance: f64,
     pub error: Option<String>,
+    /// The MPFR shadow build the shadow's ladder asked where x87 could not tell, if any.
+    #[serde(default)]
+    pub mpfr: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -493,6 +493,7 @@ fn record_reference_use(report: &mut Report, references: &References) {
         unreliable: references.unreliable(),
         error,
         tolerance: references.tolerance(),
+        mpfr: references.mpfr_build(),
     });
 }
 

@@ -373,6 +373,8 @@ pub struct OracleUse {
     /// Why it was given up on, if it was.
     pub error: Option<String>,
     pub tolerance: f64,
+    /// The shadow's MPFR build (the ladder's second rung), if it had one.
+    pub mpfr: Option<String>,
 }
 
 /// Everything triage found.

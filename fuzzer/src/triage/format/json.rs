@@ -140,6 +140,7 @@ fn oracle(o: &OracleUse) -> Oracle {
         unreliable: o.unreliable,
         tolerance: o.tolerance,
         error: o.error.clone(),
+        mpfr: o.mpfr.clone(),
     }
 }
 

@@ -88,8 +88,13 @@ pub fn sources_line(report: &Report) -> Option<String> {
                 o.command, o.tolerance, o.judged
             ),
             (None, Source::Shadow | Source::Mpfr) => format!(
-                "references of non-finite results from the shadow build {} ({} inputs asked, {} with unreliable shadows)",
-                o.command, o.judged, o.unreliable
+                "references of non-finite results from the shadow build {}{} ({} inputs asked, {} with unreliable shadows)",
+                o.command,
+                o.mpfr
+                    .as_ref()
+                    .map_or(String::new(), |m| format!(", then the MPFR build {m} where it cannot tell")),
+                o.judged,
+                o.unreliable
             ),
             (Some(_), _) => format!("no references: the oracle `{}` failed", o.command),
         });
