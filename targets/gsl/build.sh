@@ -376,8 +376,6 @@ if ((specfunc_only)); then
   if ((taint)); then replay_build specfunc-taint specfunc .taint "${dirs[@]}"; fi
   if ((shadow)); then replay_build specfunc-shadow specfunc .shadow "${dirs[@]}"; fi
   if ((mpfr)); then replay_build specfunc-mpfr specfunc .mpfr "${dirs[@]}"; fi
-  # clang-14's CmpLog build calls gsl_poly_eval (an inline function of gsl_poly.h) where
-  # numfuzz-cc's inlines it: its definition is in poly/.
   if ((afl)); then afl_build "${dirs[@]}" poly; fi
   exit 0
 fi
@@ -390,10 +388,13 @@ build_harnesses fuzz "$prefix/lib/libgsl.a $prefix/lib/libgslcblas.a" "$prefix/i
 # What the special functions link (the Mathieu functions need the linear algebra), as
 # measured in ../shared/notes/targets.md: a third of GSL's compile units.
 dirs=(gsl utils sys err complex block vector matrix permutation cblas blas linalg eigen specfunc)
+# afl_build adds poly/: the CmpLog build calls gsl_poly_eval (an inline function of gsl_poly.h)
+# where numfuzz-cc's inlines it, and its definition is there (without it the full build's
+# CmpLog harnesses did not link).
 if ((taint)); then replay_build taint fuzz .taint "${dirs[@]}"; fi
 if ((shadow)); then replay_build shadow fuzz .shadow "${dirs[@]}"; fi
 if ((mpfr)); then replay_build mpfr fuzz .mpfr "${dirs[@]}"; fi
-if ((afl)); then afl_build "${dirs[@]}"; fi
+if ((afl)); then afl_build "${dirs[@]}" poly; fi
 if ((coverage)); then
   build_library cov "$lib_key"
   update_key "$build/cov/toolchain.key" "$bin_key"
