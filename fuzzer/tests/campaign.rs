@@ -395,6 +395,45 @@ fn a_forkserver_campaign_saves_only_confirmed_hangs() {
     only_confirmed_hangs_are_saved(&["--executor", "forkserver"]);
 }
 
+/// The int field sets a loop's step count, as GSL's fermi_dirac_int's `j` does: a step count
+/// near 2^20 costs milliseconds checked, a thousand times a small one, and a smaller product at
+/// line 8 (closer to an Underflow) keeps such inputs in the corpus. A DivByZero waits behind a
+/// comparison at line 10.
+const STEPS_SET_BY_THE_INPUT: &str = r#"#include <numfuzz.h>
+NUMFUZZ_SIGNATURE("i32,f64");
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  int32_t n = nf_i32(data, size, 0);
+  double y = nf_f64(data, size, 1), s = 1.0, t = 1.0;
+  int steps = n & 0xfffff;
+  for (int k = 0; k < steps; k++)
+    s = s * 0.99999;
+  if (y == 77.25)
+    t = t / (y - 77.25);
+  NUMFUZZ_RESULT(s + t);
+  return 0;
+}
+"#;
+
+/// A slow testcase's turn ends once it has run as long as the campaign's typical turn
+/// (`timed_turns`), and the cheap inputs' DivByZero is still found.
+#[test]
+fn turns_of_slow_testcases_end_early_and_the_cheap_inputs_still_get_their_time() {
+    let _turn = one_at_a_time();
+    let built = compile("steps", &[("steps.c", STEPS_SET_BY_THE_INPUT)], &["-O1"], &[]);
+    let instance = campaign::fuzz(&built.exe, &built.path("out"), 8, &[]);
+    assert!(
+        found(&instance, ExceptionKind::DivByZero, None, 10),
+        "{:#?}",
+        instance.exceptions()
+    );
+    let (timed, turns) = (
+        campaign::stat(&instance, "timed_turns"),
+        campaign::stat(&instance, "fast_turns") + campaign::stat(&instance, "precise_turns"),
+    );
+    assert!(timed >= 1, "no turn of {turns} was cut for time");
+    assert!(timed < turns, "every one of {turns} turns was cut for time");
+}
+
 #[test]
 fn a_target_not_built_with_numfuzz_cc_is_fuzzed_through_the_forkserver() {
     let _turn = one_at_a_time();

@@ -7,6 +7,7 @@
 //! Typed by the input signature; inputs without one get a byte-level substitution of the
 //! operand's little-endian bytes.
 
+use crate::turn_time::TurnClock;
 use numfuzz_abi::cmp::{CmpLogEntry, CmpOperand, Predicate, Relation};
 use numfuzz_abi::op::FloatType;
 use numfuzz_abi::region_view::{Area, HeaderWord, RegionView};
@@ -537,6 +538,9 @@ pub struct I2SStage {
     counts: [u64; 3],
     /// No candidate runs after it (a testcase's 256 can take seconds on a slow target).
     deadline: Option<std::time::SystemTime>,
+    /// The campaign's typical mutant cost: a testcase's tracing run and candidates stop after
+    /// as long as [`CANDIDATES_PER_TESTCASE`] mutants at that cost.
+    clock: Option<TurnClock>,
 }
 
 /// User-stat names of the input-to-state counts (testcases traced, candidates tried, kept).
@@ -551,6 +555,15 @@ impl I2SStage {
             signature,
             counts: [0; 3],
             deadline: None,
+            clock: None,
+        }
+    }
+
+    /// Stops a slow testcase's candidates by the campaign's typical mutant cost.
+    pub fn timed(self, clock: TurnClock) -> Self {
+        I2SStage {
+            clock: Some(clock),
+            ..self
         }
     }
 
@@ -591,14 +604,23 @@ mod stage {
             if state.current_corpus_id()?.is_none() {
                 return Ok(());
             }
+            // A testcase whose runs cost hundreds of times the typical mutant gets few candidates,
+            // or no tracing run at all when its own run was that slow (fermi_dirac_int's inputs
+            // of half a second took a third of its campaign here).
+            let budget = (self.clock.as_ref()).and_then(|c| c.budget(CANDIDATES_PER_TESTCASE as f64));
             {
                 let mut tc = state.current_testcase_mut()?;
                 if tc.has_metadata::<Traced>() {
                     return Ok(());
                 }
                 tc.add_metadata(Traced);
+                // Its execution time (LibAFL's time feedback), precise re-run included.
+                if tc.exec_time().zip(budget).is_some_and(|(cost, budget)| cost > budget) {
+                    return Ok(());
+                }
             }
             let input = state.current_input_cloned()?;
+            let started = std::time::Instant::now();
             trace.set_mode(CMP_DISTANCES | CMP_LOG);
             let traced = fuzzer.execute_input(state, executor, mgr, &input);
             trace.set_mode(CMP_DISTANCES);
@@ -606,8 +628,10 @@ mod stage {
             let cmps = trace.read();
             let bytes = input.target_bytes().to_vec();
             self.counts[0] += 1;
-            for candidate in candidates(self.signature.as_deref(), &bytes, &cmps, CANDIDATES_PER_TESTCASE) {
-                if past_deadline(self.deadline) {
+            let all = candidates(self.signature.as_deref(), &bytes, &cmps, CANDIDATES_PER_TESTCASE);
+            for candidate in all {
+                let out_of_time = budget.is_some_and(|b| started.elapsed() > b);
+                if out_of_time || past_deadline(self.deadline) {
                     break;
                 }
                 let (result, _) = fuzzer.evaluate_input(state, executor, mgr, &BytesInput::new(candidate))?;

@@ -26,4 +26,5 @@ pub mod stop;
 pub mod summary;
 pub mod supervisor;
 pub mod timeout;
+pub mod turn_time;
 pub mod user_stats;

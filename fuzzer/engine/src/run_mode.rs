@@ -126,6 +126,10 @@ pub struct RunModeRecord {
     /// Precise turns whose later mutants ran fast ([`PRECISE_MUTANTS_PER_TURN`]).
     #[serde(default)]
     pub capped_turns: u64,
+    /// Turns ended early: their mutants cost more than the campaign's typical mutant
+    /// (`mutators::turn_time`).
+    #[serde(default)]
+    pub timed_turns: u64,
 }
 libafl_bolts::impl_serdeany!(RunModeRecord);
 

@@ -206,6 +206,7 @@ impl StatsStage {
             precise_turns: modes.precise_turns,
             fast_first_turns: modes.fast_first_turns,
             capped_turns: modes.capped_turns,
+            timed_turns: modes.timed_turns,
             precise_runs: modes.precise_runs,
             skipped_reruns: modes.skipped_reruns,
             rerun_timeouts: modes.rerun_timeouts,

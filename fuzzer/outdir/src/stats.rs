@@ -156,6 +156,8 @@ pub struct CampaignStats {
     pub fast_first_turns: u64,
     /// Precise turns whose mutants after the first few ran fast.
     pub capped_turns: u64,
+    /// Turns ended early because their mutants were slow against the campaign's typical one.
+    pub timed_turns: u64,
     pub precise_runs: u64,
     pub skipped_reruns: u64,
     /// Time-outs after an execution's fast run had ended: in-process, its precise re-run has
@@ -231,6 +233,7 @@ impl CampaignStats {
             .set("precise_turns", self.precise_turns)
             .set("fast_first_turns", self.fast_first_turns)
             .set("capped_turns", self.capped_turns)
+            .set("timed_turns", self.timed_turns)
             .set("precise_runs", self.precise_runs)
             .set("skipped_reruns", self.skipped_reruns)
             .set("rerun_timeouts", self.rerun_timeouts)

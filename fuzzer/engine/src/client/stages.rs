@@ -1,6 +1,7 @@
 //! The stages of a client's fuzzing loop: confirming the time-outs set aside as possible hangs
 //! (see `hangs`), input-to-state on a testcase's first turn, the
-//! choice of fast or precise runs for the turn, one mutational stage, local search on its share
+//! choice of fast or precise runs for the turn, the turn's clock (a slow testcase's turn ends
+//! early: `turn_time`), one mutational stage, local search on its share
 //! of executions, then the stats stage (which also ends the campaign when it is due).
 //! A new stage is one module and one entry in [`fuzz_with`].
 
@@ -14,6 +15,7 @@ use crate::mutators::{fp_mutations, DomainSteering};
 use crate::run_mode::{PreciseQuota, RunModeStage, RunModeWord, TurnQuota};
 use crate::stats::StatsStage;
 use crate::timeout::AdjustTimeout;
+use crate::turn_time::{TimedTurns, TurnClock, TurnClockStage};
 use libafl::events::SendExiting;
 use libafl::executors::{Executor, HasObservers};
 use libafl::fuzzer::Fuzzer as _;
@@ -48,8 +50,11 @@ where
     E: Executor<Mgr, BytesInput, State, Fuzzer> + HasObservers<Observers = Observers> + AdjustTimeout,
 {
     let deadline = stats.deadline();
-    let i2s = I2SStage::new(words.cmp_trace, signature.clone()).until(deadline);
-    let search = LocalSearchStage::new(words.probe, exact, signature.clone(), cfg.local_search).until(deadline);
+    let clock = TurnClock::default();
+    let i2s = (I2SStage::new(words.cmp_trace, signature.clone()).until(deadline)).timed(clock.clone());
+    let search = LocalSearchStage::new(words.probe, exact, signature.clone(), cfg.local_search)
+        .until(deadline)
+        .timed(clock.clone());
     let byte_level = havoc_mutations().merge(tokens_mutations());
     let quota = TurnQuota::default();
     let run_mode = RunModeStage::new(words.run_mode, cfg.precise, quota.clone());
@@ -58,6 +63,7 @@ where
         i2s,
         run_mode,
         quota: (quota, words.run_mode),
+        clock,
         search,
         stats,
     };
@@ -84,6 +90,8 @@ struct Stages {
     run_mode: RunModeStage,
     /// The run-mode stage's quota of precise mutants, for the mutational stage.
     quota: (TurnQuota, Option<RunModeWord>),
+    /// The turns' clock, shared by the input-to-state, mutational and local-search stages.
+    clock: TurnClock,
     search: LocalSearchStage,
     stats: StatsStage,
 }
@@ -123,6 +131,7 @@ where
         i2s,
         run_mode,
         quota: (quota, word),
+        clock,
         search,
         stats,
     } = stages;
@@ -134,10 +143,12 @@ where
         parts.mgr.on_shutdown()?;
         return Err(Error::shutting_down());
     }
+    let mutator = TimedTurns::new(mutator, clock.clone());
     let mut stages = tuple_list!(
         HangConfirmStage::new(deadline),
         i2s,
         run_mode,
+        TurnClockStage::new(clock),
         StdMutationalStage::new(UntilDeadline::new(PreciseQuota::new(mutator, quota, word), deadline)),
         search,
         stats

@@ -15,6 +15,7 @@ pub mod avm;
 
 use crate::meta::{DistanceHistory, DistanceTopRated};
 use crate::stop::past_deadline;
+use crate::turn_time::TurnClock;
 use crate::user_stats::fire_count;
 use avm::{Gap, Search, SearchEnding};
 use libafl::corpus::{Corpus, CorpusId};
@@ -50,6 +51,11 @@ const DESCENT_WAIT_FRACTION: f64 = 0.5;
 /// probe, so at one time two in three descents of `exact_divisor.rs`'s campaigns were cut, each
 /// a little slower than the mean, and their targets taken again and cut again.
 const TIME_SLACK: u32 = 2;
+/// A descent is also cut once it has run as long as its budget of probes would at this many
+/// times the campaign's typical mutant (`turn_time`): probes run precisely, a few times a fast
+/// mutant, and a descent whose probes cost hundreds of times more is on inputs the campaign
+/// cannot afford (one of fermi_dirac_int's took 7 of its first 15 s, on inputs of half a second).
+const PROBE_COST_SLACK: f64 = 16.0;
 /// Restarts from other corpus entries after a stall, per descent.
 const BASIN_HOPS: usize = 3;
 /// Corpus entries drawn per descent as places to restart from. Only those that measure the
@@ -414,6 +420,8 @@ pub struct LocalSearchStage {
     salt: Option<u64>,
     /// A descent stops at it (one can take minutes of a slow target's executions).
     deadline: Option<SystemTime>,
+    /// The campaign's typical mutant cost ([`PROBE_COST_SLACK`]).
+    clock: Option<TurnClock>,
 }
 
 impl LocalSearchStage {
@@ -427,12 +435,21 @@ impl LocalSearchStage {
             enabled,
             salt: None,
             deadline: None,
+            clock: None,
         }
     }
 
     /// Stops descending at `deadline`.
     pub fn until(self, deadline: Option<SystemTime>) -> Self {
         LocalSearchStage { deadline, ..self }
+    }
+
+    /// Cuts descents whose probes are slow against the campaign's typical mutant.
+    pub fn timed(self, clock: TurnClock) -> Self {
+        LocalSearchStage {
+            clock: Some(clock),
+            ..self
+        }
     }
 
     /// The probed gap of `input` (one execution through the normal feedback).
@@ -638,7 +655,8 @@ mod stage {
             let starts = starts_for(state, target.holder, closest)?;
             let mut rand = StdRand::with_seed(state.rand_mut().next());
             let deadline = self.deadline;
-            let allowance = record.time_allowance(elapsed) * TIME_SLACK;
+            let by_cost = (self.clock.as_ref()).and_then(|c| c.budget(budget as f64 * PROBE_COST_SLACK));
+            let allowance = (record.time_allowance(elapsed) * TIME_SLACK).min(by_cost.unwrap_or(Duration::MAX));
             let started = std::time::Instant::now();
             let (mut probes, mut out_of_time) = (0u64, false);
             let mut eval = |input: &BytesInput| {
