@@ -38,9 +38,6 @@ fn the_same_flag_on_the_same_path_is_re_run_precisely_only_a_few_times() {
     let execs = campaign::stat(&instance, "execs_done");
     let precise = campaign::stat(&instance, "precise_runs");
     let skipped = campaign::stat(&instance, "skipped_reruns");
-    // Once its key has spared 64 re-runs in a row, the outcome spares them without building the
-    // key (the special-result pass): those count as throttled.
-    let spared = skipped + campaign::stat(&instance, "reruns_throttled");
     assert!(
         campaign::found(&instance, Underflow, None, 6),
         "{:#?}",
@@ -53,10 +50,7 @@ fn the_same_flag_on_the_same_path_is_re_run_precisely_only_a_few_times() {
         precise * 20 < execs,
         "{precise} precise runs in {execs} executions ({skipped} re-runs skipped)"
     );
-    assert!(
-        spared * 10 > execs * 9,
-        "{spared} of {execs} re-runs spared ({skipped} skipped by their key)"
-    );
+    assert!(skipped * 10 > execs * 9, "{skipped} of {execs} re-runs skipped");
 }
 
 #[test]

@@ -43,9 +43,7 @@
 //! both; the campaign's precise turns, which always re-run, find those.
 //! And a re-run is throttled where the special operations of the fast run have all been special
 //! in re-runs that taught nothing, with the same flags (`rerun_throttle`): on loops whose step
-//! count follows the input, nearly every run has a path of its own. Where that throttle and the
-//! keys keep sparing the runs of one outcome, its runs skip the special-result pass as well
-//! (`rerun_throttle`'s shortcut).
+//! count follows the input, nearly every run has a path of its own.
 //! Forkserver children that run one input each start with no paths seen and so never skip; under
 //! AFL++ (afl-fuzz, afl-showmap), where every input's exceptions are printed or abort it, nothing
 //! is skipped.
@@ -190,25 +188,15 @@ pub fn run(input: impl Fn()) {
         return;
     }
     crate::rerun_limit::bounded(|| {
+        let specials = (raised && skips).then(|| special_sites(&input));
         let non_finite = region.is_some_and(|r| r.run_flag(RUN_RESULT_NONFINITE));
         let outcome = flags << 1 | u32::from(non_finite);
-        if raised && skips && SHORTCUT.with_borrow_mut(|s| s.spares(outcome)) {
-            settle(region, false, false);
-            if let Some(region) = region {
-                region.set_run_flag(RUN_RERUN_THROTTLED);
-            }
-            return;
-        }
-        let specials = (raised && skips).then(|| special_sites(&input));
         let path = specials.as_ref().map(|s| PathKey::of_fast_run(outcome, s.hash));
         let skip = path.is_some_and(|p| SEEN.with_borrow(|seen| seen.contains(p)));
         let throttled = !skip
             && specials
                 .as_ref()
                 .is_some_and(|s| THROTTLE.with_borrow_mut(|t| t.skips(&s.words, outcome)));
-        if specials.is_some() {
-            SHORTCUT.with_borrow_mut(|s| s.note(outcome, skip || throttled));
-        }
         let rerun = (raised && !skip && !throttled) || plan == Plan::FastThenPrecise;
         settle(region, rerun, skip);
         if throttled {
@@ -323,7 +311,6 @@ impl SeenPaths {
 thread_local! {
     static SEEN: std::cell::RefCell<SeenPaths> = const { std::cell::RefCell::new(SeenPaths { cells: Vec::new(), used: 0 }) };
     static THROTTLE: std::cell::RefCell<crate::rerun_throttle::Throttle> = std::cell::RefCell::default();
-    static SHORTCUT: std::cell::RefCell<crate::rerun_throttle::OutcomeShortcut> = std::cell::RefCell::default();
     /// Every mark the exception map has had after a re-run in this process.
     static EVER_RECORDED: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }

@@ -14,16 +14,6 @@
 //! those still is, so an operation that starts raising something new is found again, and a
 //! re-run that teaches something starts its operations' counts over. Precise turns re-run
 //! everything and are not throttled.
-//!
-//! Deciding needs the special operations, which cost a second pass of the input (on the
-//! special-result copies): on GSL's legendre_Pl, whose recurrence underflows on most inputs,
-//! that pass took 28 % of a campaign's cycles, more than the fast runs themselves, for runs
-//! nearly all of which were then spared. So an outcome (flags, non-finite result) whose last
-//! [`SPARED_BEFORE_SHORTCUT`] passes each ended in a spared re-run (its key seen, or
-//! throttled) spares its next runs without the pass ([`OutcomeShortcut`]), counted as throttled;
-//! one in [`SHORTCUT_TRICKLE`] still makes the pass, and one whose re-run is not spared ends
-//! the shortcut for its outcome. What it can miss, an operation that starts raising a flag
-//! already raised elsewhere in the same runs, the trickle and the precise turns find.
 
 use std::collections::HashMap;
 
@@ -31,39 +21,6 @@ use std::collections::HashMap;
 pub const FRUITLESS_BEFORE_THROTTLE: u16 = 8;
 /// One in this many runs the throttle would skip re-runs anyway.
 pub const TRICKLE: u32 = 32;
-
-/// Consecutive spared passes of an outcome before its runs skip the pass.
-pub const SPARED_BEFORE_SHORTCUT: u16 = 64;
-/// One in this many runs the shortcut would spare makes the pass anyway.
-pub const SHORTCUT_TRICKLE: u32 = 16;
-
-/// Per outcome, the passes in a row whose re-run was spared.
-#[derive(Debug, Default)]
-pub struct OutcomeShortcut {
-    spared: HashMap<u32, u16>,
-    since_trickle: u32,
-}
-
-impl OutcomeShortcut {
-    /// Whether a fast run with `outcome` is spared without its special-result pass.
-    pub fn spares(&mut self, outcome: u32) -> bool {
-        if self.spared.get(&outcome).is_none_or(|&n| n < SPARED_BEFORE_SHORTCUT) {
-            return false;
-        }
-        self.since_trickle += 1;
-        if self.since_trickle >= SHORTCUT_TRICKLE {
-            self.since_trickle = 0;
-            return false;
-        }
-        true
-    }
-
-    /// A pass of a fast run with `outcome` ended; `spared` says whether its re-run was.
-    pub fn note(&mut self, outcome: u32, spared: bool) {
-        let n = self.spared.entry(outcome).or_default();
-        *n = if spared { n.saturating_add(1) } else { 0 };
-    }
-}
 
 /// One special operation's record.
 #[derive(Clone, Copy, Debug, Default)]
@@ -170,20 +127,6 @@ mod tests {
         assert!(!t.skips(&[], 0b10), "no special operation: nothing to judge by");
         t.note(&words, 0b10, true);
         assert!(!t.skips(&words, 0b10), "a re-run that taught something starts over");
-    }
-
-    #[test]
-    fn an_outcome_whose_passes_keep_sparing_skips_the_pass_until_one_re_runs() {
-        let mut s = OutcomeShortcut::default();
-        for _ in 0..SPARED_BEFORE_SHORTCUT {
-            assert!(!s.spares(0b10));
-            s.note(0b10, true);
-        }
-        assert!(!s.spares(0b100), "another outcome has its own count");
-        let spared = (0..SHORTCUT_TRICKLE * 4).filter(|_| s.spares(0b10)).count() as u32;
-        assert_eq!(spared, (SHORTCUT_TRICKLE - 1) * 4, "one in the trickle makes the pass");
-        s.note(0b10, false);
-        assert!(!s.spares(0b10), "a pass whose re-run ran ends the shortcut");
     }
 
     #[test]
