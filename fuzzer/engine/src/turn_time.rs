@@ -17,9 +17,9 @@
 //! than that: its 256 candidates of a fermi_dirac_int testcase of half a second each held a
 //! client for minutes, and its tracing runs alone took 5 of 15 s. A local-search descent is cut
 //! once it has run its budget of probes at 16 times the typical cost (`local_search`). Together,
-//! on `scripts/bench-gsl.sh 20 --afl` (2026-12-06): fermi_dirac_int 293 to 507-649 exec/s,
-//! bessel_Jnu 10,531 to 14,188-22,845 (the latter with the re-run shortcut of the runtime's
-//! `rerun_throttle`), with as many bugs found or more.
+//! on `scripts/bench-gsl.sh 20 --afl` (2026-12-06, two runs): fermi_dirac_int 293 to 649-720
+//! exec/s, bessel_Jnu 10,531 to 14,188-14,356, legendre_Pl 13,639 to 17,813-23,286, with more
+//! bugs found (15-16, was 13).
 //!
 //! The typical cost is a geometric mean of the time from one mutant to the next (its run, the
 //! feedbacks, the corpus), over the client's mutants: the costs are heavy-tailed, and an
