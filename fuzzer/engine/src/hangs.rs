@@ -24,7 +24,7 @@ use libafl::executors::{ExitKind, HasObservers};
 use libafl::feedbacks::{Feedback, StateInitializer};
 use libafl::fuzzer::{ExecutesInput, ExecutionProcessor};
 use libafl::inputs::{BytesInput, HasTargetBytes};
-use libafl::stages::{Restartable, Stage};
+use libafl::stages::Stage;
 use libafl::{Error, HasMetadata};
 use libafl_bolts::tuples::{Handle, Handled, MatchName, MatchNameRef};
 use libafl_bolts::Named;
@@ -188,15 +188,7 @@ where
     }
 }
 
-impl<S> Restartable<S> for HangConfirmStage {
-    fn should_restart(&mut self, _state: &mut S) -> Result<bool, Error> {
-        Ok(true)
-    }
-
-    fn clear_progress(&mut self, _state: &mut S) -> Result<(), Error> {
-        Ok(())
-    }
-}
+restarts_from_scratch!(HangConfirmStage);
 
 #[cfg(test)]
 mod tests {

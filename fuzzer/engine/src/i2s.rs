@@ -584,7 +584,7 @@ mod stage {
     use libafl::fuzzer::ExecuteInputResult;
     use libafl::fuzzer::{Evaluator, ExecutesInput};
     use libafl::inputs::{BytesInput, HasTargetBytes};
-    use libafl::stages::{Restartable, Stage};
+    use libafl::stages::Stage;
     use libafl::state::HasCurrentTestcase;
     use libafl::{Error, HasMetadata};
     use numfuzz_abi::cmp::{CMP_DISTANCES, CMP_LOG};
@@ -645,13 +645,5 @@ mod stage {
         }
     }
 
-    impl Restartable<State> for I2SStage {
-        fn should_restart(&mut self, _state: &mut State) -> Result<bool, Error> {
-            Ok(true)
-        }
-
-        fn clear_progress(&mut self, _state: &mut State) -> Result<(), Error> {
-            Ok(())
-        }
-    }
+    restarts_from_scratch!(I2SStage);
 }

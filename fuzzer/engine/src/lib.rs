@@ -1,6 +1,22 @@
 //! numfuzz's LibAFL components, shared by the `numfuzz` binary (forkserver campaigns) and
 //! the runtime linked into targets (in-process campaigns).
 
+/// `Restartable` for stages that keep no progress of their own: LibAFL asks every stage whether
+/// an interrupted run of it resumes; these simply run again (and have nothing to clear).
+macro_rules! restarts_from_scratch {
+    ($($stage:ty),+ $(,)?) => {$(
+        impl<S> libafl::stages::Restartable<S> for $stage {
+            fn should_restart(&mut self, _state: &mut S) -> Result<bool, libafl::Error> {
+                Ok(true)
+            }
+
+            fn clear_progress(&mut self, _state: &mut S) -> Result<(), libafl::Error> {
+                Ok(())
+            }
+        }
+    )+};
+}
+
 pub mod campaign;
 pub mod client;
 pub mod client_types;

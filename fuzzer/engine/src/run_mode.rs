@@ -50,7 +50,7 @@
 use crate::meta::{DistanceProgress, NewEdges, NewExceptions};
 use libafl::corpus::HasCurrentCorpusId;
 use libafl::mutators::{MutationResult, Mutator};
-use libafl::stages::{Restartable, Stage};
+use libafl::stages::Stage;
 use libafl::state::{HasCurrentTestcase, HasRand};
 use libafl::{Error, HasMetadata};
 use libafl_bolts::rands::Rand;
@@ -278,15 +278,7 @@ where
     }
 }
 
-impl<S> Restartable<S> for RunModeStage {
-    fn should_restart(&mut self, _state: &mut S) -> Result<bool, Error> {
-        Ok(true)
-    }
-
-    fn clear_progress(&mut self, _state: &mut S) -> Result<(), Error> {
-        Ok(())
-    }
-}
+restarts_from_scratch!(RunModeStage);
 
 #[cfg(test)]
 mod tests {

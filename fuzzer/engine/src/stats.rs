@@ -16,7 +16,7 @@ use libafl::events::{std_report_progress, EventFirer};
 use libafl::feedbacks::MapFeedbackMetadata;
 use libafl::inputs::BytesInput;
 use libafl::schedulers::minimizer::IsFavoredMetadata;
-use libafl::stages::{Restartable, Stage};
+use libafl::stages::Stage;
 use libafl::state::{HasCorpus, HasExecutions, HasImported, HasLastReportTime, MaybeHasClientPerfMonitor, Stoppable};
 use libafl::{Error, HasMetadata, HasNamedMetadata};
 use numfuzz_outdir::stats::{CampaignStats, PlotRow};
@@ -293,12 +293,4 @@ where
     }
 }
 
-impl<S> Restartable<S> for StatsStage {
-    fn should_restart(&mut self, _state: &mut S) -> Result<bool, Error> {
-        Ok(true)
-    }
-
-    fn clear_progress(&mut self, _state: &mut S) -> Result<(), Error> {
-        Ok(())
-    }
-}
+restarts_from_scratch!(StatsStage);

@@ -29,7 +29,7 @@
 use crate::run_mode::RunModeRecord;
 use libafl::corpus::CorpusId;
 use libafl::mutators::{MutationResult, Mutator};
-use libafl::stages::{Restartable, Stage};
+use libafl::stages::Stage;
 use libafl::{Error, HasMetadata};
 use libafl_bolts::Named;
 use std::borrow::Cow;
@@ -57,6 +57,8 @@ struct ClockState {
     started: Cell<Option<Instant>>,
     last: Cell<Option<Instant>>,
     mutants: Cell<u32>,
+    /// Whether the turn was already counted as cut (`timed_turns`).
+    cut: Cell<bool>,
     /// ln(nanoseconds) of a mutant's cost, averaged.
     log_cost: Cell<f64>,
     measured: Cell<u32>,
@@ -68,6 +70,12 @@ impl TurnClock {
         s.started.set(Some(now));
         s.last.set(None);
         s.mutants.set(0);
+        s.cut.set(false);
+    }
+
+    /// Marks the current turn as cut: true the first time in that turn.
+    fn first_cut(&self) -> bool {
+        !self.0.cut.replace(true)
     }
 
     /// Asks for a mutant at `now`: whether the turn still has time for it. The last mutant's
@@ -131,32 +139,18 @@ impl<E, EM, S, Z> Stage<E, EM, S, Z> for TurnClockStage {
     }
 }
 
-impl<S> Restartable<S> for TurnClockStage {
-    fn should_restart(&mut self, _state: &mut S) -> Result<bool, Error> {
-        Ok(true)
-    }
-
-    fn clear_progress(&mut self, _state: &mut S) -> Result<(), Error> {
-        Ok(())
-    }
-}
+restarts_from_scratch!(TurnClockStage);
 
 /// `inner`, whose mutants after the turn's time are `Skipped` (the stage passes over them
 /// without running them).
 pub struct TimedTurns<M> {
     inner: M,
     clock: TurnClock,
-    /// Whether the current turn was already counted as cut.
-    cut: bool,
 }
 
 impl<M> TimedTurns<M> {
     pub fn new(inner: M, clock: TurnClock) -> Self {
-        TimedTurns {
-            inner,
-            clock,
-            cut: false,
-        }
+        TimedTurns { inner, clock }
     }
 }
 
@@ -169,13 +163,9 @@ impl<M> Named for TimedTurns<M> {
 
 impl<I, S: HasMetadata, M: Mutator<I, S>> Mutator<I, S> for TimedTurns<M> {
     fn mutate(&mut self, state: &mut S, input: &mut I) -> Result<MutationResult, Error> {
-        if self.clock.0.mutants.get() == 0 {
-            self.cut = false;
-        }
         let now = Instant::now();
         if !self.clock.mutant(now) {
-            if !self.cut {
-                self.cut = true;
+            if self.clock.first_cut() {
                 state.metadata_or_insert_with(RunModeRecord::default).timed_turns += 1;
             }
             return Ok(MutationResult::Skipped);

@@ -597,7 +597,7 @@ mod stage {
     use super::*;
     use libafl::events::EventFirer;
     use libafl::fuzzer::Evaluator;
-    use libafl::stages::{Restartable, Stage};
+    use libafl::stages::Stage;
 
     impl<E, EM, S, Z> Stage<E, EM, S, Z> for LocalSearchStage
     where
@@ -753,15 +753,7 @@ mod stage {
         Ok(input.target_bytes().to_vec())
     }
 
-    impl<S> Restartable<S> for LocalSearchStage {
-        fn should_restart(&mut self, _state: &mut S) -> Result<bool, Error> {
-            Ok(true)
-        }
-
-        fn clear_progress(&mut self, _state: &mut S) -> Result<(), Error> {
-            Ok(())
-        }
-    }
+    restarts_from_scratch!(LocalSearchStage);
 }
 
 #[cfg(test)]
