@@ -330,7 +330,10 @@ fn run_all_refuses_what_it_cannot_run_in_one_line() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("manifest.json"), r#"{"harnesses": [{"function": "f"}]}"#).unwrap();
     one_line(&run_all(&dir, &out, &["--functions", "f,g"]), "`g`");
-    one_line(&run_all(&dir, &out, &["--continue"]), "holds no run-all");
+    one_line(&run_all(&dir, &out, &["--continue"]), "--continue: ");
+    // The refusal names the flag given.
+    one_line(&run_all(&dir, &out, &["--retriage"]), "--retriage: ");
+    one_line(&run_all(&dir, &out, &["--retriage"]), "holds no run-all");
     std::fs::create_dir_all(&out).unwrap();
     std::fs::write(out.join("notes.txt"), b"mine").unwrap();
     one_line(&run_all(&dir, &out, &[]), "holds other files");

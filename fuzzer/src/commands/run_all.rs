@@ -23,7 +23,7 @@ pub fn run(args: RunAllArgs) -> anyhow::Result<()> {
     let opts = Options {
         harness_dir: dir,
         out,
-        seconds: args.seconds.unwrap_or(0),
+        seconds: args.seconds,
         budget: args.budget,
         jobs: args.jobs.get(),
         oracle: args.oracle.clone(),

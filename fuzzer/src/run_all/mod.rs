@@ -75,9 +75,9 @@ impl State {
 pub struct Options {
     pub harness_dir: PathBuf,
     pub out: PathBuf,
-    /// `-V` (0 under a budget, or when neither is given: on `--continue` or `--retriage`, the
-    /// earlier run's time is taken).
-    pub seconds: u64,
+    /// `-V` (`None` under a budget, or when neither is given: on `--continue` or `--retriage`,
+    /// the earlier run's time is taken).
+    pub seconds: Option<u64>,
     /// `--budget`: seconds for every function together, instead of `seconds` each.
     pub budget: Option<u64>,
     pub jobs: usize,
@@ -138,11 +138,23 @@ pub fn read_state(out: &Path) -> anyhow::Result<State> {
     serde_json::from_str(&text).with_context(|| format!("{} is damaged", path.display()))
 }
 
-/// With `--continue`, the run-all already in OUT, which must be of the same harness
-/// directory; without, nothing: an OUT that holds anything is refused.
-fn earlier_run(layout: &Layout, harness_dir: &Path, resume: bool) -> anyhow::Result<Option<State>> {
+impl Options {
+    /// The flag that resumes the run-all in OUT (`--retriage` implies `--continue`), named in
+    /// what is refused.
+    fn resumed_by(&self) -> Option<&'static str> {
+        if self.retriage {
+            Some("--retriage")
+        } else {
+            self.resume.then_some("--continue")
+        }
+    }
+}
+
+/// With `--continue` or `--retriage` (`resumed_by`), the run-all already in OUT, which must be
+/// of the same harness directory; without, nothing: an OUT that holds anything is refused.
+fn earlier_run(layout: &Layout, harness_dir: &Path, resumed_by: Option<&str>) -> anyhow::Result<Option<State>> {
     let out = &layout.out;
-    if !resume {
+    let Some(flag) = resumed_by else {
         let occupied = out.read_dir().is_ok_and(|mut d| d.next().is_some());
         if occupied {
             let what = if layout.state().exists() {
@@ -156,10 +168,10 @@ fn earlier_run(layout: &Layout, harness_dir: &Path, resume: bool) -> anyhow::Res
             );
         }
         return Ok(None);
-    }
+    };
     if !layout.state().exists() {
         bail!(
-            "--continue: {} holds no run-all (no {}); drop --continue to start one",
+            "{flag}: {} holds no run-all (no {}); drop {flag} to start one",
             out.display(),
             layout::STATE
         );
@@ -167,7 +179,7 @@ fn earlier_run(layout: &Layout, harness_dir: &Path, resume: bool) -> anyhow::Res
     let earlier = read_state(out)?;
     if earlier.harness_dir != harness_dir {
         bail!(
-            "--continue: {} is a run-all of {}, not of {}",
+            "{flag}: {} is a run-all of {}, not of {}",
             out.display(),
             earlier.harness_dir.display(),
             harness_dir.display()
@@ -178,19 +190,16 @@ fn earlier_run(layout: &Layout, harness_dir: &Path, resume: bool) -> anyhow::Res
 
 /// The shard this run takes: the one asked, or on `--continue` the one OUT was made with
 /// (another is refused: OUT would then hold functions of two shares).
-fn shard_of(asked: Option<Shard>, earlier: Option<&State>, out: &Path) -> anyhow::Result<Option<Shard>> {
-    let Some(earlier) = earlier else {
+fn shard_of(opts: &Options, earlier: Option<&State>) -> anyhow::Result<Option<Shard>> {
+    let (asked, out) = (opts.shard, opts.out.display());
+    let (Some(earlier), Some(flag)) = (earlier, opts.resumed_by()) else {
         return Ok(asked);
     };
     match (asked, earlier.shard) {
-        (Some(a), Some(e)) if a != e => bail!(
-            "--continue: {} holds shard {e}, not {a}; drop --shard to resume it",
-            out.display()
-        ),
-        (Some(a), None) => bail!(
-            "--continue: {} holds a run-all of every function, not shard {a}; drop --shard to resume it",
-            out.display()
-        ),
+        (Some(a), Some(e)) if a != e => bail!("{flag}: {out} holds shard {e}, not {a}; drop --shard to resume it"),
+        (Some(a), None) => {
+            bail!("{flag}: {out} holds a run-all of every function, not shard {a}; drop --shard to resume it")
+        }
         (_, recorded) => Ok(recorded),
     }
 }
@@ -213,8 +222,8 @@ pub fn run(opts: Options) -> anyhow::Result<Finished> {
     })?;
     let harnesses = HarnessDir::open(&harness_dir)?;
     let layout = Layout::new(&opts.out);
-    let earlier = earlier_run(&layout, &harness_dir, opts.resume || opts.retriage)?;
-    let shard = shard_of(opts.shard, earlier.as_ref(), &opts.out)?;
+    let earlier = earlier_run(&layout, &harness_dir, opts.resumed_by())?;
+    let shard = shard_of(&opts, earlier.as_ref())?;
     let (seconds, budget) = fuzzing_time_of(&opts, earlier.as_ref())?;
     // Resumed without --functions or --oracle: the earlier run's, not every harness and no
     // oracle (a run of a few functions would grow into the whole directory, and a retriage
@@ -322,10 +331,14 @@ pub fn run(opts: Options) -> anyhow::Result<Finished> {
 /// than OUT's is refused: its campaigns would then be of two lengths, or its budget's rounds
 /// planned for another total.
 fn fuzzing_time_of(opts: &Options, earlier: Option<&State>) -> anyhow::Result<(u64, Option<u64>)> {
-    let asked = (opts.seconds > 0 || opts.budget.is_some()).then_some((opts.seconds, opts.budget));
+    let asked = match (opts.seconds, opts.budget) {
+        (None, None) => None,
+        (seconds, budget) => Some((seconds.unwrap_or(0), budget)),
+    };
     match (asked, earlier) {
         (Some(asked), Some(e)) if asked != (e.seconds, e.budget) => bail!(
-            "--continue: {} was run with {}, not {}; give the same or neither",
+            "{}: {} was run with {}, not {}; give the same or neither",
+            opts.resumed_by().unwrap_or("--continue"),
             opts.out.display(),
             e.fuzzing_time(),
             fuzzing_time(asked.0, asked.1)
