@@ -50,8 +50,8 @@ enum tag {
   "the steered run's exact value is no nonzero number (an exact zero, an infinity or a NaN is a constant or "     \
   "a pole of the exact path, not necessarily the function's)"
 #define BEYOND_EXPONENTS_RESULT                                                                                  \
-  "the result's shadow is beyond MPFR's own exponent range, where its two precisions cannot tell a true value "   \
-  "from rounding noise"
+  "the result's shadow is beyond MPFR's own exponent range with no magnitude kept, where its two precisions "     \
+  "cannot tell a true value from rounding noise"
 
 typedef struct nf_mp {
   mpfr_t v;
@@ -1189,13 +1189,17 @@ void __numfuzz_mpfr_result(const char *name, double v, nf_mp *s, unsigned width)
   /* A bound within the format (or a NaN made from one) says nothing of the true value. */
   if (!why && nf_core_bounded() && !beyond_format(s, width))
     why = NUMFUZZ_SHADOW_NAN_FROM_CONSTANT_REASON;
-  /* Every precision clamps alike, so its two runs cannot show whether rounding noise (a
-   * cancellation of huge terms before an exp) put it there. */
-  if (!why && beyond(s))
+  /* Without a magnitude every precision clamps alike, so its two runs cannot show whether
+   * rounding noise (a cancellation of huge terms before an exp) put it there. With one, the
+   * magnitude is printed (`beyond_text`) and noise shows as it does for a number: exp(a - b) of
+   * a ≈ b ≈ 1e300 is 2^(±1e261) at 128 bits and 2^(±1e146) at 512, where a true 2^(-3.6e30)
+   * is that at both (gsl_ran_gaussian_pdf(2.2e-308, 1e-323), which GSL returns as NaN). */
+  if (!why && beyond(s) && !s->magnitude)
     why = BEYOND_EXPONENTS_RESULT;
   /* A steered run judges where the exact values' path gave a number: its exact zeros are the
-   * program's constants (an underflow branch's 0.0), not values that underflowed. */
-  if (!why && steered && !mpfr_regular_p(s->v))
+   * program's constants (an underflow branch's 0.0), not values that underflowed (as one beyond
+   * MPFR's exponents with its magnitude is). */
+  if (!why && steered && !mpfr_regular_p(s->v) && !(beyond(s) && s->magnitude))
     why = STEERED_NOT_A_NUMBER;
   /* 21 significant digits, the x87 build's, in a form triage's decimals parse (nan, inf). */
   char text[96];

@@ -518,7 +518,10 @@ fn close(a: &str, b: &str, rel: f64) -> bool {
         (x, y) => return x == y,
     }
     match (scientific(a), scientific(b)) {
-        (None, None) => true,
+        (None, None) => match (far_exponent(a), far_exponent(b)) {
+            (Some(x), Some(y)) => x.close_to(&y, rel),
+            (x, y) => x.is_none() && y.is_none(),
+        },
         (Some((ma, ea)), Some((mb, eb))) if (ea - eb).abs() <= 1 => {
             let e = ea.max(eb);
             let (x, y) = (ma * 10f64.powi((ea - e) as i32), mb * 10f64.powi((eb - e) as i32));
@@ -526,6 +529,47 @@ fn close(a: &str, b: &str, rel: f64) -> bool {
         }
         _ => false,
     }
+}
+
+/// The decimal exponent of a value beyond every format, one whose exponent no `i64` holds (the
+/// MPFR build prints a value beyond its own exponents as `m·10^e` from the log of its magnitude:
+/// e^(-2.5e30) is `4.1116e-1101067321320929692930183543656`, and e^(e^12000) has 5212 digits of
+/// exponent). Its last digits are as noisy as the magnitude's precision leaves them, so two
+/// such values are compared by their exponents' leading digits: rounding noise (a cancellation
+/// before an exp) changes an exponent's length or its first digits between two precisions.
+#[derive(Debug, PartialEq)]
+struct FarExponent {
+    negative: bool,
+    negative_exponent: bool,
+    digits: usize,
+    /// The exponent's first 17 digits, as a number.
+    leading: f64,
+}
+
+impl FarExponent {
+    fn close_to(&self, other: &FarExponent, rel: f64) -> bool {
+        (self.negative, self.negative_exponent, self.digits) == (other.negative, other.negative_exponent, other.digits)
+            && (self.leading - other.leading).abs() <= rel * self.leading.max(other.leading)
+    }
+}
+
+fn far_exponent(text: &str) -> Option<FarExponent> {
+    let lower = text.trim().to_ascii_lowercase();
+    let (mantissa, exponent) = lower.split_once('e')?;
+    let negative = mantissa.starts_with('-');
+    let m: f64 = mantissa.parse().ok()?;
+    let negative_exponent = exponent.starts_with('-');
+    let digits = exponent.trim_start_matches(['-', '+']).trim_start_matches('0');
+    let plain = m != 0.0 && m.is_finite() && digits.bytes().all(|c| c.is_ascii_digit());
+    if !plain || digits.parse::<i64>().is_ok() {
+        return None;
+    }
+    Some(FarExponent {
+        negative,
+        negative_exponent,
+        digits: digits.len(),
+        leading: digits[..digits.len().min(17)].parse().ok()?,
+    })
 }
 
 /// Marks unreliable each shadow of `wide` (the run at the higher precision) whose twin in
@@ -766,6 +810,33 @@ mod tests {
         assert_eq!(beyond[0].shadow.as_ref().unwrap().unreliable, None, "tgamma(184)");
         let why = wide[1].shadow.as_ref().unwrap().unreliable.clone().unwrap();
         assert!(why.contains("1.2e4074") && why.contains("53 bits"), "{why}");
+    }
+
+    #[test]
+    fn values_beyond_mpfrs_exponents_are_the_same_where_their_exponents_lead_alike() {
+        // e^(-2.5e30) at 128 and at 512 bits: the exponent known in full at both.
+        let (at_128, at_512) = (
+            "4.111624e-1101067321320929692930183543656",
+            "4.1116242189797978e-1101067321320929692930183543656",
+        );
+        assert!(same_value(at_128, at_512));
+        assert!(same_range_answer(FloatType::F64, at_128, at_512));
+        // e^(1.2e300): the exponent's last digits are the magnitude's rounding at each precision.
+        let e300 = |tail: &str| format!("1e+{}{tail}", "52115".repeat(60));
+        assert!(same_value(&e300("123"), &e300("987")));
+        // Rounding noise: exp of a cancellation, 2^(±1e261) at 128 bits and 2^(±1e146) at 512.
+        let noise = |digits: usize| format!("1e+{}", "3".repeat(digits));
+        assert!(!same_value(&noise(261), &noise(146)));
+        assert!(!same_value(
+            &format!("1e+{}", "3".repeat(40)),
+            &format!("1e+{}", "4".repeat(40))
+        ));
+        assert!(
+            !same_value(at_128, &at_128.replace("e-", "e+")),
+            "a zero and an infinity"
+        );
+        assert!(!same_value(at_128, &format!("-{at_128}")), "opposite signs");
+        assert!(!same_value(at_128, "4.1e-1101"), "one within i64's exponents");
     }
 
     #[test]

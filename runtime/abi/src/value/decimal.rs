@@ -233,6 +233,17 @@ pub fn to_hex(x: Float) -> String {
     }
 }
 
+/// A decimal exponent. One of more digits than an `i64` holds (the MPFR build prints a value
+/// beyond its own exponents from its magnitude: e^(-2.5e30) is `4.1e-1101067321320929692930183543656`)
+/// saturates at 2^62, beyond every format either way.
+fn decimal_exponent(text: &str) -> Option<i64> {
+    text.parse::<i64>().ok().or_else(|| {
+        let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+        let long = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+        long.then(|| if text.starts_with('-') { -(1 << 62) } else { 1 << 62 })
+    })
+}
+
 /// Parses decimal, hexadecimal, `inf`/`infinity` and `nan` (case-insensitive, optional sign),
 /// correctly rounded to nearest-even.
 pub fn parse(ty: FloatType, text: &str) -> Result<Float, ParseFloatError> {
@@ -269,7 +280,7 @@ pub fn parse(ty: FloatType, text: &str) -> Result<Float, ParseFloatError> {
         return Ok(round_to_format(ty, negative, &m, e, Rounding::NearestEven).expect("rounding never fails"));
     }
     let (mant, exp) = match lower.split_once('e') {
-        Some((m, e)) => (m, e.parse::<i64>().map_err(|_| err())?),
+        Some((m, e)) => (m, decimal_exponent(e).ok_or_else(err)?),
         None => (lower.as_str(), 0),
     };
     let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
@@ -307,6 +318,15 @@ mod tests {
 
     fn f80(s: &str) -> Float {
         parse(FloatType::F80, s).unwrap()
+    }
+
+    #[test]
+    fn exponents_past_an_i64_are_beyond_every_format() {
+        let tiny = f80("4.111624e-1101067321320929692930183543656");
+        assert!(tiny.is_zero() && !tiny.is_negative());
+        assert!(f80("-1e+52115521155211552115521155211552115").is_infinite());
+        assert!(parse(FloatType::F64, "1e+12x4567890123456789012345").is_err());
+        assert!(parse(FloatType::F64, "1e-").is_err());
     }
 
     #[test]
