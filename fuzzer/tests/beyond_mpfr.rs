@@ -20,6 +20,7 @@ __attribute__((noinline)) static double absorbed(double x) { return (1.0 + exp(-
 __attribute__((noinline)) static double log_of_vanished(double x) { return log(exp(-x * 1e15)); }
 __attribute__((noinline)) static double grows(double x) { return exp(exp(x)); }
 __attribute__((noinline)) static double absorbed_reciprocal(double x) { return (1.0 + 1.0 / exp(exp(x))) * ((exp(x) - exp(x - 0.1)) / exp(x)); }
+__attribute__((noinline)) static double times_undefined(double x) { return exp(-x * 1e15) * ((x - x) / (x - x)); }
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int c = nf_i32(data, size, 0);
   double x = nf_f64(data, size, 1), r = 0;
@@ -28,6 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   case 2: r = log_of_vanished(x); break;
   case 3: r = grows(x); break;
   case 4: r = absorbed_reciprocal(x); break;
+  case 5: r = times_undefined(x); break;
   }
   NUMFUZZ_RESULT(r);
   return 0;
@@ -43,6 +45,8 @@ const LINE_LOG_OF_VANISHED: u64 = 6;
 const LINE_GROWS: u64 = 7;
 /// 1 / e^(e^12000) is a clamped zero, which 1 + absorbs.
 const LINE_ABSORBED_RECIPROCAL: u64 = 8;
+/// e^(-1.2e19) times 0/0: NaN whatever the clamped factor is, undefined as 0/0 is.
+const LINE_TIMES_UNDEFINED: u64 = 9;
 const X: f64 = 12000.0;
 
 fn input(case: i32) -> Vec<u8> {
@@ -76,7 +80,7 @@ fn the_mpfr_build_keeps_values_beyond_its_exponents_where_they_decide_nothing() 
 
 /// Each root's class and reference by line.
 fn triage(built: &Built) -> BTreeMap<u64, (String, Value)> {
-    let inputs: Vec<(String, Vec<u8>)> = (1..=4)
+    let inputs: Vec<(String, Vec<u8>)> = (1..=5)
         .map(|case| (format!("id:{case:06},case:{case}"), input(case)))
         .collect();
     let (roots, _) = triage_roots(built, "out", &inputs);
@@ -101,6 +105,10 @@ fn values_beyond_mpfrs_exponents_judge_where_they_are_absorbed_or_logged() {
     }
     let reference = roots[&LINE_LOG_OF_VANISHED].1["reference"]["value"].as_str().unwrap();
     assert!(close(reference, -X * 1e15), "{reference}");
+    // A NaN times a clamped value is the NaN's: 0/0 is undefined, so is the product.
+    let (class, finding) = &roots[&LINE_TIMES_UNDEFINED];
+    assert_eq!(class, "undefined", "{roots:#?}");
+    assert_eq!(finding["reference"]["source"], "mpfr", "{finding:#}");
     // e^(e^12000) overflows in truth: the same exponent at 128 and 512 bits.
     let (class, finding) = &roots[&LINE_GROWS];
     assert_eq!(class, "range", "{roots:#?}");
