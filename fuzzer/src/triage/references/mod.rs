@@ -6,7 +6,8 @@
 //! The shadow answers one question, for the results that came out Inf or NaN: is the true
 //! result representable in the format? A shadow that is finite and in range says the format
 //! made the result non-finite (`wrong`, reference = the shadow); one beyond the range says the
-//! result is a true overflow or underflow (`unreported-range`); a NaN shadow, that the wider
+//! result is a true overflow or underflow (`unreported-range`, unless the result is a NaN or an
+//! infinity that is no rounding of it: `wrong`, see `oracle::verdict`); a NaN shadow, that the wider
 //! program has no value either (`undefined`). Finite results are not judged by the shadow
 //! (its last digits are not a reference for an accurate library), nor are results whose
 //! shadow the run marked unreliable.
@@ -373,6 +374,7 @@ impl Ladder<'_> {
         let decided = |r: &ResultReport, reference: &Option<String>| {
             reference.as_deref().is_some_and(|v| {
                 r.index.is_some_and(|i| !self.provisional.contains(&i))
+                    && oracle::beyond_format(r.ty, v) == Some(false)
                     && oracle::verdict(r.ty, &r.value, v, false, 0.0) == Some(oracle::Verdict::Wrong)
             })
         };
@@ -449,9 +451,7 @@ impl Ladder<'_> {
             let Some(index) = self.returned[k].index else { continue };
             let returned = &self.returned[k];
             let ill_conditioned_range = |reference: &String| {
-                self.moved_in_x87.contains(&index)
-                    && oracle::verdict(returned.ty, &returned.value, reference, false, 0.0)
-                        == Some(oracle::Verdict::UnreportedRange)
+                self.moved_in_x87.contains(&index) && oracle::beyond_format(returned.ty, reference) == Some(true)
             };
             match references.and_then(|r| r[k].clone()) {
                 Some(reference) if ill_conditioned_range(&reference) => {
@@ -502,7 +502,7 @@ fn same_value(a: &str, b: &str) -> bool {
 fn same_range_answer(ty: FloatType, a: &str, b: &str) -> bool {
     let beyond = |t: &str| {
         let finite = !t.to_ascii_lowercase().contains(['i', 'n']);
-        finite && oracle::verdict(ty, "inf", t, false, 0.0) == Some(oracle::Verdict::UnreportedRange)
+        finite && oracle::beyond_format(ty, t) == Some(true)
     };
     beyond(a) && beyond(b) && close(a, b, RANGE_STABLE)
 }
@@ -619,11 +619,9 @@ fn check_beside(
     let smoothness = neighbours::moves_relatively(signature, bytes);
     let needs = |r: &ResultReport, reference: &Option<String>| {
         r.index.is_some_and(|i| provisional.contains(&i))
-            || reference.as_deref().is_some_and(|v| {
-                non_finite(v)
-                    || (smoothness
-                        && oracle::verdict(r.ty, &r.value, v, false, 1.0) == Some(oracle::Verdict::UnreportedRange))
-            })
+            || reference
+                .as_deref()
+                .is_some_and(|v| non_finite(v) || (smoothness && oracle::beyond_format(r.ty, v) == Some(true)))
     };
     if !returned.iter().zip(&judgement.references).any(|(r, v)| needs(r, v)) {
         return (Vec::new(), Vec::new());

@@ -226,6 +226,8 @@ pub enum Verdict {
     /// an error: its NaN is the answer, so the exception behind it is no bug.
     #[serde(rename = "undefined")]
     Undefined,
+    /// The true value is beyond the format, the library returned what rounding it gives (±Inf
+    /// of its sign, or a number for an underflow) and reported no error.
     #[serde(rename = "unreported-range")]
     UnreportedRange,
     #[serde(rename = "wrong")]
@@ -252,6 +254,36 @@ fn is_exact_zero(decimal: &str) -> bool {
     !mantissa.is_empty() && mantissa.chars().all(|c| c == '0' || c == '.')
 }
 
+/// Whether a true value (`reference`) lies beyond the range of `ty`: an infinity, a finite value
+/// that rounds to one, or a nonzero that rounds to zero or to a subnormal. `None` when it cannot
+/// be read or is NaN.
+pub fn beyond_format(ty: FloatType, reference: &str) -> Option<bool> {
+    let reference = reference.trim();
+    let lower = reference.to_ascii_lowercase();
+    match lower.trim_start_matches(['-', '+']) {
+        "nan" => None,
+        "inf" | "infinity" => Some(true),
+        _ => {
+            let v = Float::parse(ty, reference).ok()?;
+            let lost = v.is_zero() || v.class() == numfuzz_abi::value::FloatClass::Subnormal;
+            Some(v.is_infinite() || (!is_exact_zero(reference) && lost))
+        }
+    }
+}
+
+/// A returned non-number, or a number, against a true value beyond the format (`overflow`: on
+/// the infinite side, of sign `negative`): the format's answer with its range error unreported,
+/// unless it is no rounding of that value at all. A NaN (GSL's `gaussian_pdf(2.2e-308, 1e-323)`,
+/// 10^(-1.1e30)), an infinity of the other sign, or an infinity where the value underflows is
+/// `wrong`: the rounded value was ±Inf or 0.
+fn beyond_verdict(returned: &str, negative: bool, overflow: bool) -> Verdict {
+    match returned.trim().parse::<f64>() {
+        Ok(r) if r.is_nan() => Verdict::Wrong,
+        Ok(r) if r.is_infinite() && (!overflow || (r < 0.0) != negative) => Verdict::Wrong,
+        _ => Verdict::UnreportedRange,
+    }
+}
+
 /// The verdict on one returned value (`returned`, of type `ty`) against its true value
 /// (`reference`), for an input the library reported an error for or not (`handled`). `None`
 /// when the reference cannot be read.
@@ -269,12 +301,16 @@ pub fn verdict(ty: FloatType, returned: &str, reference: &str, handled: bool, to
     }
     let zero = is_exact_zero(reference);
     let Some(in_format) = in_format else {
-        return Some(Verdict::UnreportedRange);
+        return Some(beyond_verdict(returned, lower.starts_with('-'), true));
     };
     if in_format.is_infinite()
         || (!zero && (in_format.is_zero() || in_format.class() == numfuzz_abi::value::FloatClass::Subnormal))
     {
-        return Some(Verdict::UnreportedRange);
+        return Some(beyond_verdict(
+            returned,
+            in_format.is_negative(),
+            in_format.is_infinite(),
+        ));
     }
     let r: f64 = returned.trim().parse().ok()?;
     if !r.is_finite() {
@@ -386,6 +422,22 @@ mod tests {
             "subnormal truth"
         );
         assert_eq!(v("0.0", "1e-400", false), Some(Verdict::UnreportedRange));
+        // A NaN, or an infinity that is no rounding of the true value, is wrong there.
+        assert_eq!(v("NaN", "1e400", false), Some(Verdict::Wrong));
+        assert_eq!(v("NaN", "-inf", false), Some(Verdict::Wrong));
+        assert_eq!(
+            v("NaN", "4.1e-1101067321320929692930183543656", false),
+            Some(Verdict::Wrong)
+        );
+        assert_eq!(v("inf", "1e-400", false), Some(Verdict::Wrong));
+        assert_eq!(v("-inf", "1e400", false), Some(Verdict::Wrong));
+        assert_eq!(v("-inf", "-1e400", false), Some(Verdict::UnreportedRange));
+        assert_eq!(v("NaN", "1e400", true), Some(Verdict::Right), "reported");
+        assert_eq!(beyond_format(F64, "1e400"), Some(true));
+        assert_eq!(beyond_format(F64, "-1e-310"), Some(true));
+        assert_eq!(beyond_format(F64, "0.0"), Some(false));
+        assert_eq!(beyond_format(F64, "1e300"), Some(false));
+        assert_eq!(beyond_format(F64, "nan"), None);
         // Zero and undefined truths.
         assert_eq!(v("0.0", "0.000", false), Some(Verdict::Right));
         assert_eq!(v("1e-320", "0", false), Some(Verdict::Right));
