@@ -49,12 +49,6 @@ const LINE_ABSORBED_RECIPROCAL: u64 = 8;
 const LINE_TIMES_UNDEFINED: u64 = 9;
 const X: f64 = 12000.0;
 
-fn input(case: i32) -> Vec<u8> {
-    let mut b = case.to_le_bytes().to_vec();
-    b.extend_from_slice(&X.to_le_bytes());
-    b
-}
-
 fn build() -> Built {
     compile_with_every_build("beyond", &[("beyond.c", CASES)], &["-O2"])
 }
@@ -62,7 +56,7 @@ fn build() -> Built {
 #[test]
 fn the_mpfr_build_keeps_values_beyond_its_exponents_where_they_decide_nothing() {
     let built = build();
-    let shadow = |case: i32| primary_shadow(&built.path("beyond.mpfr"), &input(case), &[]);
+    let shadow = |case: i32| primary_shadow(&built.path("beyond.mpfr"), &testkit::case_input(case, X), &[]);
     let (value, unreliable) = shadow(1);
     assert_eq!(unreliable, None, "absorbed: {value}");
     let got: f64 = value.parse().unwrap();
@@ -81,7 +75,7 @@ fn the_mpfr_build_keeps_values_beyond_its_exponents_where_they_decide_nothing() 
 /// Each root's class and reference by line.
 fn triage(built: &Built) -> BTreeMap<u64, (String, Value)> {
     let inputs: Vec<(String, Vec<u8>)> = (1..=5)
-        .map(|case| (format!("id:{case:06},case:{case}"), input(case)))
+        .map(|case| (format!("id:{case:06},case:{case}"), testkit::case_input(case, X)))
         .collect();
     let (roots, _) = triage_roots(built, "out", &inputs);
     (roots.into_iter())

@@ -50,23 +50,17 @@ const LINE_SUBNORMAL_INPUT: u32 = 18;
 const LINE_WRONG: u32 = 19;
 const LINE_UNDEFINED: u32 = 20;
 
-fn input(case: i32, x: f64) -> Vec<u8> {
-    let mut b = case.to_le_bytes().to_vec();
-    b.extend_from_slice(&x.to_le_bytes());
-    b
-}
-
 /// The inputs of cases 1-8 (cases 9 and 10 are the oracle's).
 fn scenario_inputs() -> Vec<(i32, Vec<u8>)> {
     vec![
-        (1, input(1, 1e10)),
-        (2, input(2, 1e10)),
-        (3, input(3, 1e-30)),
-        (4, input(4, 1e10)),
-        (5, input(5, f64::INFINITY)),
-        (6, input(6, 1e10)),
-        (7, input(7, 1e10)),
-        (8, input(8, 5e-324)),
+        (1, testkit::case_input(1, 1e10)),
+        (2, testkit::case_input(2, 1e10)),
+        (3, testkit::case_input(3, 1e-30)),
+        (4, testkit::case_input(4, 1e10)),
+        (5, testkit::case_input(5, f64::INFINITY)),
+        (6, testkit::case_input(6, 1e10)),
+        (7, testkit::case_input(7, 1e10)),
+        (8, testkit::case_input(8, 5e-324)),
     ]
 }
 
@@ -343,7 +337,7 @@ const LINE_BOTH_NEEDED: u32 = 28;
 const LINE_REPORTED: u32 = 39;
 
 fn shape_input(case: i32, x: f64, y: f64) -> Vec<u8> {
-    let mut b = input(case, x);
+    let mut b = testkit::case_input(case, x);
     b.extend_from_slice(&y.to_le_bytes());
     b
 }
@@ -499,7 +493,7 @@ fn oracle_cmd(built: &Built) -> String {
 fn a_finite_wrong_result_makes_an_absorbed_underflow_a_bug_against_the_oracle() {
     let built = build();
     // x * 1e-300 = 1e-320: a subnormal keeps ~10 bits, so the result is ~1e-5 off.
-    let out = campaign(&built, "out", &[(9, input(9, 1e-20))]);
+    let out = campaign(&built, "out", &[(9, testkit::case_input(9, 1e-20))]);
     let doc = triage_json(&out, &["--oracle", &oracle_cmd(&built)]);
     let f = by_line(&doc);
     let under = get(&f, "Underflow", LINE_WRONG);
@@ -524,7 +518,7 @@ fn a_finite_wrong_result_makes_an_absorbed_underflow_a_bug_against_the_oracle() 
 #[test]
 fn a_nan_where_the_oracle_says_the_value_is_undefined_is_no_bug() {
     let built = build();
-    let out = campaign(&built, "out", &[(10, input(10, 3.0))]);
+    let out = campaign(&built, "out", &[(10, testkit::case_input(10, 3.0))]);
     // Without a reference, 0/0's NaN escapes unreported: a bug.
     let doc = triage_json(&out, &[]);
     let invalid = get(&by_line(&doc), "Invalid", LINE_UNDEFINED).clone();
@@ -543,7 +537,11 @@ fn a_nan_where_the_oracle_says_the_value_is_undefined_is_no_bug() {
 #[test]
 fn an_oracle_that_crashes_hangs_or_prints_garbage_is_named_and_the_report_is_still_written() {
     let built = build();
-    let out = campaign(&built, "out", &[(9, input(9, 1e-20)), (1, input(1, 1e10))]);
+    let out = campaign(
+        &built,
+        "out",
+        &[(9, testkit::case_input(9, 1e-20)), (1, testkit::case_input(1, 1e10))],
+    );
     let cases = [
         (
             "crashes",
@@ -604,7 +602,10 @@ fn minimisation_keeps_an_escape_as_its_own_root() {
     let out = campaign(
         &built,
         "out",
-        &[(1, input(1, 7.123456789e10)), (3, input(3, 1.23456789e-30))],
+        &[
+            (1, testkit::case_input(1, 7.123456789e10)),
+            (3, testkit::case_input(3, 1.23456789e-30)),
+        ],
     );
     let doc = triage_json(&out, &["--minimize"]);
     let f = by_line(&doc);
@@ -660,7 +661,7 @@ fn without_results_or_without_a_taint_build_the_report_says_what_consequences_ne
 
     // Results but no taint build beside the target: it says how to make one.
     let no_taint = compile("scenarios", &[("scenarios.c", SCENARIOS)], &["-O2"], &[]);
-    let out = campaign(&no_taint, "out", &[(1, input(1, 1e10))]);
+    let out = campaign(&no_taint, "out", &[(1, testkit::case_input(1, 1e10))]);
     let doc = triage_json(&out, &[]);
     assert_eq!(doc["consequences"], "no-taint-build");
     assert_eq!(doc["bugs"], serde_json::json!([]));

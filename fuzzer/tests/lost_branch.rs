@@ -64,12 +64,6 @@ const LINE_COUNT: u64 = 22;
 const LINE_CUTOFF: u64 = 28;
 const X: f64 = 1152921504606846976.0; // 2^60
 
-fn input(case: i32) -> Vec<u8> {
-    let mut b = case.to_le_bytes().to_vec();
-    b.extend_from_slice(&X.to_le_bytes());
-    b
-}
-
 fn build() -> Built {
     compile_with_every_build("path", &[("path.c", PATH)], &["-O2"])
 }
@@ -79,13 +73,13 @@ fn the_mpfr_build_reports_the_paths_exact_value_after_a_lost_branch() {
     let built = build();
     for bits in ["128", "512"] {
         let env = [("NUMFUZZ_SHADOW_PRECISION", bits)];
-        let (value, unreliable) = primary_shadow(&built.path("path.mpfr"), &input(1), &env);
+        let (value, unreliable) = primary_shadow(&built.path("path.mpfr"), &testkit::case_input(1, X), &env);
         assert_eq!(
             (value.parse::<f64>().ok(), unreliable),
             (Some(2.0), None),
             "{bits} bits"
         );
-        let (value, unreliable) = primary_shadow(&built.path("path.mpfr"), &input(2), &env);
+        let (value, unreliable) = primary_shadow(&built.path("path.mpfr"), &testkit::case_input(2, X), &env);
         assert_eq!(
             value.parse::<f64>().ok(),
             Some(f64::INFINITY),
@@ -96,7 +90,7 @@ fn the_mpfr_build_reports_the_paths_exact_value_after_a_lost_branch() {
     }
     // The x87 build calls both unreliable at the branch.
     for case in [1, 2] {
-        let (_, unreliable) = primary_shadow(&built.path("path.shadow"), &input(case), &[]);
+        let (_, unreliable) = primary_shadow(&built.path("path.shadow"), &testkit::case_input(case, X), &[]);
         assert!(
             unreliable.as_deref().is_some_and(|w| w.contains("went the other way")),
             "case {case}: {unreliable:?}"
@@ -108,7 +102,7 @@ fn the_mpfr_build_reports_the_paths_exact_value_after_a_lost_branch() {
 fn triage(built: &Built, name: &str) -> BTreeMap<u64, (String, Value, Value)> {
     let inputs: Vec<(String, Vec<u8>)> = [1, 2, 3, 4]
         .iter()
-        .map(|case| (format!("id:{case:06},case:{case}"), input(*case)))
+        .map(|case| (format!("id:{case:06},case:{case}"), testkit::case_input(*case, X)))
         .collect();
     let (roots, _) = triage_roots(built, name, &inputs);
     (roots.into_iter())
@@ -163,7 +157,7 @@ fn a_steered_mpfr_run_follows_the_exact_values_through_branches_and_conversions(
     let built = build();
     let steered = [("NUMFUZZ_SHADOW_STEER", "1")];
     for (case, exact) in [(2, 1.0), (3, 10.0)] {
-        let (value, unreliable) = primary_shadow(&built.path("path.mpfr"), &input(case), &steered);
+        let (value, unreliable) = primary_shadow(&built.path("path.mpfr"), &testkit::case_input(case, X), &steered);
         assert_eq!(
             (value.parse::<f64>().ok(), unreliable),
             (Some(exact), None),

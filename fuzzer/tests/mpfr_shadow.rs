@@ -43,12 +43,6 @@ const LINE_TRUE_OVERFLOW: u64 = 8;
 const LINE_POLE: u64 = 9;
 const LINE_LOG_OF_ZERO: u64 = 10;
 
-fn input(case: i32, x: f64) -> Vec<u8> {
-    let mut b = case.to_le_bytes().to_vec();
-    b.extend_from_slice(&x.to_le_bytes());
-    b
-}
-
 /// x = 1e5: e^-x is 1e-43430, below x87's 1e-4951. x = 1e-30: 1 + x is 1 at 64 bits.
 /// x = 12000: e^x overflows x87 (beyond 1.2e4932), e^x - e^(x-0.1) over e^x is 0.0952.
 const INPUTS: [(i32, f64); 6] = [(1, 1e5), (2, 1e-30), (3, 12000.0), (4, 400.0), (5, 1.0), (6, 1.0)];
@@ -68,7 +62,7 @@ fn the_mpfr_build_computes_beyond_x87s_range_and_precision() {
     // (1 + 1e-30 at 128 bits keeps 8 of the 1e-30's digits: its log is off in the 11th.)
     let near = |case: i32, x: f64, want: f64, tolerance: f64| {
         for bits in ["128", "512"] {
-            let (value, unreliable) = mpfr_shadow(&built, &input(case, x), bits);
+            let (value, unreliable) = mpfr_shadow(&built, &testkit::case_input(case, x), bits);
             assert_eq!(unreliable, None, "case {case} at {bits} bits");
             let got: f64 = value.parse().unwrap_or_else(|_| panic!("`{value}` is not a decimal"));
             let error = ((got - want) / want).abs();
@@ -78,17 +72,17 @@ fn the_mpfr_build_computes_beyond_x87s_range_and_precision() {
     near(1, 1e5, -1e5, 1e-15);
     near(2, 1e-30, (1e-30f64).ln(), 1e-9);
     near(3, 12000.0, 1.0 - (-0.1f64).exp(), 1e-15);
-    let (value, _) = mpfr_shadow(&built, &input(4, 400.0), "128");
+    let (value, _) = mpfr_shadow(&built, &testkit::case_input(4, 400.0), "128");
     assert!(value.ends_with("e+347"), "e^800: {value}");
-    assert_eq!(mpfr_shadow(&built, &input(5, 1.0), "128").0, "inf");
-    assert_eq!(mpfr_shadow(&built, &input(6, 1.0), "128").0, "-inf");
+    assert_eq!(mpfr_shadow(&built, &testkit::case_input(5, 1.0), "128").0, "inf");
+    assert_eq!(mpfr_shadow(&built, &testkit::case_input(6, 1.0), "128").0, "-inf");
 }
 
 /// Triage over one saved input per case: each root's class and reference by line, and the
 /// JSON's summary.
 fn triage(built: &Built, name: &str) -> (BTreeMap<u64, (String, Value)>, Value) {
     let inputs: Vec<(String, Vec<u8>)> = (INPUTS.iter().enumerate())
-        .map(|(k, (case, x))| (format!("id:{k:06},case:{case}"), input(*case, *x)))
+        .map(|(k, (case, x))| (format!("id:{k:06},case:{case}"), testkit::case_input(*case, *x)))
         .collect();
     let (roots, doc) = triage_roots(built, name, &inputs);
     let by_line = (roots.into_iter())

@@ -33,18 +33,12 @@ const LINE_NAN_FOR_OVERFLOW: u64 = 6;
 /// e^800 overflows, and the program says Inf: a true overflow.
 const LINE_INF_FOR_OVERFLOW: u64 = 7;
 
-fn input(case: i32, x: f64) -> Vec<u8> {
-    let mut b = case.to_le_bytes().to_vec();
-    b.extend_from_slice(&x.to_le_bytes());
-    b
-}
-
 #[test]
 fn a_nan_for_a_value_beyond_the_format_is_wrong_and_an_infinity_for_an_overflow_is_range() {
     let built = compile_with_every_build("beyond", &[("beyond.c", CASES)], &["-O2"]);
     let inputs: Vec<(String, Vec<u8>)> = [(1, 800.0), (2, 800.0), (3, 400.0)]
         .into_iter()
-        .map(|(case, x)| (format!("id:{case:06},case:{case}"), input(case, x)))
+        .map(|(case, x)| (format!("id:{case:06},case:{case}"), testkit::case_input(case, x)))
         .collect();
     let (roots, _) = triage_roots(&built, "out", &inputs);
     let verdict = |line: u64| {

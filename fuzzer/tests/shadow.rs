@@ -94,12 +94,6 @@ const LINE_RETURNED_INFINITY: u64 = 30;
 /// The same constant times 1e300: beyond the format even from the least value it stands for.
 const LINE_RETURNED_OVERFLOW: u64 = 31;
 
-fn input(case: i32, x: f64) -> Vec<u8> {
-    let mut b = case.to_le_bytes().to_vec();
-    b.extend_from_slice(&x.to_le_bytes());
-    b
-}
-
 fn inputs() -> Vec<(i32, Vec<u8>)> {
     [
         (1, 709.8),
@@ -120,7 +114,7 @@ fn inputs() -> Vec<(i32, Vec<u8>)> {
         (18, 710.0),
     ]
     .into_iter()
-    .map(|(c, x)| (c, input(c, x)))
+    .map(|(c, x)| (c, testkit::case_input(c, x)))
     .collect()
 }
 
@@ -144,7 +138,7 @@ fn the_shadow_build_reports_what_the_wider_format_computes() {
             &[opt],
             &[("NUMFUZZ_CC_SHADOW", "1")],
         );
-        let shadow = |c: i32, x: f64| shadow_of(&built.exe, &input(c, x));
+        let shadow = |c: i32, x: f64| shadow_of(&built.exe, &testkit::case_input(c, x));
         let finite_near = |c: i32, x: f64, want: f64| {
             let (value, unreliable) = shadow(c, x);
             assert_eq!(unreliable, None, "{opt} case {c}");
@@ -378,7 +372,7 @@ fn a_shadow_target_that_is_not_one_is_refused_in_one_line() {
     let built = build();
     let root = built.path("out");
     let c = HandCampaign::new(&root, &built.exe, &["default"]);
-    c.crash("default", "id:000000", &input(1, 709.8));
+    c.crash("default", "id:000000", &testkit::case_input(1, 709.8));
     let taint = built.path("shadowed.taint");
     let o = numfuzz(&[
         "triage",

@@ -311,6 +311,14 @@ pub fn primary_shadow(exe: &Path, bytes: &[u8], env: &[(&str, &str)]) -> (String
         .unwrap_or_else(|| panic!("no shadowed result:\n{stderr}"))
 }
 
+/// The input of the tests' C cases that read a case number and one double (`int case; double
+/// x;`, little-endian, no padding: the harnesses read the fields one by one).
+pub fn case_input(case: i32, x: f64) -> Vec<u8> {
+    let mut b = case.to_le_bytes().to_vec();
+    b.extend_from_slice(&x.to_le_bytes());
+    b
+}
+
 /// Little-endian encoding of f64 fields.
 pub fn f64s(values: &[f64]) -> Vec<u8> {
     values.iter().flat_map(|v| v.to_le_bytes()).collect()

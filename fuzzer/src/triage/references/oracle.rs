@@ -254,20 +254,57 @@ fn is_exact_zero(decimal: &str) -> bool {
     !mantissa.is_empty() && mantissa.chars().all(|c| c == '0' || c == '.')
 }
 
+/// Where a true value falls against the format of the value returned for it.
+enum Place {
+    NotANumber,
+    /// Beyond the range: an infinity or a finite value that rounds to one (`overflow`), or a
+    /// nonzero that rounds to zero or to a subnormal.
+    Beyond {
+        negative: bool,
+        overflow: bool,
+    },
+    /// Representable as a normal number, or an exact zero (`zero`).
+    Inside {
+        zero: bool,
+    },
+}
+
+/// The place of `reference` for `ty`; `None` when it cannot be read.
+fn place(ty: FloatType, reference: &str) -> Option<Place> {
+    let reference = reference.trim();
+    let lower = reference.to_ascii_lowercase();
+    let negative = lower.starts_with('-');
+    match lower.trim_start_matches(['-', '+']) {
+        "nan" => return Some(Place::NotANumber),
+        "inf" | "infinity" => {
+            return Some(Place::Beyond {
+                negative,
+                overflow: true,
+            })
+        }
+        _ => {}
+    }
+    let v = Float::parse(ty, reference).ok()?;
+    let zero = is_exact_zero(reference);
+    let lost = v.is_zero() || v.class() == numfuzz_abi::value::FloatClass::Subnormal;
+    Some(if v.is_infinite() || (!zero && lost) {
+        Place::Beyond {
+            negative,
+            overflow: v.is_infinite(),
+        }
+    } else {
+        Place::Inside { zero }
+    })
+}
+
 /// Whether a true value (`reference`) lies beyond the range of `ty`: an infinity, a finite value
 /// that rounds to one, or a nonzero that rounds to zero or to a subnormal. `None` when it cannot
 /// be read or is NaN.
 pub fn beyond_format(ty: FloatType, reference: &str) -> Option<bool> {
-    let reference = reference.trim();
-    let lower = reference.to_ascii_lowercase();
-    match lower.trim_start_matches(['-', '+']) {
-        "nan" => None,
-        "inf" | "infinity" => Some(true),
-        _ => {
-            let v = Float::parse(ty, reference).ok()?;
-            let lost = v.is_zero() || v.class() == numfuzz_abi::value::FloatClass::Subnormal;
-            Some(v.is_infinite() || (!is_exact_zero(reference) && lost))
-        }
+    match place(ty, reference)? {
+        Place::NotANumber => None,
+        Place::Beyond { .. } => Some(true),
+        Place::Inside { .. } => Some(false),
     }
 }
 
@@ -289,29 +326,15 @@ fn beyond_verdict(returned: &str, negative: bool, overflow: bool) -> Verdict {
 /// when the reference cannot be read.
 pub fn verdict(ty: FloatType, returned: &str, reference: &str, handled: bool, tolerance: f64) -> Option<Verdict> {
     let reference = reference.trim();
-    let lower = reference.to_ascii_lowercase();
-    let in_format = match lower.trim_start_matches(['-', '+']) {
-        "nan" if !handled && returned.trim().parse::<f64>().is_ok_and(f64::is_nan) => return Some(Verdict::Undefined),
-        "nan" => return Some(Verdict::Right),
-        "inf" | "infinity" => None,
-        _ => Some(Float::parse(ty, reference).ok()?),
+    let zero = match place(ty, reference)? {
+        Place::NotANumber if !handled && returned.trim().parse::<f64>().is_ok_and(f64::is_nan) => {
+            return Some(Verdict::Undefined)
+        }
+        Place::NotANumber => return Some(Verdict::Right),
+        _ if handled => return Some(Verdict::Right),
+        Place::Beyond { negative, overflow } => return Some(beyond_verdict(returned, negative, overflow)),
+        Place::Inside { zero } => zero,
     };
-    if handled {
-        return Some(Verdict::Right);
-    }
-    let zero = is_exact_zero(reference);
-    let Some(in_format) = in_format else {
-        return Some(beyond_verdict(returned, lower.starts_with('-'), true));
-    };
-    if in_format.is_infinite()
-        || (!zero && (in_format.is_zero() || in_format.class() == numfuzz_abi::value::FloatClass::Subnormal))
-    {
-        return Some(beyond_verdict(
-            returned,
-            in_format.is_negative(),
-            in_format.is_infinite(),
-        ));
-    }
     let r: f64 = returned.trim().parse().ok()?;
     if !r.is_finite() {
         return Some(Verdict::Wrong);
