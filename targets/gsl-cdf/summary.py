@@ -34,7 +34,7 @@ def load(path):
 
 
 def collect(out):
-    per, pairs, disagreements, unjudged = [], {}, [], []
+    per, pairs, inside_pairs, disagreements, unjudged = [], {}, {}, [], []
     base = os.path.join(out, "triage")
     for fn in sorted(os.listdir(base)) if os.path.isdir(base) else []:
         doc = load(os.path.join(base, fn, "triage.json"))
@@ -53,12 +53,13 @@ def collect(out):
                         both=agreement["judged_by_both"], agreed=agreement["agreed"],
                         inside_inputs=inside["inputs"], inside_both=inside["judged_by_both"],
                         inside_agreed=inside["agreed"]))
-        for p in agreement["pairs"]:
-            key = (p["oracle"], p["shadow"])
-            pairs[key] = pairs.get(key, 0) + p["inputs"]
+        for into, of in ((pairs, agreement["pairs"]), (inside_pairs, inside.get("pairs", []))):
+            for p in of:
+                key = (p["oracle"], p["shadow"])
+                into[key] = into.get(key, 0) + p["inputs"]
         disagreements += [(fn, d) for d in agreement["disagreements"]]
         unjudged += [(fn, u) for u in agreement.get("unjudged", [])]
-    return per, pairs, disagreements, unjudged
+    return per, pairs, inside_pairs, disagreements, unjudged
 
 
 def reason_kind(why):
@@ -129,7 +130,7 @@ def describe(out, title):
                         ", ".join("%s %d" % kv for kv in sorted(report.get("rest", {}).items())),
                         ", ".join("%s (%s)" % (f.get("function"), f.get("why")) for f in report.get("failed", [])) or "none"))
         lines.append("")
-    per, pairs, disagreements, unjudged = collect(out)
+    per, pairs, inside_pairs, disagreements, unjudged = collect(out)
     inputs_of = {(fn, d.get("input")): fields(out, fn, d.get("input", "")) for fn, d in disagreements}
     t = {k: sum(r[k] or 0 for r in per) for k in ("findings", "bugs", "not_judged", "inputs", "shadow_judged",
                                                   "oracle_judged", "both", "agreed", "inside_inputs",
@@ -147,7 +148,10 @@ def describe(out, title):
                  % (t["inside_inputs"], t["inside_both"], t["inside_agreed"], pct(t["inside_agreed"], t["inside_both"]),
                     sum(1 for _, d in disagreements if d.get("in_domain") and (d.get("oracle") or {}).get("verdict")
                         == "right" and (d.get("shadow") or {}).get("verdict") == "wrong")))
-    lines += ["", table(pairs), "", "| function | findings | bugs | not-judged | escaping inputs | shadow judged | both | alike |",
+    lines += ["", "All escaping inputs:", "", table(pairs)]
+    if inside_pairs:
+        lines += ["", "Inside the declared domains:", "", table(inside_pairs)]
+    lines += ["", "| function | findings | bugs | not-judged | escaping inputs | shadow judged | both | alike |",
               "|---|---|---|---|---|---|---|---|"]
     for r in per:
         lines.append("| %s | %s | %s | %s | %d | %d | %d | %d |" % (r["function"], r["findings"], r["bugs"], r["not_judged"],

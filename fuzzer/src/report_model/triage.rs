@@ -115,6 +115,9 @@ pub struct AgreementCounts {
     pub inputs: usize,
     pub judged_by_both: usize,
     pub agreed: usize,
+    /// The confusion table of these inputs (empty in reports of before it was written).
+    #[serde(default)]
+    pub pairs: Vec<VerdictPair>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -57,6 +57,16 @@ fn judged(v: &Option<ResultVerdict>) -> Option<Judged> {
     })
 }
 
+fn verdict_pairs(pairs: &shadow_agreement::Pairs) -> Vec<VerdictPair> {
+    (pairs.iter())
+        .map(|(&(oracle, shadow), &inputs)| VerdictPair {
+            oracle: oracle.as_ref().map(name_of),
+            shadow: shadow.as_ref().map(name_of),
+            inputs,
+        })
+        .collect()
+}
+
 fn shadow_agreement(a: &Agreement) -> ShadowAgreement {
     ShadowAgreement {
         inputs: a.inputs(),
@@ -66,16 +76,9 @@ fn shadow_agreement(a: &Agreement) -> ShadowAgreement {
             inputs: a.in_domain.values().sum(),
             judged_by_both: shadow_agreement::judged_by_both(&a.in_domain),
             agreed: shadow_agreement::agreed(&a.in_domain),
+            pairs: verdict_pairs(&a.in_domain),
         },
-        pairs: a
-            .pairs
-            .iter()
-            .map(|(&(oracle, shadow), &inputs)| VerdictPair {
-                oracle: oracle.as_ref().map(name_of),
-                shadow: shadow.as_ref().map(name_of),
-                inputs,
-            })
-            .collect(),
+        pairs: verdict_pairs(&a.pairs),
         disagreements: a
             .disagreements
             .iter()
