@@ -43,6 +43,14 @@ extern "C" {
 #define NUMFUZZ_FUNCTION(name)                                                                  \
   __attribute__((used, section(NUMFUZZ_FUNCTION_SECTION))) static const char numfuzz_function_[] = name
 
+/* Declares the function defined wherever every field lies inside its declared domain (a CDF
+ * at any x, a quantile at any p in [0,1]): a NaN result there is a wrong answer, whatever the
+ * code computes in exact arithmetic. Without an oracle, triage then calls such a NaN `wrong` (a
+ * bug, reference "domain") where the shadow builds would call it `undefined` or not judge it.
+ * Embedded in the binary like the signature. */
+#define NUMFUZZ_DEFINED_IN_DOMAIN()                                                             \
+  __attribute__((used, section(NUMFUZZ_DEFINED_SECTION))) static const char numfuzz_defined_[] = "defined"
+
 /* The library under test reported the error itself (non-zero status, errno, ...): the
  * exceptions of this input are "handled" rather than "silent" in numfuzz triage. */
 #define NUMFUZZ_HANDLED() numfuzz_handled()

@@ -4,8 +4,8 @@
 use numfuzz_abi::signature::Signature;
 use numfuzz_abi::site::SiteTable;
 use numfuzz_abi::{
-    ABI_VERSION, FUNCTION_SECTION, HARNESS_SECTION, RUNTIME_MARKER_PREFIX, RUNTIME_SECTION, SHADOW_SECTION,
-    SIGNATURE_SECTION, TAINT_SECTION,
+    ABI_VERSION, DEFINED_SECTION, FUNCTION_SECTION, HARNESS_SECTION, RUNTIME_MARKER_PREFIX, RUNTIME_SECTION,
+    SHADOW_SECTION, SIGNATURE_SECTION, TAINT_SECTION,
 };
 use object::{Object, ObjectSection, ObjectSymbol};
 use std::path::{Path, PathBuf};
@@ -44,6 +44,8 @@ pub struct Target {
     pub has_harness: bool,
     /// The function under test it names (`NUMFUZZ_FUNCTION`).
     pub function: Option<String>,
+    /// The function is declared defined inside its declared domains (`NUMFUZZ_DEFINED_IN_DOMAIN`).
+    pub defined_in_domain: bool,
     /// A taint build (`NUMFUZZ_CC_TAINT=1 numfuzz-cc`): replay only.
     pub is_taint: bool,
     /// A shadow build (`NUMFUZZ_CC_SHADOW=1 numfuzz-cc`): replay only.
@@ -119,6 +121,7 @@ impl Target {
             signature,
             has_harness,
             function: section_strings(&file, FUNCTION_SECTION).into_iter().next(),
+            defined_in_domain: file.section_by_name(DEFINED_SECTION).is_some(),
             harness_source: section_strings(&file, HARNESS_SECTION)
                 .into_iter()
                 .next()

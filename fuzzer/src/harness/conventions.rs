@@ -53,6 +53,10 @@ pub struct Defaults {
     /// (`NUMFUZZ_CC_ERROR_HOOK`), so that triage roots a result returned as a success after a
     /// report at the dropped report.
     pub error_hook: Option<String>,
+    /// Every function is defined wherever its parameters lie inside their declared domains:
+    /// the harnesses say `NUMFUZZ_DEFINED_IN_DOMAIN()`, and triage calls a NaN result there
+    /// wrong (a bug) without an oracle. A `[function]` table may say otherwise for its function.
+    pub defined_in_domain: bool,
 }
 
 impl Default for Defaults {
@@ -64,6 +68,7 @@ impl Default for Defaults {
             init: None,
             other_headers: false,
             error_hook: None,
+            defined_in_domain: false,
         }
     }
 }
@@ -104,6 +109,10 @@ pub struct FunctionConvention {
     pub int_bound: Option<u64>,
     /// The name the reference oracle knows the function by.
     pub oracle: Option<String>,
+    /// Defined wherever its parameters lie inside their declared domains (default:
+    /// `defaults.defined_in_domain`); `false` for a function with parameter combinations its
+    /// domains cannot exclude (a flat distribution's a >= b).
+    pub defined_in_domain: Option<bool>,
     /// Declared domain per parameter name, e.g. `{ x = "[0,inf]" }`.
     #[serde(default)]
     pub domain: BTreeMap<Key, String>,
@@ -188,6 +197,12 @@ impl Conventions {
         self.function(function)
             .and_then(|f| f.int_return)
             .unwrap_or(self.defaults.int_return)
+    }
+
+    pub fn defined_in_domain(&self, function: &str) -> bool {
+        self.function(function)
+            .and_then(|f| f.defined_in_domain)
+            .unwrap_or(self.defaults.defined_in_domain)
     }
 
     pub fn int_bound(&self, function: &str) -> u64 {

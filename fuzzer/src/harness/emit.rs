@@ -27,6 +27,9 @@ pub fn harness_source(plan: &Plan, header: &str, cx: &Context) -> String {
     l.push(String::new());
     l.push(format!("NUMFUZZ_SIGNATURE(\"{}\");", plan.signature()));
     l.push(format!("NUMFUZZ_FUNCTION(\"{}\");", plan.oracle_name));
+    if plan.defined_in_domain {
+        l.push("NUMFUZZ_DEFINED_IN_DOMAIN();".into());
+    }
     l.extend(bound_helpers(plan));
     if let Some(init) = cx.init {
         l.extend(initialize(init));
@@ -238,6 +241,13 @@ mod tests {
             assert!(text.lines().any(|l| l == line), "no `{line}` in\n{text}");
         }
         assert!(!text.contains("beyond_ubound"), "{text}");
+        assert!(!text.contains("NUMFUZZ_DEFINED_IN_DOMAIN"), "{text}");
+        let defined = Plan {
+            defined_in_domain: true,
+            ..plan
+        };
+        let text = harness_source(&defined, "lib.h", &cx);
+        assert!(text.lines().any(|l| l == "NUMFUZZ_DEFINED_IN_DOMAIN();"), "{text}");
     }
 
     #[test]

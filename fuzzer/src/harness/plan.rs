@@ -63,6 +63,8 @@ pub struct Plan {
     pub ret: Return,
     pub int_return: Option<IntReturn>,
     pub int_bound: u64,
+    /// Declared defined inside its declared domains (`NUMFUZZ_DEFINED_IN_DOMAIN`).
+    pub defined_in_domain: bool,
     /// The call's arguments as C expressions.
     pub args: Vec<String>,
     /// In declaration order: the return value, then the outputs in parameter order.
@@ -145,6 +147,7 @@ pub fn plan(p: &Prototype, conv: &Conventions) -> anyhow::Result<Result<Plan, Sk
         ret,
         int_return,
         int_bound: conv.int_bound(&p.name),
+        defined_in_domain: conv.defined_in_domain(&p.name),
         args: b.args,
     }))
 }
@@ -627,5 +630,18 @@ mod tests {
         let p = proto("g", F64, "double", vec![param("x", "double", F64)]);
         let e = plan(&p, &c).unwrap_err().to_string();
         assert!(e.contains("domain `[1,0]` of parameter `x` of g"), "{e}");
+    }
+
+    #[test]
+    fn functions_are_defined_in_their_domains_where_the_conventions_say_so() {
+        let c =
+            Conventions::parse("[defaults]\ndefined_in_domain = true\n[function.flat_P]\ndefined_in_domain = false\n")
+                .unwrap();
+        let one = |name: &str| plan(&proto(name, F64, "double", vec![param("x", "double", F64)]), &c);
+        assert!(one("fdist_P").unwrap().unwrap().defined_in_domain);
+        assert!(!one("flat_P").unwrap().unwrap().defined_in_domain);
+        let plain = Conventions::parse("").unwrap();
+        let p = proto("g", F64, "double", vec![param("x", "double", F64)]);
+        assert!(!plan(&p, &plain).unwrap().unwrap().defined_in_domain);
     }
 }

@@ -166,6 +166,9 @@ pub struct BugsBy {
     pub shadow: usize,
     /// The MPFR shadow build.
     pub mpfr: usize,
+    /// The harness's declaration that the function is defined inside its declared domains.
+    #[serde(default)]
+    pub domain: usize,
     /// The library's own error report, dropped by a caller (no reference judged the result).
     pub library: usize,
     /// No reference: none at all, or a non-finite result whose cause is not isolated.

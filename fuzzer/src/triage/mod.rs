@@ -426,8 +426,10 @@ fn references(
     target: &Target,
     signature: Option<&Signature>,
 ) -> (Option<References>, Option<references::shadow_agreement::Agreement>) {
-    let shadow =
-        shadow.map(|shadow| References::shadow(shadow.clone(), mpfr.cloned(), &target.function_name(), opts.tolerance));
+    let shadow = shadow.map(|shadow| {
+        References::shadow(shadow.clone(), mpfr.cloned(), &target.function_name(), opts.tolerance)
+            .defined_in_domain(target.defined_in_domain)
+    });
     let oracle = opts
         .oracle
         .as_deref()
@@ -542,7 +544,9 @@ fn why_not_judged(f: &Finding, reference: &Option<Reference>, references: &Refer
             .why_unjudged(bytes)
             .unwrap_or_else(|| match references.source() {
                 Source::Oracle => "the oracle gave no reference for its input".to_string(),
-                Source::Shadow | Source::Mpfr => "the shadow build gave no reference for its input".to_string(),
+                Source::Shadow | Source::Mpfr | Source::Domain => {
+                    "the shadow build gave no reference for its input".to_string()
+                }
             }),
     )
 }

@@ -435,6 +435,7 @@ pub struct BugsBy {
     pub oracle: usize,
     pub shadow: usize,
     pub mpfr: usize,
+    pub domain: usize,
     pub library: usize,
     pub unreferenced: usize,
 }
@@ -489,6 +490,7 @@ impl Report {
                 Some(Source::Oracle) => by.oracle += 1,
                 Some(Source::Shadow) => by.shadow += 1,
                 Some(Source::Mpfr) => by.mpfr += 1,
+                Some(Source::Domain) => by.domain += 1,
                 None => by.unreferenced += 1,
             }
         }

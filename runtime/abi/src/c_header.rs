@@ -222,6 +222,7 @@ fn constants(w: &mut String) {
             ("SITES_SECTION", quoted(crate::SITES_SECTION)),
             ("RUNTIME_SECTION", quoted(crate::RUNTIME_SECTION)),
             ("FUNCTION_SECTION", quoted(crate::FUNCTION_SECTION)),
+            ("DEFINED_SECTION", quoted(crate::DEFINED_SECTION)),
             ("TAINT_SECTION", quoted(crate::TAINT_SECTION)),
             ("HARNESS_SECTION", quoted(crate::HARNESS_SECTION)),
             ("ENV_CC_TAINT", quoted(crate::env::CC_TAINT)),

@@ -51,6 +51,9 @@ pub const SITES_SECTION: &str = "__numfuzz_sites";
 /// Name of the ELF section holding the harness's `NUMFUZZ_FUNCTION` name (what the reference
 /// oracle is asked about).
 pub const FUNCTION_SECTION: &str = "__numfuzz_fn";
+/// Name of the ELF section that marks a harness whose function is declared defined inside its
+/// declared domains (`NUMFUZZ_DEFINED_IN_DOMAIN()`): a NaN result there is a wrong answer.
+pub const DEFINED_SECTION: &str = "__numfuzz_defined";
 /// Name of the ELF section a taint build (`NUMFUZZ_CC_TAINT=1`) carries: a replay-only build
 /// whose values carry the findings they came from (see `taint`).
 pub const TAINT_SECTION: &str = "__numfuzz_taint";

@@ -104,7 +104,9 @@ impl Judge<'_> {
             return None;
         }
         let judged = references.verdict(self.signature, bytes, &replay)?;
-        let source = if judged.by_mpfr {
+        let source = if judged.by_domain {
+            Source::Domain
+        } else if judged.by_mpfr {
             Source::Mpfr
         } else {
             references.source()

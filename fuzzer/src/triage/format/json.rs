@@ -334,6 +334,7 @@ fn summary(report: &Report) -> Summary {
                 oracle: by.oracle,
                 shadow: by.shadow,
                 mpfr: by.mpfr,
+                domain: by.domain,
                 library: by.library,
                 none: by.unreferenced,
             }

@@ -87,7 +87,7 @@ pub fn sources_line(report: &Report) -> Option<String> {
                 "references from `{}` (tolerance {:e}, {} inputs judged)",
                 o.command, o.tolerance, o.judged
             ),
-            (None, Source::Shadow | Source::Mpfr) => format!(
+            (None, Source::Shadow | Source::Mpfr | Source::Domain) => format!(
                 "references of non-finite results from the shadow build {}{} ({} inputs asked, {} with unreliable shadows)",
                 o.command,
                 o.mpfr
@@ -282,6 +282,7 @@ pub fn judgement_line(report: &Report) -> Option<String> {
         (by.oracle, "the oracle"),
         (by.shadow, "the x87 shadow build"),
         (by.mpfr, "the MPFR shadow build"),
+        (by.domain, "the function's declared domains (NaN where it is defined)"),
         (by.library, "the library's own error report, dropped"),
         (by.unreferenced, "no reference (a cause not isolated)"),
     ]
@@ -335,6 +336,7 @@ impl BugView {
                     (Source::Oracle, _) => "",
                     (Source::Shadow, false) => ", by the shadow build",
                     (Source::Mpfr, false) => ", by the MPFR shadow build",
+                    (Source::Domain, _) => ", by the harness's NUMFUZZ_DEFINED_IN_DOMAIN",
                     (Source::Shadow | Source::Mpfr, true) => ", the shadow build's limit beside the input",
                 };
                 format!(

@@ -324,7 +324,7 @@ fn judgement_properties(report: &Report) -> PropertyBag {
         ("bugs", report.bug_count().into()),
         (
             "bugsBy",
-            json!({"oracle": by.oracle, "shadow": by.shadow, "mpfr": by.mpfr, "library": by.library, "none": by.unreferenced}),
+            json!({"oracle": by.oracle, "shadow": by.shadow, "mpfr": by.mpfr, "domain": by.domain, "library": by.library, "none": by.unreferenced}),
         ),
         ("notJudged", report.not_judged().count().into()),
     ])

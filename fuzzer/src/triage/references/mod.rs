@@ -52,6 +52,9 @@ pub enum Source {
     Shadow,
     /// The MPFR shadow build, where the x87 one could not tell.
     Mpfr,
+    /// The harness's declaration that the function is defined inside its declared domains
+    /// (`NUMFUZZ_DEFINED_IN_DOMAIN`): a NaN there is wrong whatever the shadows say.
+    Domain,
 }
 
 impl Source {
@@ -60,6 +63,7 @@ impl Source {
             Source::Oracle => "oracle",
             Source::Shadow => "shadow",
             Source::Mpfr => "mpfr",
+            Source::Domain => "domain",
         }
     }
 }
@@ -99,7 +103,13 @@ pub struct References {
     /// Why a non-finite primary result of an input got no reference, by input bytes.
     unjudged: Mutex<HashMap<Vec<u8>, String>>,
     asked: Mutex<usize>,
+    /// The function is declared defined inside its declared domains (shadow references only:
+    /// an oracle knows where it is defined).
+    defined_in_domain: bool,
 }
+
+/// The reference of a NaN the harness declares wrong (`NUMFUZZ_DEFINED_IN_DOMAIN`).
+pub const DEFINED_IN_DOMAIN_REFERENCE: &str = "a number (declared defined in its domains)";
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
@@ -114,7 +124,15 @@ impl References {
             answers: Mutex::new(HashMap::new()),
             unjudged: Mutex::new(HashMap::new()),
             asked: Mutex::new(0),
+            defined_in_domain: false,
         }
+    }
+
+    /// Shadow references that call a NaN inside the declared domains wrong (the target's
+    /// `NUMFUZZ_DEFINED_IN_DOMAIN`).
+    pub fn defined_in_domain(mut self, defined: bool) -> References {
+        self.defined_in_domain = defined && matches!(self.backend, Backend::Shadow { .. });
+        self
     }
 
     /// The oracle `command`, started now (a failure to start is kept as its error).
@@ -272,6 +290,12 @@ impl References {
             v.beside = beside.contains(&v.index);
             v.by_mpfr = !v.beside && by_mpfr.contains(&v.index);
         }
+        if self.defined_in_domain && !handled && signature.is_some_and(|s| s.in_domain(bytes)) {
+            if let Some(v) = nan_in_domain(&replay.results, verdict.as_ref(), self.tolerance) {
+                lock(&self.unjudged).remove(bytes);
+                verdict = Some(v);
+            }
+        }
         lock(&self.answers).insert(bytes.to_vec(), verdict.clone());
         verdict
     }
@@ -324,6 +348,27 @@ pub const X87_PRECISIONS: (&str, &str) = ("a 64-bit significand", "53 bits");
 pub const MPFR_PRECISIONS: (&str, &str) = ("512 bits (MPFR)", "128 bits");
 
 /// Whether a returned decimal is Inf or NaN.
+/// Inside the declared domains of a function declared defined there: the first NaN primary
+/// result is wrong, unless the input is judged wrong already.
+fn nan_in_domain(returned: &[ResultReport], judged: Option<&ResultVerdict>, tolerance: f64) -> Option<ResultVerdict> {
+    if judged.is_some_and(|v| v.verdict == oracle::Verdict::Wrong) {
+        return None;
+    }
+    let (index, r) = returned
+        .iter()
+        .find_map(|r| Some((r.index?, r)).filter(|(_, r)| r.value.trim().parse::<f64>().is_ok_and(f64::is_nan)))?;
+    Some(ResultVerdict {
+        index,
+        returned: r.value.clone(),
+        reference: DEFINED_IN_DOMAIN_REFERENCE.into(),
+        verdict: oracle::Verdict::Wrong,
+        tolerance,
+        beside: false,
+        by_mpfr: false,
+        by_domain: true,
+    })
+}
+
 fn non_finite(value: &str) -> bool {
     value.trim().parse::<f64>().is_ok_and(|v| !v.is_finite())
 }

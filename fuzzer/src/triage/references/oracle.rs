@@ -368,6 +368,9 @@ pub struct ResultVerdict {
     pub beside: bool,
     /// The reference is the MPFR shadow's, where the x87 shadow could not tell.
     pub by_mpfr: bool,
+    /// The reference is the harness's declaration that the function is defined inside its
+    /// declared domains (a NaN there is wrong).
+    pub by_domain: bool,
 }
 
 /// The worst verdict over an input's primary results (`None` when no reference is known).
@@ -390,6 +393,7 @@ pub fn judge(results: &[ResultReport], j: &Judgement, handled: bool, tolerance: 
                 tolerance,
                 beside: false,
                 by_mpfr: false,
+                by_domain: false,
             })
         })
         // The first of the worst: `max_by_key` keeps the last, which showed an imaginary part's

@@ -168,6 +168,7 @@ mod tests {
             tolerance: 1e-6,
             beside: false,
             by_mpfr: false,
+            by_domain: false,
         })
     }
 
