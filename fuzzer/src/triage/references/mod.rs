@@ -484,7 +484,9 @@ impl Ladder<'_> {
     /// it at both precisions. Where x87's two precisions disagreed, the path is ill-conditioned
     /// there, and a value beyond the range is its exact value, not the function's (GSL's sin
     /// reduces 1.8e308 by three parts of pi/4 and sums a Chebyshev series of the 1e284 left:
-    /// 7.6e4074 at every precision, where sin is 0.005): no `range` from it.
+    /// 7.6e4074 at every precision, where sin is 0.005): no `range` from it. A NaN returned is
+    /// judged all the same: it is no rounding of that value nor of any other number (GSL's
+    /// `bessel_Jnu` and `Ynu` at 1e308: NaN, their true values below 1e-154).
     fn settle(
         &mut self,
         undecided: &[usize],
@@ -496,7 +498,9 @@ impl Ladder<'_> {
             let Some(index) = self.returned[k].index else { continue };
             let returned = &self.returned[k];
             let ill_conditioned_range = |reference: &String| {
-                self.moved_in_x87.contains(&index) && oracle::beyond_format(returned.ty, reference) == Some(true)
+                self.moved_in_x87.contains(&index)
+                    && oracle::beyond_format(returned.ty, reference) == Some(true)
+                    && returned.value.trim().parse::<f64>().is_ok_and(f64::is_infinite)
             };
             match references.and_then(|r| r[k].clone()) {
                 Some(reference) if ill_conditioned_range(&reference) => {
