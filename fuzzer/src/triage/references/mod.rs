@@ -109,7 +109,7 @@ pub struct References {
 }
 
 /// The reference of a NaN the harness declares wrong (`NUMFUZZ_DEFINED_IN_DOMAIN`).
-pub const DEFINED_IN_DOMAIN_REFERENCE: &str = "a number (declared defined in its domains)";
+const DEFINED_IN_DOMAIN_REFERENCE: &str = "a number (declared defined in its domains)";
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
@@ -347,7 +347,6 @@ const BEYOND_RANGE_NOT_STEADY: &str =
 pub const X87_PRECISIONS: (&str, &str) = ("a 64-bit significand", "53 bits");
 pub const MPFR_PRECISIONS: (&str, &str) = ("512 bits (MPFR)", "128 bits");
 
-/// Whether a returned decimal is Inf or NaN.
 /// Inside the declared domains of a function declared defined there: the first NaN primary
 /// result is wrong, unless the input is judged wrong already.
 fn nan_in_domain(returned: &[ResultReport], judged: Option<&ResultVerdict>, tolerance: f64) -> Option<ResultVerdict> {
@@ -369,6 +368,7 @@ fn nan_in_domain(returned: &[ResultReport], judged: Option<&ResultVerdict>, tole
     })
 }
 
+/// Whether a returned decimal is Inf or NaN.
 fn non_finite(value: &str) -> bool {
     value.trim().parse::<f64>().is_ok_and(|v| !v.is_finite())
 }
