@@ -13,6 +13,7 @@ NUMFUZZ_FUNCTION("beyond");
 __attribute__((noinline)) static double nan_for_underflow(double x) { return exp(x) * exp(-x) * exp(-x); }
 __attribute__((noinline)) static double nan_for_overflow(double x) { return exp(x) * exp(x) * ((exp(x) - exp(x - 0.1)) / exp(x)); }
 __attribute__((noinline)) static double inf_for_overflow(double x) { return exp(x) * exp(x); }
+__attribute__((noinline)) static double nan_for_jagged(double x) { uint64_t b; memcpy(&b, &x, 8); double e = exp(x); return e * e * (__builtin_parityll(b) ? 3.0 : -3.0) * (e - e + 1.0); }
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int c = nf_i32(data, size, 0);
   double x = nf_f64(data, size, 1), r = 0;
@@ -20,6 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   case 1: r = nan_for_underflow(x); break;
   case 2: r = nan_for_overflow(x); break;
   case 3: r = inf_for_overflow(x); break;
+  case 4: r = nan_for_jagged(x); break;
   }
   NUMFUZZ_RESULT(r);
   return 0;
@@ -32,11 +34,15 @@ const LINE_NAN_FOR_UNDERFLOW: u64 = 5;
 const LINE_NAN_FOR_OVERFLOW: u64 = 6;
 /// e^800 overflows, and the program says Inf: a true overflow.
 const LINE_INF_FOR_OVERFLOW: u64 = 7;
+/// ±3·e^1600 · (e^800 - e^800 + 1): its sign follows the parity of x's bits, so the shadow, beyond
+/// the range, flips sign beside the input (no smooth function of it); binary64 makes NaN of
+/// Inf - Inf. Whatever the value, NaN is no rounding of it.
+const LINE_NAN_FOR_JAGGED: u64 = 8;
 
 #[test]
 fn a_nan_for_a_value_beyond_the_format_is_wrong_and_an_infinity_for_an_overflow_is_range() {
     let built = compile_with_every_build("beyond", &[("beyond.c", CASES)], &["-O2"]);
-    let inputs: Vec<(String, Vec<u8>)> = [(1, 800.0), (2, 800.0), (3, 400.0)]
+    let inputs: Vec<(String, Vec<u8>)> = [(1, 800.0), (2, 800.0), (3, 400.0), (4, 800.0)]
         .into_iter()
         .map(|(case, x)| (format!("id:{case:06},case:{case}"), testkit::case_input(case, x)))
         .collect();
@@ -59,6 +65,9 @@ fn a_nan_for_a_value_beyond_the_format_is_wrong_and_an_infinity_for_an_overflow_
         value.starts_with("7.07") && value.ends_with("e+693"),
         "e^1600 * 0.0952: {value}"
     );
+    let (class, judged, value) = verdict(LINE_NAN_FOR_JAGGED);
+    assert_eq!((class.as_str(), judged.as_str()), ("bug", "wrong"), "{roots:#?}");
+    assert!(value.ends_with("e+695"), "3 e^1600: {value}");
     let (class, judged, _) = verdict(LINE_INF_FOR_OVERFLOW);
     assert_eq!(
         (class.as_str(), judged.as_str()),
