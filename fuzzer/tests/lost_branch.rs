@@ -40,13 +40,20 @@ __attribute__((noinline)) static double cutoff_on_lost_step(double x) {
     return exp(x);
   return 0.0;
 }
+__attribute__((noinline)) static double nan_beside_cutoff(double x) {
+  double step = (x + 1.0) - x;
+  if (step < 0.5)
+    return exp(x) - exp(x);
+  return 0.0;
+}
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int c = nf_i32(data, size, 0);
   double x = nf_f64(data, size, 1);
   NUMFUZZ_RESULT(c == 1   ? ratio_on_lost_step(x)
                  : c == 2 ? growth_on_lost_step(x)
                  : c == 3 ? count_on_lost_step(x)
-                          : cutoff_on_lost_step(x));
+                 : c == 4 ? cutoff_on_lost_step(x)
+                          : nan_beside_cutoff(x));
   return 0;
 }
 "#;
@@ -62,6 +69,9 @@ const LINE_COUNT: u64 = 22;
 /// exp(2^60) once more, where the exact values' path returns the constant 0.0: a cutoff of the
 /// program, not a value, so not judged.
 const LINE_CUTOFF: u64 = 28;
+/// exp(2^60) - exp(2^60), Inf - Inf = NaN in the program, where the exact values' path returns
+/// the constant 0.0: whatever value that cutoff stands for, NaN is no rounding of it.
+const LINE_NAN_BESIDE_CUTOFF: u64 = 34;
 const X: f64 = 1152921504606846976.0; // 2^60
 
 fn build() -> Built {
@@ -100,7 +110,7 @@ fn the_mpfr_build_reports_the_paths_exact_value_after_a_lost_branch() {
 
 /// Each root's class, reference and why not judged, by line.
 fn triage(built: &Built, name: &str) -> BTreeMap<u64, (String, Value, Value)> {
-    let inputs: Vec<(String, Vec<u8>)> = [1, 2, 3, 4]
+    let inputs: Vec<(String, Vec<u8>)> = [1, 2, 3, 4, 5]
         .iter()
         .map(|case| (format!("id:{case:06},case:{case}"), testkit::case_input(*case, X)))
         .collect();
@@ -142,6 +152,13 @@ fn after_a_lost_branch_a_number_on_the_programs_path_judges_and_else_the_steered
         why.to_string()
             .contains("steered run's exact value is no nonzero number"),
         "{why:#}"
+    );
+    let (class, reference, _) = &with[&LINE_NAN_BESIDE_CUTOFF];
+    assert_eq!(class, "bug", "{with:#?}");
+    assert_eq!(
+        (&reference["source"], &reference["verdict"], &reference["value"]),
+        (&"mpfr".into(), &"wrong".into(), &"0.00000000000000000000e+00".into()),
+        "{reference:#}"
     );
 
     // Without the MPFR build all stay not judged: the x87 shadow refuses at the branch.

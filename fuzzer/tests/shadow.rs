@@ -257,7 +257,7 @@ fn classes_at(doc: &Value, line: u64) -> BTreeSet<String> {
 fn without_an_oracle_the_shadow_tells_spurious_infinities_from_true_ones() {
     let built = build();
     let doc = triage_json(&built, "out");
-    assert_eq!(doc["schema_version"], 9);
+    assert_eq!(doc["schema_version"], 10);
     assert_eq!(doc["oracle"]["source"], "shadow", "{:#}", doc["oracle"]);
     let spurious = [
         LINE_SPURIOUS,

@@ -348,6 +348,7 @@ const JSON_KEYS: &[&str] = &[
     "summary",
     "summary.bugs",
     "summary.bugs_by",
+    "summary.bugs_by.domain",
     "summary.bugs_by.library",
     "summary.bugs_by.mpfr",
     "summary.bugs_by.none",
@@ -423,7 +424,7 @@ const MINIMIZED_KEYS: &[&str] = &[
 fn findings_are_grouped_by_site_and_kind_with_handled_and_silent() {
     let fx = fixture();
     let doc = triage_json(&fx.out.root, &["--timeout", "1000"]);
-    assert_eq!(doc["schema_version"], 9);
+    assert_eq!(doc["schema_version"], 10);
     assert_eq!(doc["inputs_replayed"], 10);
     assert_eq!(doc["summary"]["findings"], 3, "{doc:#}");
     let kinds: Vec<&str> = doc["findings"]
@@ -1222,7 +1223,7 @@ fn escape_lone_bracket(mut schema: Value) -> Value {
 /// `numfuzz triage --format json` on the fixture; `$DIR` stands for the test's temporary
 /// directory (source, target and OUT are inside it).
 const FULL_EXAMPLE: &str = r#"{
-  "schema_version": 9,
+  "schema_version": 10,
   "tool": {
     "name": "numfuzz",
     "version": "$VERSION"
@@ -1248,6 +1249,7 @@ const FULL_EXAMPLE: &str = r#"{
       "oracle": 0,
       "shadow": 0,
       "mpfr": 0,
+      "domain": 0,
       "library": 0,
       "none": 0
     },

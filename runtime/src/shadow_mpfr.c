@@ -46,9 +46,6 @@ enum tag {
 #define STEERED_CONVERSION_LOST                                                                                  \
   "a steered run converted to an integer a shadow no integer of the program's type holds, where the "            \
   "program's own value fitted"
-#define STEERED_NOT_A_NUMBER                                                                                     \
-  "the steered run's exact value is no nonzero number (an exact zero, an infinity or a NaN is a constant or "     \
-  "a pole of the exact path, not necessarily the function's)"
 #define BEYOND_EXPONENTS_RESULT                                                                                  \
   "the result's shadow is beyond MPFR's own exponent range with no magnitude kept, where its two precisions "     \
   "cannot tell a true value from rounding noise"
@@ -1204,7 +1201,7 @@ void __numfuzz_mpfr_result(const char *name, double v, nf_mp *s, unsigned width)
    * program's constants (an underflow branch's 0.0), not values that underflowed (as one beyond
    * MPFR's exponents with its magnitude is). */
   if (!why && steered && !mpfr_regular_p(s->v) && !(beyond(s) && s->magnitude))
-    why = STEERED_NOT_A_NUMBER;
+    why = NUMFUZZ_SHADOW_STEERED_NOT_A_NUMBER_REASON;
   /* 21 significant digits, the x87 build's, in a form triage's decimals parse (nan, inf). */
   char text[96];
   char *long_text = NULL;

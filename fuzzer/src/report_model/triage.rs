@@ -17,8 +17,9 @@ use serde::{Deserialize, Serialize};
 /// (the library reported an error and the function returned success), `root_by` `report`,
 /// `summary.bugs_by.library`); 7: `precision_lost` of a finding (where its root's operands lost
 /// their digits, from the MPFR build), `root_by` `precision`; 8: `shadow_agreement.in_domain`
-/// and each disagreement's `in_domain`).
-pub const SCHEMA_VERSION: u32 = 9;
+/// and each disagreement's `in_domain`; 9: `shadow_agreement.unjudged`; 10: `summary.bugs_by.domain`
+/// and a reference's source `domain` (`NUMFUZZ_DEFINED_IN_DOMAIN`), `shadow_agreement.in_domain.pairs`).
+pub const SCHEMA_VERSION: u32 = 10;
 
 /// How readers name this document in their errors.
 pub const KIND: Kind = Kind {

@@ -252,6 +252,10 @@ fn constants(w: &mut String) {
             ("SHADOW_STORED_CONSTANT", format!("{}u", crate::shadow::STORED_CONSTANT)),
             ("SHADOW_X87_RANGE_REASON", quoted(crate::shadow::X87_RANGE_REASON)),
             ("SHADOW_LOST_BRANCH_REASON", quoted(crate::shadow::LOST_BRANCH_REASON)),
+            (
+                "SHADOW_STEERED_NOT_A_NUMBER_REASON",
+                quoted(crate::shadow::STEERED_NOT_A_NUMBER_REASON),
+            ),
             ("MPFR_PREFIX", quoted(crate::shadow::mpfr::PREFIX)),
             (
                 "MPFR_DEFAULT_PRECISION",

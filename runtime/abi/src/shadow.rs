@@ -86,6 +86,13 @@ format computed";
 /// Added to a store's `width` when the stored value is a constant of the program.
 pub const STORED_CONSTANT: u32 = 1 << 8;
 
+/// Why a steered MPFR run's result judges nothing where the exact values' path ended on an exact
+/// zero, an infinity or a NaN: a constant or a pole of that path (an underflow branch's 0.0),
+/// not necessarily the function's value. Triage still judges a NaN the program returned against
+/// an exact zero there: no rounding of whatever value the constant stands for is NaN.
+pub const STEERED_NOT_A_NUMBER_REASON: &str = "the steered run's exact value is no nonzero number (an exact zero, an \
+infinity or a NaN is a constant or a pole of the exact path, not necessarily the function's)";
+
 /// Whether a result's shadow is provisional: a NaN whose payload says it came from a step of the
 /// algorithm rather than from the mathematics; triage judges it only through a limit beside the
 /// input.

@@ -34,7 +34,7 @@ use crate::replay::{Replay, ReplayEnding, Replayer};
 use neighbours::scientific;
 use numfuzz_abi::op::FloatType;
 use numfuzz_abi::report::ResultReport;
-use numfuzz_abi::shadow::{is_provisional, mpfr, LOST_BRANCH_REASON};
+use numfuzz_abi::shadow::{is_provisional, mpfr, LOST_BRANCH_REASON, STEERED_NOT_A_NUMBER_REASON};
 use numfuzz_abi::signature::Signature;
 use numfuzz_abi::value::Value;
 use oracle::{Judgement, Oracle, Request, RequestResult, ResultVerdict};
@@ -347,6 +347,23 @@ const BEYOND_RANGE_NOT_STEADY: &str =
 pub const X87_PRECISIONS: (&str, &str) = ("a 64-bit significand", "53 bits");
 pub const MPFR_PRECISIONS: (&str, &str) = ("512 bits (MPFR)", "128 bits");
 
+/// A steered run's exact zero is a constant of the exact values' path (an underflow branch's
+/// 0.0), which judges nothing of an infinity; but against a NaN the program returned (on its own
+/// path: the steered run returns what the exact values chose) it judges all the same, since NaN
+/// is no rounding of whatever value the constant stands for (GSL's `bessel_Inu`).
+fn zeros_against_nan(returned: &[ResultReport], steered: &mut [ResultReport]) {
+    for r in steered.iter_mut() {
+        let program_nan = (returned.iter())
+            .find(|p| p.index.is_some() && p.index == r.index)
+            .is_some_and(|p| p.value.trim().parse::<f64>().is_ok_and(f64::is_nan));
+        if let Some(s) = r.shadow.as_mut().filter(|_| program_nan) {
+            if s.unreliable.as_deref() == Some(STEERED_NOT_A_NUMBER_REASON) && s.value.parse::<f64>() == Ok(0.0) {
+                s.unreliable = None;
+            }
+        }
+    }
+}
+
 /// Inside the declared domains of a function declared defined there: the first NaN primary
 /// result is wrong, unless the input is judged wrong already.
 fn nan_in_domain(returned: &[ResultReport], judged: Option<&ResultVerdict>, tolerance: f64) -> Option<ResultVerdict> {
@@ -463,11 +480,15 @@ impl Ladder<'_> {
         };
         let build = if steer { "MPFR (steered)" } else { "MPFR" };
         let runs = (run(mpfr::CHECK_PRECISION), run(mpfr::DEFAULT_PRECISION));
-        let (Some(mut wide), Some(narrow)) = runs else {
+        let (Some(mut wide), Some(mut narrow)) = runs else {
             let failed = format!("the {build} shadow build did not complete this input");
             self.settle(undecided, None, &vec![Some(failed); self.returned.len()]);
             return Vec::new();
         };
+        if steer {
+            zeros_against_nan(self.returned, &mut wide.results);
+            zeros_against_nan(self.returned, &mut narrow.results);
+        }
         let _ = mark_unstable(&mut wide.results, &narrow.results, MPFR_PRECISIONS);
         let (answer, provisional) = shadow_judgement(self.returned, &wide.results);
         let reasons = unjudged_reasons(self.returned, &wide.results, build);
