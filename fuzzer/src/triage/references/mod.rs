@@ -355,7 +355,7 @@ fn zeros_against_nan(returned: &[ResultReport], steered: &mut [ResultReport]) {
     for r in steered.iter_mut() {
         let program_nan = (returned.iter())
             .find(|p| p.index.is_some() && p.index == r.index)
-            .is_some_and(|p| p.value.trim().parse::<f64>().is_ok_and(f64::is_nan));
+            .is_some_and(|p| returned_is(&p.value, f64::is_nan));
         if let Some(s) = r.shadow.as_mut().filter(|_| program_nan) {
             if s.unreliable.as_deref() == Some(STEERED_NOT_A_NUMBER_REASON) && s.value.parse::<f64>() == Ok(0.0) {
                 s.unreliable = None;
@@ -372,7 +372,7 @@ fn nan_in_domain(returned: &[ResultReport], judged: Option<&ResultVerdict>, tole
     }
     let (index, r) = returned
         .iter()
-        .find_map(|r| Some((r.index?, r)).filter(|(_, r)| r.value.trim().parse::<f64>().is_ok_and(f64::is_nan)))?;
+        .find_map(|r| Some((r.index?, r)).filter(|(_, r)| returned_is(&r.value, f64::is_nan)))?;
     Some(ResultVerdict {
         index,
         returned: r.value.clone(),
@@ -385,9 +385,14 @@ fn nan_in_domain(returned: &[ResultReport], judged: Option<&ResultVerdict>, tole
     })
 }
 
+/// Whether a returned decimal is a number (`NaN` and `inf` included) for which `what` holds.
+fn returned_is(value: &str, what: fn(f64) -> bool) -> bool {
+    value.trim().parse::<f64>().is_ok_and(what)
+}
+
 /// Whether a returned decimal is Inf or NaN.
 fn non_finite(value: &str) -> bool {
-    value.trim().parse::<f64>().is_ok_and(|v| !v.is_finite())
+    returned_is(value, |v| !v.is_finite())
 }
 
 /// Why each primary non-finite result of `returned` has no reference in `shadowed` (a run of
@@ -521,7 +526,7 @@ impl Ladder<'_> {
             let ill_conditioned_range = |reference: &String| {
                 self.moved_in_x87.contains(&index)
                     && oracle::beyond_format(returned.ty, reference) == Some(true)
-                    && returned.value.trim().parse::<f64>().is_ok_and(f64::is_infinite)
+                    && returned_is(&returned.value, f64::is_infinite)
             };
             match references.and_then(|r| r[k].clone()) {
                 Some(reference) if ill_conditioned_range(&reference) => {
@@ -691,9 +696,7 @@ fn check_beside(
     let smoothness = neighbours::moves_relatively(signature, bytes);
     let needs = |r: &ResultReport, reference: &Option<String>| {
         let smooth_range = |v: &str| {
-            smoothness
-                && r.value.trim().parse::<f64>().is_ok_and(f64::is_infinite)
-                && oracle::beyond_format(r.ty, v) == Some(true)
+            smoothness && returned_is(&r.value, f64::is_infinite) && oracle::beyond_format(r.ty, v) == Some(true)
         };
         r.index.is_some_and(|i| provisional.contains(&i))
             || reference.as_deref().is_some_and(|v| non_finite(v) || smooth_range(v))
@@ -753,7 +756,7 @@ pub fn shadow_judgement(returned: &[ResultReport], shadowed: &[ResultReport]) ->
     let references = returned
         .iter()
         .map(|r| {
-            let non_finite = r.value.trim().parse::<f64>().is_ok_and(|v| !v.is_finite());
+            let non_finite = returned_is(&r.value, |v| !v.is_finite());
             if r.index.is_none() || !non_finite {
                 return None;
             }
