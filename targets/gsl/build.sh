@@ -288,7 +288,8 @@ generate() {
   local include=$1 gen="$build/harness" numfuzz="$bin_dir/numfuzz"
   local inputs=("$include/gsl/gsl_sf.h" "$here/conventions.toml" "$here/internal-functions.tsv" "$numfuzz" "$here/build.sh")
   local newest
-  newest=$(ls -t "${inputs[@]}" | head -1)
+  # -L: gsl_sf.h is a symbolic link, which a library build recreates; -nt reads its target.
+  newest=$(ls -tL "${inputs[@]}" | head -1)
   if [ -e "$gen/manifest.json" ] && [ "$gen/manifest.json" -nt "$newest" ]; then
     return
   fi
