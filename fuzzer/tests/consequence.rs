@@ -125,7 +125,7 @@ fn every_scenario_is_classed_right_with_its_chain_and_the_bug_list() {
     let built = build();
     let out = campaign(&built, "out", &scenario_inputs());
     let doc = triage_json(&out, &[]);
-    assert_eq!(doc["schema_version"], 10);
+    assert_eq!(doc["schema_version"], 11);
     assert_eq!(doc["consequences"], "computed");
     let taint = built.path("scenarios.taint").canonicalize().unwrap();
     assert_eq!(doc["taint_target"].as_str().map(PathBuf::from), Some(taint));
@@ -365,7 +365,7 @@ fn roots_are_the_exceptions_whose_repair_fixes_the_result_also_through_a_branch(
     ];
     let out = campaign(&built, "out", &inputs);
     let doc = triage_json(&out, &[]);
-    assert_eq!(doc["schema_version"], 10);
+    assert_eq!(doc["schema_version"], 11);
     let f = by_line(&doc);
 
     // An overflow, then `return NAN` in the branch it decides: a bug through control flow.

@@ -61,3 +61,26 @@ fn a_nan_inside_the_domains_of_a_function_declared_defined_there_is_a_bug() {
     let (class, reference, _) = triage(&plain, "inside", 2.0);
     assert_eq!(class, "undefined", "{reference:#}");
 }
+
+/// The toy's true P below its support: 0, whatever k.
+const ORACLE: &str = r#"import json, sys
+for line in sys.stdin:
+    print(json.dumps({"results": ["0"]}), flush=True)
+"#;
+
+#[test]
+fn beside_an_oracle_the_report_says_the_declaration_judged_the_nan() {
+    let defined = compile_with_every_build("defined", &[("cdf.c", CDF)], &["-O1", "-DDEFINED"]);
+    triage(&defined, "inside", 2.0);
+    let oracle = defined.path("oracle.py");
+    std::fs::write(&oracle, ORACLE).unwrap();
+    let cmd = format!("python3 {}", oracle.display());
+    let out = defined.path("inside");
+    let o = numfuzz(&["triage", out.to_str().unwrap(), "--format", "json", "--oracle", &cmd]);
+    assert!(o.status.success(), "{}", both(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let a = &doc["shadow_agreement"];
+    // The shadows follow the code to NaN (undefined); the declaration judges it, as mpmath does.
+    assert_eq!(a["judged_by"], serde_json::json!({"domain": 1}), "{a:#}");
+    assert_eq!((&a["judged_by_both"], &a["agreed"]), (&1.into(), &1.into()), "{a:#}");
+}

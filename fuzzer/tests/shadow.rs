@@ -257,7 +257,7 @@ fn classes_at(doc: &Value, line: u64) -> BTreeSet<String> {
 fn without_an_oracle_the_shadow_tells_spurious_infinities_from_true_ones() {
     let built = build();
     let doc = triage_json(&built, "out");
-    assert_eq!(doc["schema_version"], 10);
+    assert_eq!(doc["schema_version"], 11);
     assert_eq!(doc["oracle"]["source"], "shadow", "{:#}", doc["oracle"]);
     let spurious = [
         LINE_SPURIOUS,
@@ -468,6 +468,8 @@ fn beside_an_oracle_the_shadow_is_measured_against_it() {
     assert_eq!(pair("unreported-range", "unreported-range".into()), Some(4));
     assert_eq!(pair("undefined", "undefined".into()), Some(1));
     assert_eq!(pair("wrong", Value::Null), Some(6));
+    // What judged the 10 the shadow judged: the x87 build alone here (no domains declared).
+    assert_eq!(a["judged_by"], serde_json::json!({"shadow": 10}), "{a:#}");
     // The references shown are the oracle's.
     for f in findings(&doc).iter().filter(|f| !f["reference"].is_null()) {
         assert_eq!(f["reference"]["source"], "oracle", "{f:#}");

@@ -424,7 +424,7 @@ const MINIMIZED_KEYS: &[&str] = &[
 fn findings_are_grouped_by_site_and_kind_with_handled_and_silent() {
     let fx = fixture();
     let doc = triage_json(&fx.out.root, &["--timeout", "1000"]);
-    assert_eq!(doc["schema_version"], 10);
+    assert_eq!(doc["schema_version"], 11);
     assert_eq!(doc["inputs_replayed"], 10);
     assert_eq!(doc["summary"]["findings"], 3, "{doc:#}");
     let kinds: Vec<&str> = doc["findings"]
@@ -1223,7 +1223,7 @@ fn escape_lone_bracket(mut schema: Value) -> Value {
 /// `numfuzz triage --format json` on the fixture; `$DIR` stands for the test's temporary
 /// directory (source, target and OUT are inside it).
 const FULL_EXAMPLE: &str = r#"{
-  "schema_version": 10,
+  "schema_version": 11,
   "tool": {
     "name": "numfuzz",
     "version": "$VERSION"

@@ -52,7 +52,7 @@ def collect(out):
                         inputs=agreement["inputs"], shadow_judged=shadow_judged, oracle_judged=oracle_judged,
                         both=agreement["judged_by_both"], agreed=agreement["agreed"],
                         inside_inputs=inside["inputs"], inside_both=inside["judged_by_both"],
-                        inside_agreed=inside["agreed"]))
+                        inside_agreed=inside["agreed"], judged_by=agreement.get("judged_by")))
         for into, of in ((pairs, agreement["pairs"]), (inside_pairs, inside.get("pairs", []))):
             for p in of:
                 key = (p["oracle"], p["shadow"])
@@ -142,6 +142,15 @@ def describe(out, title):
                  % (t["inputs"], "" if "alone" in title else " + MPFR", t["shadow_judged"],
                     pct(t["shadow_judged"], t["inputs"]), t["oracle_judged"], pct(t["oracle_judged"], t["inputs"]),
                     t["both"], t["agreed"], pct(t["agreed"], t["both"]), wrong_on_right))
+    judged_by = {}
+    for r in per:
+        for source, n in (r["judged_by"] or {}).items():
+            judged_by[source] = judged_by.get(source, 0) + n
+    if judged_by:
+        names = {"shadow": "the x87 build", "mpfr": "its MPFR rung", "domain": "the harnesses' declared domains"}
+        lines.append("")
+        lines.append("Judged by the shadow side, by what judged: %s." % ", ".join(
+            "%s %d" % (names.get(k, k), n) for k, n in sorted(judged_by.items(), key=lambda kv: -kv[1])))
     lines.append("")
     lines.append("Inside the declared domains: %d escaping inputs; judged by both: %d, alike: %d (%s); judged `wrong` "
                  "by the shadow where mpmath says `right`: %d."

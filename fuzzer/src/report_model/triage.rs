@@ -6,6 +6,7 @@
 use super::{Kind, Tool};
 use numfuzz_abi::report::{Frame, ResultReport};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// Version of the schema (2: consequences, chains, references and the bug list; 3: roots by
 /// repair (`root_by`, `via`), the `coincident` consequence and class, and the bugs whose cause
@@ -18,8 +19,9 @@ use serde::{Deserialize, Serialize};
 /// `summary.bugs_by.library`); 7: `precision_lost` of a finding (where its root's operands lost
 /// their digits, from the MPFR build), `root_by` `precision`; 8: `shadow_agreement.in_domain`
 /// and each disagreement's `in_domain`; 9: `shadow_agreement.unjudged`; 10: `summary.bugs_by.domain`
-/// and a reference's source `domain` (`NUMFUZZ_DEFINED_IN_DOMAIN`), `shadow_agreement.in_domain.pairs`).
-pub const SCHEMA_VERSION: u32 = 10;
+/// and a reference's source `domain` (`NUMFUZZ_DEFINED_IN_DOMAIN`), `shadow_agreement.in_domain.pairs`);
+/// 11: `shadow_agreement.judged_by`).
+pub const SCHEMA_VERSION: u32 = 11;
 
 /// How readers name this document in their errors.
 pub const KIND: Kind = Kind {
@@ -100,6 +102,10 @@ pub struct ShadowAgreement {
     pub disagreements: Vec<Disagreement>,
     /// The escaping inputs the shadow did not judge, each with the ladder's reason.
     pub unjudged: Vec<ShadowUnjudged>,
+    /// The escaping inputs the shadow judged, by what judged each: `shadow` (x87), `mpfr`,
+    /// `domain` (a harness's NUMFUZZ_DEFINED_IN_DOMAIN).
+    #[serde(default)]
+    pub judged_by: BTreeMap<String, usize>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

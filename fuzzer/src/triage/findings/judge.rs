@@ -6,7 +6,7 @@
 use crate::replay::{Replay, Replayer};
 use crate::triage::consequences::{self, repair, taint, Consequence};
 use crate::triage::references::oracle::Verdict;
-use crate::triage::references::{References, Source};
+use crate::triage::references::References;
 use crate::triage::report::{Finding, Reference};
 use numfuzz_abi::signature::Signature;
 use numfuzz_abi::taint::TaintMode;
@@ -104,13 +104,7 @@ impl Judge<'_> {
             return None;
         }
         let judged = references.verdict(self.signature, bytes, &replay)?;
-        let source = if judged.by_domain {
-            Source::Domain
-        } else if judged.by_mpfr {
-            Source::Mpfr
-        } else {
-            references.source()
-        };
+        let source = references.source_of(&judged);
         let mut reference = Reference {
             judged,
             source,

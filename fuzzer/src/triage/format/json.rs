@@ -79,6 +79,7 @@ fn shadow_agreement(a: &Agreement) -> ShadowAgreement {
             pairs: verdict_pairs(&a.in_domain),
         },
         pairs: verdict_pairs(&a.pairs),
+        judged_by: (a.judged_by.iter()).map(|(k, n)| (k.to_string(), *n)).collect(),
         disagreements: a
             .disagreements
             .iter()

@@ -166,6 +166,18 @@ impl References {
         }
     }
 
+    /// What judged `judged`, one of this backend's verdicts: the declared domains, the MPFR
+    /// rung, or the backend itself.
+    pub fn source_of(&self, judged: &ResultVerdict) -> Source {
+        if judged.by_domain {
+            Source::Domain
+        } else if judged.by_mpfr {
+            Source::Mpfr
+        } else {
+            self.source()
+        }
+    }
+
     /// The oracle's command line, or the shadow build's path.
     pub fn describe(&self) -> String {
         match &self.backend {

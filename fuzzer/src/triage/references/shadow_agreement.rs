@@ -66,6 +66,9 @@ pub struct Agreement {
     pub disagreements: Vec<Disagreement>,
     /// The escaping inputs the shadow did not judge: what keeps the share judged down.
     pub unjudged: Vec<Unjudged>,
+    /// The escaping inputs the shadow judged, by what judged each ([`super::Source::name`]:
+    /// the x87 build, its MPFR rung, a harness's declared domains).
+    pub judged_by: BTreeMap<&'static str, usize>,
 }
 
 impl Agreement {
@@ -149,6 +152,9 @@ pub fn compare(
         if let Some((o, s)) = v {
             let bytes = replays[i].as_ref().map(|r| r.bytes.as_slice()).unwrap_or_default();
             let in_domain = signature.is_none_or(|sig| sig.in_domain(bytes));
+            if let Ok(v) = &s {
+                *agreement.judged_by.entry(shadow.source_of(v).name()).or_default() += 1;
+            }
             agreement.add(names[i].clone(), in_domain, o, s);
         }
     }
