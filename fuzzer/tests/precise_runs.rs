@@ -405,3 +405,46 @@ fn re_runs_that_teach_nothing_are_throttled_per_site_and_new_flags_still_found()
         "{throttled} re-runs throttled in {execs} executions ({skipped} skipped by their path)"
     );
 }
+
+/// A recurrence that underflows at every input, run long enough that its executions' time
+/// shows in milliseconds.
+const SLOW_UNDERFLOW: &str = r#"#include <numfuzz.h>
+NUMFUZZ_SIGNATURE("f64");
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  double x = nf_f64(data, size, 0), p = 1e-300;
+  for (int i = 0; i < 20000; i++) p = p * 0.5 + x * 0.0;
+  NUMFUZZ_RESULT(p);
+  return 0;
+}
+"#;
+
+/// `fuzzer_stats` says where the campaign's time went: its executions by how they ran and its
+/// stages. Under `--precise` every execution is a precise one; otherwise the re-runs the
+/// special-result pass spared are counted apart.
+#[test]
+fn the_stats_say_where_the_time_went() {
+    let _turn = campaign::one_at_a_time();
+    let built = testkit::compile("slow_underflow", &[("slow_underflow.c", SLOW_UNDERFLOW)], &["-O1"], &[]);
+    let ms = campaign::stat;
+    let precise = campaign::fuzz(&built.exe, &built.path("precise"), 4, &["--precise"]);
+    assert_eq!((ms(&precise, "fast_runs_ms"), ms(&precise, "spared_runs_ms")), (0, 0));
+    assert!(ms(&precise, "precise_runs_ms") > 0);
+    let default = campaign::fuzz(&built.exe, &built.path("default"), 4, &[]);
+    assert!(ms(&default, "spared_runs_ms") > 0, "no re-run was spared");
+    for instance in [&precise, &default] {
+        let runs: u64 = ["fast_runs_ms", "spared_runs_ms", "precise_runs_ms"]
+            .iter()
+            .map(|k| ms(instance, k))
+            .sum();
+        let stages: u64 = ["i2s_ms", "havoc_ms", "search_ms"]
+            .iter()
+            .map(|k| ms(instance, k))
+            .sum();
+        let wall = ms(instance, "run_time") * 1000 + 1000;
+        assert!(ms(instance, "havoc_ms") > 0);
+        assert!(
+            runs <= wall && stages <= wall,
+            "runs {runs} ms, stages {stages} ms in {wall} ms"
+        );
+    }
+}

@@ -413,11 +413,13 @@ def tools_table(results, tools, data, functions):
 
 
 def speed_by_function(results, tools, rate, functions):
-    """Each function's exec/s per tool and numfuzz's share of precise runs: where the
-    per-function mean comes from."""
+    """Each function's exec/s per tool, numfuzz's share of precise runs and where its time went
+    (fuzzer_stats' *_ms: precise runs, runs whose flags sent them through the special-result
+    pass that spared the re-run, the local-search stage): where the per-function mean comes
+    from."""
     others = [t for t in tools if t != "numfuzz"]
-    head = ["function", "numfuzz exec/s", "precise runs"] + [f"{TOOL_NAMES[t]} exec/s" for t in others] \
-        + [f"÷ {TOOL_NAMES[t]}" for t in others]
+    head = ["function", "numfuzz exec/s", "precise runs", "time: precise runs / spared runs / search"] \
+        + [f"{TOOL_NAMES[t]} exec/s" for t in others] + [f"÷ {TOOL_NAMES[t]}" for t in others]
     lines = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
 
     def ratio(fn, t):
@@ -427,16 +429,29 @@ def speed_by_function(results, tools, rate, functions):
     for fn in sorted(functions, key=lambda fn: ratio(fn, first) if first else 0):
         execs = stat_sum(results, "numfuzz", [fn], "execs_done")
         precise = stat_sum(results, "numfuzz", [fn], "precise_runs")
-        row = [fn, f"{rate['numfuzz'][fn]:.0f}", f"{100 * precise / execs:.0f} %" if execs else "-"]
+        row = [fn, f"{rate['numfuzz'][fn]:.0f}", f"{100 * precise / execs:.0f} %" if execs else "-",
+               time_shares(results, fn)]
         row += [f"{rate[t][fn]:.0f}" for t in others]
         row += [f"{ratio(fn, t):.2f}×" if ratio(fn, t) else "-" for t in others]
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join([SPEED_CAPTION, ""] + lines)
 
 
+def time_shares(results, fn):
+    """numfuzz's time on `fn` in precise runs, spared runs and local search, in % of its
+    campaign's seconds ("-" for campaigns of a numfuzz that did not count them)."""
+    ms = {k: stat_sum(results, "numfuzz", [fn], k) for k in ("precise_runs_ms", "spared_runs_ms", "search_ms")}
+    seconds = stat_sum(results, "numfuzz", [fn], "run_time")
+    if not seconds or not any(ms.values()):
+        return "-"
+    return " / ".join(f"{v / (10 * seconds):.0f} %" for v in ms.values())
+
+
 SPEED_CAPTION = ("Speed by function, slowest ratio first. An afl-fuzz run ends at the first trapped exception; "
                  "a numfuzz run goes to the end, and runs again precisely when it raised one, so where inputs "
-                 "raise most and run long the tools do not run comparable work.")
+                 "raise most and run long the tools do not run comparable work. numfuzz's time columns are its "
+                 "fuzzer_stats' precise_runs_ms, spared_runs_ms and search_ms over the campaign's seconds "
+                 "(docs: guides/campaigns.md, \"Where the time goes\").")
 
 
 def known_table(rows):

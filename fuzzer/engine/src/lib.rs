@@ -41,6 +41,7 @@ pub mod stats;
 pub mod stop;
 pub mod summary;
 pub mod supervisor;
+pub mod time_use;
 pub mod timeout;
 pub mod turn_time;
 pub mod user_stats;

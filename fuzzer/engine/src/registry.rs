@@ -35,6 +35,7 @@ unsafe fn register_all() {
     };
     use crate::run_mode::{FirstTurnDone, RunModeRecord};
     use crate::saved_inputs::PendingSaves;
+    use crate::time_use::TimeUse;
     use libafl::corpus::SchedulerTestcaseMetadata;
     use libafl::executors::ExitKind;
     use libafl::feedbacks::{MapFeedbackMetadata, MapIndexesMetadata, MapNoveltiesMetadata};
@@ -81,5 +82,6 @@ unsafe fn register_all() {
         HangCheck,
         PendingSaves,
         FirstTurnDone,
+        TimeUse,
     );
 }

@@ -3,6 +3,7 @@
 //! observed after every run.
 
 use crate::run_mode::RunModeRecord;
+use crate::time_use::TimeUse;
 use libafl::executors::ExitKind;
 use libafl::observers::Observer;
 use libafl::Error;
@@ -15,6 +16,7 @@ use numfuzz_abi::shm::{
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Instant;
 
 /// The flags word of the target's region header, shared with the target (in-process: the
 /// same memory; forkserver: shared memory).
@@ -31,6 +33,9 @@ pub struct RunFlagsObserver {
     #[serde(skip)]
     word: Option<FlagsWord>,
     last: u32,
+    /// When the current run started (its time goes to [`TimeUse`] by the flags).
+    #[serde(skip)]
+    started: Option<Instant>,
 }
 
 impl RunFlagsObserver {
@@ -46,6 +51,7 @@ impl RunFlagsObserver {
             // SAFETY: the caller guarantees a valid, aligned, process-long u32.
             word: (!word.is_null()).then(|| FlagsWord(unsafe { AtomicU32::from_ptr(word) })),
             last: 0,
+            started: None,
         }
     }
 
@@ -90,12 +96,17 @@ impl<I, S: HasMetadata> Observer<I, S> for RunFlagsObserver {
             w.fetch_and(RUN_TRUNCATED, Ordering::Relaxed);
         }
         self.last = 0;
+        self.started = Some(Instant::now());
         Ok(())
     }
 
     fn post_exec(&mut self, state: &mut S, _input: &I, exit_kind: &ExitKind) -> Result<(), Error> {
         if let Some(FlagsWord(w)) = self.word {
             self.last = w.load(Ordering::Relaxed);
+        }
+        if let Some(started) = self.started.take() {
+            let took = started.elapsed();
+            state.metadata_or_insert_with(TimeUse::default).add_run(self.last, took);
         }
         let rerun_timeout = *exit_kind == ExitKind::Timeout && self.fast_run_ended();
         if self.last & (RUN_PRECISE | RUN_PRECISE_SKIPPED | RUN_RERUN_TOO_SLOW | RUN_RERUN_THROTTLED) != 0

@@ -11,6 +11,7 @@ use crate::maps::{CMP_MAP, ERRBITS_MAP};
 use crate::meta::{AflCounters, DistanceHistory, ExceptionsSeen};
 use crate::run_mode::RunModeRecord;
 use crate::stop::campaign_over;
+use crate::time_use::{TimeUse, TimedStage};
 use libafl::corpus::Corpus;
 use libafl::events::{std_report_progress, EventFirer};
 use libafl::feedbacks::MapFeedbackMetadata;
@@ -156,6 +157,8 @@ impl StatsStage {
         let (errbits, cmps) = (history(ERRBITS_MAP), history(CMP_MAP));
         let search = state.metadata::<LocalSearchRecord>().cloned().unwrap_or_default();
         let modes = state.metadata::<RunModeRecord>().cloned().unwrap_or_default();
+        let time = state.metadata::<TimeUse>().cloned().unwrap_or_default();
+        let ms = |ns: u64| ns / 1_000_000;
         let unix = |t: SystemTime| t.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs();
         let start_unix = unix(self.instance.start);
         let to_unix = |ms: Option<u64>| ms.map_or(0, |m| start_unix + m / 1000);
@@ -212,6 +215,12 @@ impl StatsStage {
             rerun_timeouts: modes.rerun_timeouts,
             reruns_too_slow: modes.reruns_too_slow,
             reruns_throttled: modes.reruns_throttled,
+            fast_runs_ms: ms(time.fast_runs),
+            spared_runs_ms: ms(time.spared_runs),
+            precise_runs_ms: ms(time.precise_runs),
+            i2s_ms: time.stage_ms(TimedStage::InputToState),
+            havoc_ms: time.stage_ms(TimedStage::Havoc),
+            search_ms: time.stage_ms(TimedStage::LocalSearch),
             client_restarts: self.instance.client_restarts,
             afl_banner: self.banner.clone(),
             command_line: self.command_line.clone(),

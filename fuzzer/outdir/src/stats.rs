@@ -168,6 +168,15 @@ pub struct CampaignStats {
     /// Re-runs not started because every operation that gave a special result in the fast run
     /// had been special in re-runs that taught nothing, with the same flags.
     pub reruns_throttled: u64,
+    /// Milliseconds of the clients' executions by how they ran: fast only; fast, then a
+    /// special-result pass that spared the precise re-run; precisely (fast run included).
+    pub fast_runs_ms: u64,
+    pub spared_runs_ms: u64,
+    pub precise_runs_ms: u64,
+    /// Milliseconds in the input-to-state, havoc and local-search stages (executions included).
+    pub i2s_ms: u64,
+    pub havoc_ms: u64,
+    pub search_ms: u64,
     /// Clients of this instance that died silently and were replaced (`clients.jsonl`).
     pub client_restarts: usize,
     pub afl_banner: String,
@@ -239,6 +248,12 @@ impl CampaignStats {
             .set("rerun_timeouts", self.rerun_timeouts)
             .set("reruns_too_slow", self.reruns_too_slow)
             .set("reruns_throttled", self.reruns_throttled)
+            .set("fast_runs_ms", self.fast_runs_ms)
+            .set("spared_runs_ms", self.spared_runs_ms)
+            .set("precise_runs_ms", self.precise_runs_ms)
+            .set("i2s_ms", self.i2s_ms)
+            .set("havoc_ms", self.havoc_ms)
+            .set("search_ms", self.search_ms)
             .set("client_restarts", self.client_restarts)
             .set("afl_banner", &self.afl_banner)
             .set("afl_version", format!("numfuzz-{}", env!("CARGO_PKG_VERSION")))

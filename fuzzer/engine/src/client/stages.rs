@@ -14,6 +14,7 @@ use crate::mutators::deadline::UntilDeadline;
 use crate::mutators::{fp_mutations, DomainSteering};
 use crate::run_mode::{PreciseQuota, RunModeStage, RunModeWord, TurnQuota};
 use crate::stats::StatsStage;
+use crate::time_use::{Timed, TimedStage};
 use crate::timeout::AdjustTimeout;
 use crate::turn_time::{TimedTurns, TurnClock, TurnClockStage};
 use libafl::events::SendExiting;
@@ -146,11 +147,14 @@ where
     let mutator = TimedTurns::new(mutator, clock.clone());
     let mut stages = tuple_list!(
         HangConfirmStage::new(deadline),
-        i2s,
+        Timed::new(TimedStage::InputToState, i2s),
         run_mode,
         TurnClockStage::new(clock),
-        StdMutationalStage::new(UntilDeadline::new(PreciseQuota::new(mutator, quota, word), deadline)),
-        search,
+        Timed::new(
+            TimedStage::Havoc,
+            StdMutationalStage::new(UntilDeadline::new(PreciseQuota::new(mutator, quota, word), deadline))
+        ),
+        Timed::new(TimedStage::LocalSearch, search),
         stats
     );
     parts
