@@ -25,7 +25,8 @@
 #                         the same oracle (tools `afl` and `afl-underflow` in the report, with
 #                         exec/s, bugs and the bugs only one tool found); the report's first
 #                         lines give the per-function floor (numfuzz's exec/s >= afl-fuzz's on
-#                         every function, geometric mean >= 5x) and the functions below it
+#                         every function, geometric mean >= 5x), the functions below it, and
+#                         those where an AFL++ run counted more bugs than numfuzz
 #   --budget              one budget of SECONDS_PER_FUNCTION x the functions for numfuzz (`run-all
 #                         --budget`: rounds where findings still grow) instead of equal shares;
 #                         compare with a run of equal shares with --compare

@@ -365,10 +365,11 @@ def rates(results, tools, functions):
 FLOOR_MEAN = 5.0
 
 
-def floor_line(rate, functions):
+def floor_line(rate, functions, data):
     """The per-function floor against afl-fuzz (the NumFuzz paper's baseline, the first AFL++
-    tool): how many functions fall below 1x, which (slowest first), and the geometric mean.
-    None without afl-fuzz."""
+    tool): how many functions fall below 1x, which (slowest first), and the geometric mean;
+    then the functions where an AFL++ run's triage counted more bugs than numfuzz's. None
+    without afl-fuzz."""
     if "afl" not in rate:
         return None
     ratios = {fn: rate["numfuzz"][fn] / rate["afl"][fn] for fn in functions
@@ -378,7 +379,23 @@ def floor_line(rate, functions):
     listed = ", ".join(f"{fn} {r:.2f}×" for r, fn in below) or "none"
     return (f"floor against afl-fuzz (numfuzz's exec/s ≥ afl-fuzz's on every function, geometric mean ≥ "
             f"{FLOOR_MEAN:g}×): {len(below)} of {len(ratios)} functions below it ({listed}); geometric mean "
-            f"{mean:.2f}× ({'met' if not below and mean >= FLOOR_MEAN else 'not met'}).")
+            f"{mean:.2f}× ({'met' if not below and mean >= FLOOR_MEAN else 'not met'}); "
+            f"{fewer_bugs_text(data, functions)}.")
+
+
+def fewer_bugs_text(data, functions):
+    """The functions where some AFL++ tool's triage counted more bugs than numfuzz's."""
+    def bugs(tool, fn):
+        counts = data[tool]["per_function"].get(fn)
+        return counts["bugs"] if counts else 0
+    fewer = []
+    for fn in functions:
+        rivals = {t: bugs(t, fn) for t in data if t != "numfuzz"}
+        best = max(rivals, key=rivals.get, default=None)
+        if best is not None and rivals[best] > bugs("numfuzz", fn):
+            fewer.append(f"{fn} {bugs('numfuzz', fn)} against {TOOL_NAMES[best]}'s {rivals[best]}")
+    return (f"bugs: numfuzz found fewer than an AFL++ run on {len(fewer)} of {len(functions)} functions"
+            + (f" ({', '.join(fewer)})" if fewer else ""))
 
 
 def tools_table(results, tools, data, functions):
@@ -529,7 +546,7 @@ def main():
                   f"the {len(internal)} harnesses of internal functions), "
                   f"{sum(r['in_bug_list'] for r in known)} in the bug list.")
     summary = counts_table(tools, data)
-    floor = floor_line(rates(results, tools, functions), functions)
+    floor = floor_line(rates(results, tools, functions), functions, data)
     print(intro)
     print(headline)
     print(known_line)
