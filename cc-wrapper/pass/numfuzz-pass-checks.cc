@@ -81,9 +81,10 @@ bool CheckEmitter::inlinable(unsigned Op) {
 }
 
 // Almost every f32/f64 `+ - * /` result lies strictly between the smallest normal and the
-// largest finite value, where no flag can be raised (the runtime's own fast path). There
-// the ErrBits update is done inline — the same integer arithmetic on the result's bits as
-// the runtime — and the runtime is called for everything else.
+// largest finite value, or is the exact zero of a zero factor or dividend, where no flag can
+// be raised (the runtime's own fast path). There the ErrBits update is done inline — the same
+// integer arithmetic on the result's bits as the runtime — and the runtime is called for
+// everything else.
 //
 // The inline update has no branch: it is computed for every result and made harmless with
 // selects where it does not apply (a non-normal result stores 0xFF under umin, a site
@@ -107,27 +108,42 @@ void CheckEmitter::emitInlineArith(Function &F, IRBuilder<> &B, const CheckPlan 
   // MinNormal < |r| < MaxFinite, as one unsigned comparison.
   Value *Normal = B.CreateICmpULT(B.CreateSub(AbsR, ConstantInt::get(IntTy, MinNormal + 1)),
                                   ConstantInt::get(IntTy, MaxFinite - MinNormal - 1));
+  // An exact zero: a product with a zero factor (the other finite, or the result would be a
+  // NaN), a quotient of a zero dividend by a finite divisor (non-zero, or it would be a NaN).
+  // It raises nothing, under flush-to-zero too (its operands are zeros, not flushed tinies),
+  // and the runtime would measure only its distance to overflow (and a divisor's to zero):
+  // a recurrence that went to zero reached the runtime at every such operation of every step.
+  Value *Zero = ConstantInt::get(IntTy, 0);
+  Value *ExactZero = B.getFalse();
+  if (P.Op == NUMFUZZ_OP_FMUL)
+    ExactZero = B.CreateAnd(B.CreateICmpEQ(AbsR, Zero),
+                            B.CreateOr(B.CreateICmpEQ(Abs(Ops[0]), Zero), B.CreateICmpEQ(Abs(Ops[1]), Zero)));
+  else if (P.Op == NUMFUZZ_OP_FDIV)
+    ExactZero = B.CreateAnd(B.CreateAnd(B.CreateICmpEQ(AbsR, Zero), B.CreateICmpEQ(Abs(Ops[0]), Zero)),
+                            B.CreateICmpULT(Abs(Ops[1]), ConstantInt::get(IntTy, MaxFinite + 1)));
+  Value *Quiet = B.CreateOr(Normal, ExactZero);
   ErrBitsTarget T = errBitsTarget(B, Site);
   Constant *Unmeasured = ConstantInt::get(IR.I8, 0xFF);
-  // ErrBits = bit length of a (positive) distance in ordered-float positions. Where the
-  // result is normal the distance is at least 1, so ctlz may treat 0 as poison (a poison
-  // operand in select's other arm does not reach its result).
-  auto Lower = [&](unsigned Kind, Value *Distance) {
+  // ErrBits = bit length of a (positive) distance in ordered-float positions, measured where
+  // `Measured` holds. There the distance is at least 1, so ctlz may treat 0 as poison (a
+  // poison operand in select's other arm does not reach its result).
+  auto Lower = [&](unsigned Kind, Value *Distance, Value *Measured) {
     Value *Len =
         B.CreateSub(ConstantInt::get(IntTy, W), B.CreateBinaryIntrinsic(Intrinsic::ctlz, Distance, B.getTrue()));
-    Value *EB = B.CreateSelect(Normal, B.CreateTrunc(Len, IR.I8), Unmeasured);
+    Value *EB = B.CreateSelect(Measured, B.CreateTrunc(Len, IR.I8), Unmeasured);
     Value *Ptr = B.CreateConstGEP1_64(IR.I8, T.Base, Kind);
     // umin on 32 bits: x86 has a cmov for those, not for bytes.
     Value *Old = B.CreateZExt(B.CreateLoad(IR.I8, Ptr), IR.I32);
     B.CreateStore(B.CreateTrunc(B.CreateBinaryIntrinsic(Intrinsic::umin, Old, B.CreateZExt(EB, IR.I32)), IR.I8), Ptr);
   };
-  Lower(NUMFUZZ_KIND_OVERFLOW, B.CreateSub(ConstantInt::get(IntTy, MaxFinite), AbsR));
-  Lower(NUMFUZZ_KIND_UNDERFLOW, B.CreateSub(AbsR, ConstantInt::get(IntTy, MinNormal)));
-  // A normal quotient means a finite non-zero divisor: its distance to zero.
+  // A zero is as far from overflowing as a result can be; it has no distance to underflow.
+  Lower(NUMFUZZ_KIND_OVERFLOW, B.CreateSub(ConstantInt::get(IntTy, MaxFinite), AbsR), Quiet);
+  Lower(NUMFUZZ_KIND_UNDERFLOW, B.CreateSub(AbsR, ConstantInt::get(IntTy, MinNormal)), Normal);
+  // A normal quotient, or an exact zero one, means a finite non-zero divisor: its distance to zero.
   if (P.Op == NUMFUZZ_OP_FDIV)
-    Lower(NUMFUZZ_KIND_DIVBYZERO, Abs(Ops[1]));
+    Lower(NUMFUZZ_KIND_DIVBYZERO, Abs(Ops[1]), Quiet);
 
-  Value *Slow = B.CreateNot(B.CreateAnd(Normal, T.Fits));
+  Value *Slow = B.CreateNot(B.CreateAnd(Quiet, T.Fits));
   if (IR.preservingCallsWork(F)) {
     callPreserving(F, B, P, Slow, T.Base, Site, Ops, Int, R);
     return;

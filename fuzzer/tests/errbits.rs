@@ -187,8 +187,9 @@ fn other_kinds_are_measured_at_their_own_boundaries() {
     assert_eq!(errbits(Op::FMul, DivByZero, 1.0, 2.0), (NOT_MEASURED, false));
 }
 
-/// The pass inlines the ErrBits update of `+ - * /` results strictly inside the normal range
-/// and calls the runtime for the rest; either way the values are the ABI's formula exactly.
+/// The pass inlines the ErrBits update of `+ - * /` results strictly inside the normal range,
+/// and of the exact zeros of a zero factor or dividend, and calls the runtime for the rest;
+/// either way the values are the ABI's formula exactly (a zero has no distance to underflow).
 #[test]
 fn inlined_and_runtime_errbits_agree_with_the_formula() {
     use numfuzz_abi::errbits::not_raised;
@@ -205,6 +206,10 @@ fn inlined_and_runtime_errbits_agree_with_the_formula() {
         (f64::MAX, 1.0),                         // exactly the largest finite: runtime
         (f64::MAX, 1.0 - f64::EPSILON / 2.0),    // one step below it: inline
         (-2.5e-308, 0.5),                        // subnormal result: runtime
+        (0.0, 7.0),                              // exact zeros: inline
+        (-0.0, 1e300),
+        (0.0, 5e-324), // a subnormal divisor's distance to zero
+        (1e-300, 0.0), // a zero factor; a zero divisor: runtime
     ];
     for (a, b) in cases {
         let region = run(a, b);
@@ -217,6 +222,8 @@ fn inlined_and_runtime_errbits_agree_with_the_formula() {
             };
             if raised {
                 0
+            } else if kind == Underflow && r.is_zero() {
+                NOT_MEASURED
             } else {
                 not_raised(r, boundary)
             }
@@ -233,7 +240,7 @@ fn inlined_and_runtime_errbits_agree_with_the_formula() {
         );
         let d = site_of(&sites(&target().exe), Op::FDiv);
         let q = a / b;
-        if q.is_normal() {
+        if q.is_normal() || (q == 0.0 && a == 0.0 && b != 0.0) {
             assert_eq!(
                 region.errbits(slot(d, DivByZero)),
                 not_raised(Float::from_f64(b.abs()), Float::zero(FloatType::F64, false)),
