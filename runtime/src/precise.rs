@@ -193,10 +193,11 @@ pub fn run(input: impl Fn()) {
         let outcome = flags << 1 | u32::from(non_finite);
         let path = specials.as_ref().map(|s| PathKey::of_fast_run(outcome, s.hash));
         let skip = path.is_some_and(|p| SEEN.with_borrow(|seen| seen.contains(p)));
+        let predicted = fast.map(crate::rerun_limit::predicted);
         let throttled = !skip
             && specials
                 .as_ref()
-                .is_some_and(|s| THROTTLE.with_borrow_mut(|t| t.skips(&s.words, outcome)));
+                .is_some_and(|s| THROTTLE.with_borrow_mut(|t| t.skips(&s.words, outcome, predicted)));
         let rerun = (raised && !skip && !throttled) || plan == Plan::FastThenPrecise;
         settle(region, rerun, skip);
         if throttled {
@@ -207,15 +208,16 @@ pub fn run(input: impl Fn()) {
         if !rerun {
             return;
         }
-        // Timed only to learn the slowdown from a fast run's time.
+        // Timed to learn the slowdown from a fast run's time and to weigh the re-run's cost.
         let started = fast.map(|_| Instant::now());
         crate::edges::discarding(|| {
             // SAFETY: as above; the re-run starts from the flags the fast run started from.
             unsafe { numfuzz_clear_watched_flags() };
             input();
         });
-        if let (Some(fast), Some(started)) = (fast, started) {
-            crate::rerun_limit::measured(fast, started.elapsed());
+        let took = started.map(|s| s.elapsed());
+        if let (Some(fast), Some(took)) = (fast, took) {
+            crate::rerun_limit::measured(fast, took);
         }
         if let Some(p) = path {
             SEEN.with_borrow_mut(|seen| seen.insert(p));
@@ -223,7 +225,7 @@ pub fn run(input: impl Fn()) {
         if let (Some(specials), Some(region)) = (specials, region) {
             let taught = EVER_RECORDED
                 .with_borrow_mut(|ever| crate::rerun_throttle::learn(ever, region.exception_map(), non_finite));
-            THROTTLE.with_borrow_mut(|t| t.note(&specials.words, outcome, taught));
+            THROTTLE.with_borrow_mut(|t| t.note(&specials.words, outcome, taught, took));
         }
     });
 }

@@ -57,10 +57,15 @@ fn slowdown() -> f64 {
     }
 }
 
+/// What the re-run of a fast run that took `fast` is expected to take.
+pub fn predicted(fast: Duration) -> Duration {
+    fast.mul_f64(slowdown())
+}
+
 /// Whether the re-run of a fast run that took `fast` is expected to outlive the ceiling.
 pub fn too_slow_to_re_run(fast: Duration) -> bool {
     let ms = CEILING_MS.load(Ordering::Relaxed);
-    ms > 0 && fast.as_secs_f64() * slowdown() * 1000.0 > ms as f64
+    ms > 0 && predicted(fast).as_secs_f64() * 1000.0 > ms as f64
 }
 
 /// Learns from a re-run that took `rerun` after a fast run of `fast`.

@@ -43,9 +43,10 @@
 //! With the runtime's per-site throttle of re-runs that teach nothing (`rerun_throttle.rs`)
 //! those fast mutants stay fast.
 //!
-//! The seeds, the input-to-state stage's tracing and candidate runs (it sets the word's
-//! comparison bits, which clears the fast bit) and the local-search stage's probes (the target
-//! makes every probing run precise) are precise too. `--precise` makes every run precise.
+//! The seeds, the input-to-state stage's tracing runs (it sets the word's comparison bits,
+//! which clears the fast bit) and the local-search stage's probes (the target makes every
+//! probing run precise) are precise too. The input-to-state candidates run fast (`i2s.rs`).
+//! `--precise` makes every run precise.
 
 use crate::meta::{DistanceProgress, NewEdges, NewExceptions};
 use libafl::corpus::HasCurrentCorpusId;

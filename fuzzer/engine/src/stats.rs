@@ -158,7 +158,7 @@ impl StatsStage {
         let search = state.metadata::<LocalSearchRecord>().cloned().unwrap_or_default();
         let modes = state.metadata::<RunModeRecord>().cloned().unwrap_or_default();
         let time = state.metadata::<TimeUse>().cloned().unwrap_or_default();
-        let ms = |ns: u64| ns / 1_000_000;
+        let [fast_runs_ms, spared_runs_ms, precise_runs_ms] = time.runs_ms();
         let unix = |t: SystemTime| t.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs();
         let start_unix = unix(self.instance.start);
         let to_unix = |ms: Option<u64>| ms.map_or(0, |m| start_unix + m / 1000);
@@ -215,9 +215,9 @@ impl StatsStage {
             rerun_timeouts: modes.rerun_timeouts,
             reruns_too_slow: modes.reruns_too_slow,
             reruns_throttled: modes.reruns_throttled,
-            fast_runs_ms: ms(time.fast_runs),
-            spared_runs_ms: ms(time.spared_runs),
-            precise_runs_ms: ms(time.precise_runs),
+            fast_runs_ms,
+            spared_runs_ms,
+            precise_runs_ms,
             i2s_ms: time.stage_ms(TimedStage::InputToState),
             havoc_ms: time.stage_ms(TimedStage::Havoc),
             search_ms: time.stage_ms(TimedStage::LocalSearch),

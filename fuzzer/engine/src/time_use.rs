@@ -45,6 +45,10 @@ fn nanos(d: Duration) -> u64 {
     u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
+fn ms(nanos: u64) -> u64 {
+    nanos / 1_000_000
+}
+
 impl TimeUse {
     /// Counts one execution of `took` whose run flags were `flags`.
     pub fn add_run(&mut self, flags: u32, took: Duration) {
@@ -63,9 +67,14 @@ impl TimeUse {
         *slot = slot.saturating_add(nanos(took));
     }
 
+    /// Milliseconds of the fast, spared and precise runs.
+    pub fn runs_ms(&self) -> [u64; 3] {
+        [self.fast_runs, self.spared_runs, self.precise_runs].map(ms)
+    }
+
     /// Milliseconds of a stage.
     pub fn stage_ms(&self, stage: TimedStage) -> u64 {
-        self.stages[stage as usize] / 1_000_000
+        ms(self.stages[stage as usize])
     }
 }
 

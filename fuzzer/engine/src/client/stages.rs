@@ -52,7 +52,9 @@ where
 {
     let deadline = stats.deadline();
     let clock = TurnClock::default();
-    let i2s = (I2SStage::new(words.cmp_trace, signature.clone()).until(deadline)).timed(clock.clone());
+    let i2s = (I2SStage::new(words.cmp_trace, signature.clone()).until(deadline))
+        .timed(clock.clone())
+        .precise_candidates(cfg.precise);
     let search = LocalSearchStage::new(words.probe, exact, signature.clone(), cfg.local_search)
         .until(deadline)
         .timed(clock.clone());
