@@ -71,8 +71,9 @@ impl TypicalCost {
     fn weight(&self, cost: Option<Duration>) -> u32 {
         match cost {
             Some(cost) if self.measured >= WARM_UP => {
+                // The mean is of logs of at least 1 ns, so the divisor is at least 1; the cast
+                // saturates at u32::MAX.
                 let ratio = cost.as_nanos() as f64 / self.log_ns.exp();
-                // Saturates at u32::MAX; NaN (no time at all) becomes 0.
                 (ratio.round() as u32).max(1)
             }
             _ => 1,
