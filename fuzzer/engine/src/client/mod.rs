@@ -278,22 +278,25 @@ fn stats_stage(cfg: &CampaignConfig, instance: &Arc<Instance>, timeout_ms: u64, 
 /// The per-execution time limit: `-t`, or calibrated from the seeds' run times like AFL++ (a
 /// time-out under the calibrated limit is then confirmed at `-t`'s value, see [`crate::hangs`]).
 fn calibrate_timeout<E: AdjustTimeout>(cfg: &CampaignConfig, state: &mut State, executor: &mut E) -> u64 {
-    if !cfg.calibrate_timeout {
-        return cfg.timeout_ms;
-    }
-    let times: Vec<Duration> = state
-        .corpus()
-        .ids()
-        .filter_map(|id| state.corpus().get(id).ok()?.borrow().exec_time().as_ref().copied())
-        .collect();
     let ceiling = Duration::from_millis(cfg.timeout_ms);
-    match calibrated(&times, ceiling) {
-        Some(limit) => {
-            executor.adjust_timeout(limit);
+    let from_seeds = cfg.calibrate_timeout.then(|| {
+        let times: Vec<Duration> = state
+            .corpus()
+            .ids()
+            .filter_map(|id| state.corpus().get(id).ok()?.borrow().exec_time().as_ref().copied())
+            .collect();
+        (calibrated(&times, ceiling), times.len())
+    });
+    let limit = match from_seeds {
+        Some((Some(limit), inputs)) => {
             HangCheck::set_limits(state, limit, ceiling);
-            log::info!("time limit calibrated from {} inputs: {limit:?}", times.len());
-            limit.as_millis() as u64
+            log::info!("time limit calibrated from {inputs} inputs: {limit:?}");
+            limit
         }
-        None => cfg.timeout_ms,
-    }
+        _ => ceiling,
+    };
+    // Always: the executor was built with LibAFL's per-execution timer, this installs the
+    // batch timer (`timeout.rs`).
+    executor.adjust_timeout(limit);
+    limit.as_millis() as u64
 }
