@@ -9,12 +9,15 @@
 //!
 //! An input whose fast run ended within the limit ends in its re-run too (the precise copies
 //! take the same path). So the re-run, and the special-result pass that may spare it (the input
-//! once more on other copies), run with the executor's alarm held back (SIGALRM
-//! blocked, and one that came meanwhile dropped: it was for the fast run, which had ended),
-//! under a timer of its own at the campaign's ceiling (`-t`, 1000 ms by default). That timer
-//! signals SIGUSR2, which LibAFL's handler also takes as a time-out, so a re-run slower than
-//! the ceiling is a time-out as before. Forkserver children are timed by the fuzzer's process
-//! and are left alone: nothing here is enabled there.
+//! once more on other copies), are not ended by the executor's alarm: a filter in front of
+//! LibAFL's SIGALRM handler swallows an alarm that comes during a re-run (it was for the fast
+//! run, which had ended) and arms a timer of the re-runs' own for what is left of the
+//! campaign's ceiling (`-t`, 1000 ms by default). That timer signals SIGUSR2, which LibAFL's
+//! handler also takes as a time-out, so a re-run slower than the ceiling is a time-out as
+//! before. Re-runs that end before any alarm (nearly all) make no system call: blocking the
+//! alarm and arming and disarming the timer around each re-run were five, a tenth of a
+//! campaign of GSL's gsl_sf_cos_e. Forkserver children are timed by the fuzzer's process and
+//! are left alone: nothing here is enabled there.
 //!
 //! A time-out ends an in-process client, and an input whose re-run outlives the ceiling is
 //! usually one of many on a slow path: GSL's fermi_dirac_int at j = 10000 runs 27 ms as the
@@ -26,7 +29,8 @@
 //! once, smaller ones by an eighth at a time, so that one re-run descheduled on a loaded
 //! machine does not stop every later re-run of a long fast run.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::ffi::{c_int, c_void};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -95,15 +99,17 @@ pub fn enable(ceiling: Duration) {
 /// A POSIX timer that signals SIGUSR2.
 struct RerunTimer(libc::timer_t);
 
+static RERUN_TIMER: OnceLock<Option<RerunTimer>> = OnceLock::new();
+
 // SAFETY: a timer id is a process-wide handle, usable from any thread.
 unsafe impl Send for RerunTimer {}
 // SAFETY: as above; the kernel serialises operations on it.
 unsafe impl Sync for RerunTimer {}
 
 impl RerunTimer {
+    /// The process's timer, made on the first call.
     fn get() -> Option<&'static RerunTimer> {
-        static TIMER: OnceLock<Option<RerunTimer>> = OnceLock::new();
-        TIMER
+        RERUN_TIMER
             .get_or_init(|| {
                 // SAFETY: a zeroed sigevent is valid; the fields set are the ones SIGEV_SIGNAL reads.
                 let mut event: libc::sigevent = unsafe { std::mem::zeroed() };
@@ -117,11 +123,16 @@ impl RerunTimer {
             .as_ref()
     }
 
-    /// Arms the timer `ms` from now; 0 disarms it.
-    fn set(&self, ms: u64) {
+    /// The timer if [`RerunTimer::get`] made it. Async-signal-safe.
+    fn created() -> Option<&'static RerunTimer> {
+        RERUN_TIMER.get().and_then(Option::as_ref)
+    }
+
+    /// Arms the timer `after` from now; zero disarms it. Async-signal-safe.
+    fn arm(&self, after: Duration) {
         let value = libc::timespec {
-            tv_sec: (ms / 1000) as libc::time_t,
-            tv_nsec: ((ms % 1000) * 1_000_000) as libc::c_long,
+            tv_sec: after.as_secs() as libc::time_t,
+            tv_nsec: after.subsec_nanos() as libc::c_long,
         };
         let zero = libc::timespec { tv_sec: 0, tv_nsec: 0 };
         let spec = libc::itimerspec {
@@ -133,42 +144,97 @@ impl RerunTimer {
     }
 }
 
-/// The signal set holding SIGALRM alone.
-fn alarm_set() -> libc::sigset_t {
-    // SAFETY: sigemptyset initialises the set it is given.
+/// When the current re-run started (CLOCK_MONOTONIC nanoseconds); 0 outside re-runs.
+static RERUN_STARTED_NS: AtomicU64 = AtomicU64::new(0);
+/// The alarm filter armed the re-run timer during the current re-run.
+static RERUN_TIMER_ARMED: AtomicBool = AtomicBool::new(false);
+/// SIGALRM's disposition before the filter: the executor's handler, called for every alarm
+/// outside re-runs.
+static EXECUTOR_ALARM: OnceLock<libc::sigaction> = OnceLock::new();
+/// Whether the filter is installed (tried once, at the first re-run).
+static FILTERED: OnceLock<bool> = OnceLock::new();
+
+/// CLOCK_MONOTONIC in nanoseconds. Async-signal-safe.
+fn monotonic_ns() -> u64 {
+    let mut now = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: a valid timespec to write to.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now) };
+    now.tv_sec as u64 * 1_000_000_000 + now.tv_nsec as u64
+}
+
+/// Puts [`filter_alarm`] in front of the executor's SIGALRM handler (LibAFL installs its
+/// handlers when the executor is built, before any run). Whether it is there.
+fn install_alarm_filter() -> bool {
+    // SAFETY: sigaction reads and writes valid structs; the previous disposition is stored
+    // before the filter, which reads it, can run.
     unsafe {
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        libc::sigaddset(&mut set, libc::SIGALRM);
-        set
+        let mut executor: libc::sigaction = std::mem::zeroed();
+        if libc::sigaction(libc::SIGALRM, std::ptr::null(), &mut executor) != 0 {
+            return false;
+        }
+        let _ = EXECUTOR_ALARM.set(executor);
+        let mut filter = executor;
+        filter.sa_sigaction = filter_alarm as *const () as libc::sighandler_t;
+        filter.sa_flags = executor.sa_flags | libc::SA_SIGINFO;
+        libc::sigaction(libc::SIGALRM, &filter, std::ptr::null_mut()) == 0
+    }
+}
+
+/// During a re-run: arms the re-run timer for what is left of the ceiling, once, and drops
+/// the alarm. Otherwise: the executor's handler. Async-signal-safe (atomics, clock_gettime,
+/// timer_settime).
+extern "C" fn filter_alarm(sig: c_int, info: *mut libc::siginfo_t, context: *mut c_void) {
+    let started = RERUN_STARTED_NS.load(Ordering::Acquire);
+    if started != 0 {
+        if let Some(timer) = RerunTimer::created() {
+            if !RERUN_TIMER_ARMED.swap(true, Ordering::AcqRel) {
+                let ceiling = Duration::from_millis(CEILING_MS.load(Ordering::Relaxed));
+                let spent = Duration::from_nanos(monotonic_ns().saturating_sub(started));
+                // At least a millisecond: a zero would disarm it.
+                timer.arm(ceiling.saturating_sub(spent).max(Duration::from_millis(1)));
+            }
+            return;
+        }
+    }
+    let Some(executor) = EXECUTOR_ALARM.get() else {
+        return;
+    };
+    let handler = executor.sa_sigaction;
+    // SAFETY: the executor's own handler, called as the kernel would have called it.
+    unsafe {
+        if executor.sa_flags & libc::SA_SIGINFO != 0 {
+            let f = std::mem::transmute::<libc::sighandler_t, extern "C" fn(c_int, *mut libc::siginfo_t, *mut c_void)>(
+                handler,
+            );
+            f(sig, info, context);
+        } else if handler == libc::SIG_DFL {
+            // The default action (the end of the process), as without the filter.
+            libc::signal(libc::SIGALRM, libc::SIG_DFL);
+            libc::raise(libc::SIGALRM);
+        } else if handler != libc::SIG_IGN {
+            let f = std::mem::transmute::<libc::sighandler_t, extern "C" fn(c_int)>(handler);
+            f(sig);
+        }
     }
 }
 
 /// Runs `rerun` (an input's precise re-run, after its fast run ended within the executor's
-/// limit) under the re-runs' own limit, with the executor's alarm held back; outside
-/// in-process campaigns, just runs it.
+/// limit) under the re-runs' own limit, the executor's alarm filtered; outside in-process
+/// campaigns, just runs it.
 pub fn bounded<R>(rerun: impl FnOnce() -> R) -> R {
     let ms = CEILING_MS.load(Ordering::Relaxed);
     let Some(timer) = (ms > 0).then(RerunTimer::get).flatten() else {
         return rerun();
     };
-    let alarm = alarm_set();
-    // SAFETY: a zeroed sigset_t is a valid output buffer.
-    let mut before: libc::sigset_t = unsafe { std::mem::zeroed() };
-    // SAFETY: valid signal sets; this thread's mask only.
-    unsafe { libc::pthread_sigmask(libc::SIG_BLOCK, &alarm, &mut before) };
-    timer.set(ms);
+    if !*FILTERED.get_or_init(install_alarm_filter) {
+        // sigaction failed: the re-run is not timed, as before re-runs had a ceiling.
+        return rerun();
+    }
+    RERUN_STARTED_NS.store(monotonic_ns().max(1), Ordering::Release);
     let result = rerun();
-    timer.set(0);
-    // SAFETY: valid signal sets; a zero timeout only takes an alarm already pending.
-    unsafe {
-        let mut pending: libc::sigset_t = std::mem::zeroed();
-        libc::sigpending(&mut pending);
-        if libc::sigismember(&pending, libc::SIGALRM) == 1 && libc::sigismember(&before, libc::SIGALRM) == 0 {
-            let now = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-            libc::sigtimedwait(&alarm, std::ptr::null_mut(), &now);
-        }
-        libc::pthread_sigmask(libc::SIG_SETMASK, &before, std::ptr::null_mut());
+    RERUN_STARTED_NS.store(0, Ordering::Release);
+    if RERUN_TIMER_ARMED.swap(false, Ordering::AcqRel) {
+        timer.arm(Duration::ZERO);
     }
     result
 }
