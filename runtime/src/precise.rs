@@ -66,7 +66,8 @@
 
 use crate::copies::set_copy;
 use numfuzz_abi::shm::{
-    RUN_FAST_ENDED, RUN_PRECISE, RUN_PRECISE_SKIPPED, RUN_RERUN_THROTTLED, RUN_RERUN_TOO_SLOW, RUN_RESULT_NONFINITE,
+    RUN_FAST_ENDED, RUN_FAST_ONLY, RUN_PRECISE, RUN_PRECISE_SKIPPED, RUN_RERUN_THROTTLED, RUN_RERUN_TOO_SLOW,
+    RUN_RESULT_NONFINITE,
 };
 use numfuzz_abi::{copies, env};
 use std::ffi::c_int;
@@ -230,14 +231,15 @@ pub fn run(input: impl Fn()) {
     });
 }
 
-/// Settles the fast run's results and marks the region's run as re-run, skipped or neither.
+/// Settles the fast run's results and marks the region's run as re-run, or as fast only
+/// (skipped, or nothing to re-run).
 fn settle(region: Option<&crate::region::Region>, rerun: bool, skip: bool) {
     crate::results::settle_fast_run(rerun);
     if let Some(region) = region {
         region.set_run_flag(match (rerun, skip) {
             (true, _) => RUN_PRECISE,
-            (false, true) => RUN_PRECISE_SKIPPED,
-            (false, false) => 0,
+            (false, true) => RUN_PRECISE_SKIPPED | RUN_FAST_ONLY,
+            (false, false) => RUN_FAST_ONLY,
         });
     }
 }

@@ -66,9 +66,28 @@ fn scan(map: &[u8], skip: u8, mut pick: impl FnMut(usize, u8)) {
     }
 }
 
+/// Whether the run was fast only (`RUN_FAST_ONLY`), so that the region's maps hold nothing of
+/// it: most runs of a campaign, whose maps need not be read (three scans of a slot-sized map
+/// per execution on code with thousands of checked operations).
+struct FastOnly(Option<Handle<RunFlagsObserver>>);
+
+impl FastOnly {
+    fn of(run_flags: Option<&RunFlagsObserver>) -> FastOnly {
+        FastOnly(run_flags.map(RunFlagsObserver::handle))
+    }
+
+    fn was<OT: MatchName>(&self, observers: &OT) -> bool {
+        self.0
+            .as_ref()
+            .and_then(|h| observers.get(h))
+            .is_some_and(RunFlagsObserver::fast_only)
+    }
+}
+
 /// New (site, kind) exceptions, and known ones reaching a result: see the module docs.
 pub struct ExceptionFeedback {
     map: Handle<ByteMapObserver>,
+    run_flags: FastOnly,
     /// The escape objective: the run flags and the signature that tells finite inputs.
     escapes: Option<(Handle<RunFlagsObserver>, Option<Signature>)>,
     instance: Arc<Instance>,
@@ -82,11 +101,13 @@ pub struct ExceptionFeedback {
 impl ExceptionFeedback {
     pub fn new(
         observer: &ByteMapObserver,
+        run_flags: Option<&RunFlagsObserver>,
         escapes: Option<(&RunFlagsObserver, Option<Signature>)>,
         instance: Arc<Instance>,
     ) -> Self {
         ExceptionFeedback {
             map: observer.handle(),
+            run_flags: FastOnly::of(run_flags),
             escapes: escapes.map(|(flags, sig)| (flags.handle(), sig)),
             instance,
             fresh: Vec::new(),
@@ -144,6 +165,9 @@ where
         self.fresh.clear();
         self.escaped.clear();
         self.origins.clear();
+        if self.run_flags.was(observers) {
+            return Ok(false);
+        }
         let map = observers
             .get(&self.map)
             .ok_or_else(|| Error::key_not_found("exceptions observer"))?;
@@ -239,16 +263,18 @@ where
 pub struct DistanceFeedback {
     name: Cow<'static, str>,
     map: Handle<ByteMapObserver>,
+    run_flags: FastOnly,
     improved: Vec<u32>,
     /// `--no-errbits` / `--no-cmp` keep the component (one campaign type) but switch it off.
     enabled: bool,
 }
 
 impl DistanceFeedback {
-    pub fn new(observer: &ByteMapObserver, enabled: bool) -> Self {
+    pub fn new(observer: &ByteMapObserver, run_flags: Option<&RunFlagsObserver>, enabled: bool) -> Self {
         DistanceFeedback {
             name: observer.name().clone(),
             map: observer.handle(),
+            run_flags: FastOnly::of(run_flags),
             improved: Vec::new(),
             enabled,
         }
@@ -285,7 +311,7 @@ where
         _: &ExitKind,
     ) -> Result<bool, Error> {
         self.improved.clear();
-        if !self.enabled {
+        if !self.enabled || self.run_flags.was(observers) {
             return Ok(false);
         }
         let map = observers
@@ -587,7 +613,7 @@ mod tests {
         let mut map = vec![NOT_MEASURED; 4];
         // SAFETY: only the observer's name and handle are used after this function.
         let observer = unsafe { ByteMapObserver::from_mut_ptr("errbits", map.as_mut_ptr(), map.len()) };
-        let mut feedback = DistanceFeedback::new(&observer, enabled);
+        let mut feedback = DistanceFeedback::new(&observer, None, enabled);
         StateInitializer::<TestState>::init_state(&mut feedback, state).unwrap();
         feedback
     }
@@ -618,5 +644,41 @@ mod tests {
         assert_eq!(evaluate(&mut fb, &mut state, &[3, 2, 1, 0]), (false, vec![]));
         let history = state.named_metadata::<DistanceHistory>("errbits").unwrap();
         assert!(history.best.is_empty());
+    }
+
+    /// The runtime marks a run that nothing re-ran precisely `RUN_FAST_ONLY`: its maps hold
+    /// nothing of it, and whatever they hold is not read. The same map after a precise run is.
+    #[test]
+    fn the_maps_of_a_fast_only_run_are_not_read() {
+        use libafl::observers::Observer;
+        use numfuzz_abi::shm::{RUN_FAST_ONLY, RUN_PRECISE};
+        let x = NOT_MEASURED;
+        for (flags, read) in [(RUN_FAST_ONLY, false), (RUN_PRECISE, true), (0, true)] {
+            let mut state = state();
+            let mut map = vec![x, 40, x, x];
+            let mut word = flags;
+            // SAFETY: both outlive the observers, which live only in this loop's body.
+            let (errbits, mut run_flags) = unsafe {
+                (
+                    ByteMapObserver::from_mut_ptr("errbits", map.as_mut_ptr(), map.len()),
+                    RunFlagsObserver::new(&mut word),
+                )
+            };
+            let input = BytesInput::new(vec![0]);
+            Observer::<BytesInput, TestState>::post_exec(&mut run_flags, &mut state, &input, &ExitKind::Ok).unwrap();
+            let mut fb = DistanceFeedback::new(&errbits, Some(&run_flags), true);
+            StateInitializer::<TestState>::init_state(&mut fb, &mut state).unwrap();
+            let observers = tuple_list!(errbits, run_flags);
+            let interesting = fb
+                .is_interesting(
+                    &mut state,
+                    &mut NopEventManager::new(),
+                    &input,
+                    &observers,
+                    &ExitKind::Ok,
+                )
+                .unwrap();
+            assert_eq!(interesting, read, "run flags {flags:#x}");
+        }
     }
 }

@@ -10,8 +10,8 @@ use libafl::Error;
 use libafl::HasMetadata;
 use libafl_bolts::Named;
 use numfuzz_abi::shm::{
-    RUN_FAST_ENDED, RUN_HANDLED, RUN_OUT_OF_MEMORY, RUN_PRECISE, RUN_PRECISE_SKIPPED, RUN_RERUN_THROTTLED,
-    RUN_RERUN_TOO_SLOW, RUN_RESULTS, RUN_RESULT_NONFINITE, RUN_TRUNCATED,
+    RUN_FAST_ENDED, RUN_FAST_ONLY, RUN_HANDLED, RUN_OUT_OF_MEMORY, RUN_PRECISE, RUN_PRECISE_SKIPPED,
+    RUN_RERUN_THROTTLED, RUN_RERUN_TOO_SLOW, RUN_RESULTS, RUN_RESULT_NONFINITE, RUN_TRUNCATED,
 };
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -76,6 +76,12 @@ impl RunFlagsObserver {
     /// The run's fast part had ended: what ran on was its special-result pass or precise re-run.
     pub fn fast_run_ended(&self) -> bool {
         self.last & RUN_FAST_ENDED != 0
+    }
+
+    /// The run was fast and nothing re-ran it precisely: the exception, ErrBits and
+    /// comparison maps hold nothing of it.
+    pub fn fast_only(&self) -> bool {
+        self.last & RUN_FAST_ONLY != 0
     }
 
     /// The target stopped the run because it went past the memory limit.

@@ -83,6 +83,11 @@ pub const RUN_RERUN_TOO_SLOW: u32 = 256;
 /// in it had been special in re-runs that taught nothing, with the same flags (the runtime's
 /// `rerun_throttle.rs`; `reruns_throttled` in `fuzzer_stats`).
 pub const RUN_RERUN_THROTTLED: u32 = 512;
+/// The input ran on the fast copies (and maybe their special-result pass) and no precise run
+/// followed: the region's exception, ErrBits and comparison maps hold nothing of this run, and
+/// the fuzzer does not read them. Never set where every run is precise (programs without fast
+/// copies, programs with their own `main`), nor for a run that ended in a crash or time-out.
+pub const RUN_FAST_ONLY: u32 = 1024;
 
 /// Bit of the header's `cmp_mode` word: run the fast copies of split functions (no checks,
 /// no ErrBits) and re-run the input precisely only when the FPU's sticky flags show an

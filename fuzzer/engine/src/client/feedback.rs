@@ -32,15 +32,19 @@ pub fn corpus_feedback(
     signature: Option<Signature>,
     instance: &Arc<Instance>,
 ) -> CorpusFeedback {
-    let escapes = cfg
-        .escapes
-        .then(|| (observer!(observers, handles.run_flags), signature));
+    let run_flags = observer!(observers, handles.run_flags);
+    let escapes = cfg.escapes.then(|| (run_flags, signature));
     Recorder::new(
         feedback_or!(
-            ExceptionFeedback::new(observer!(observers, handles.exceptions), escapes, instance.clone()),
+            ExceptionFeedback::new(
+                observer!(observers, handles.exceptions),
+                Some(run_flags),
+                escapes,
+                instance.clone()
+            ),
             MarksNewEdges::new(MaxMapFeedback::new(observer!(observers, handles.edges))),
-            DistanceFeedback::new(observer!(observers, handles.errbits), cfg.errbits),
-            DistanceFeedback::new(observer!(observers, handles.cmp_distances), cfg.cmp),
+            DistanceFeedback::new(observer!(observers, handles.errbits), Some(run_flags), cfg.errbits),
+            DistanceFeedback::new(observer!(observers, handles.cmp_distances), Some(run_flags), cfg.cmp),
             TimeFeedback::new(observer!(observers, handles.time))
         ),
         instance.clone(),
