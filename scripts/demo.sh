@@ -10,7 +10,8 @@
 # harness includes "gsl_sf_exp.h" without the gsl/ prefix, -lgsl -lgslcblas) and runs it: it
 # exits 1.
 #
-#   scripts/demo.sh [SECONDS]        (default 60; about 6-9 minutes in all on 2 cores)
+#   scripts/demo.sh [SECONDS]        (default 60; about 6-9 minutes in all on 2 cores, 12 on a
+#                                    fresh machine, where setup.sh installs the packages first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
