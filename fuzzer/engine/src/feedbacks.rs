@@ -66,9 +66,10 @@ fn scan(map: &[u8], skip: u8, mut pick: impl FnMut(usize, u8)) {
     }
 }
 
-/// Whether the run was fast only (`RUN_FAST_ONLY`), so that the region's maps hold nothing of
-/// it: most runs of a campaign, whose maps need not be read (three scans of a slot-sized map
-/// per execution on code with thousands of checked operations).
+/// The run flags, if the campaign has them: whether the run was fast only (`RUN_FAST_ONLY`),
+/// so that the region's maps hold nothing of it: most runs of a campaign, whose maps need not
+/// be read (three scans of a slot-sized map per execution on code with thousands of checked
+/// operations).
 struct FastOnly(Option<Handle<RunFlagsObserver>>);
 
 impl FastOnly {
@@ -76,11 +77,12 @@ impl FastOnly {
         FastOnly(run_flags.map(RunFlagsObserver::handle))
     }
 
+    fn flags<'o, OT: MatchName>(&self, observers: &'o OT) -> Option<&'o RunFlagsObserver> {
+        self.0.as_ref().and_then(|h| observers.get(h))
+    }
+
     fn was<OT: MatchName>(&self, observers: &OT) -> bool {
-        self.0
-            .as_ref()
-            .and_then(|h| observers.get(h))
-            .is_some_and(RunFlagsObserver::fast_only)
+        self.flags(observers).is_some_and(RunFlagsObserver::fast_only)
     }
 }
 
@@ -88,8 +90,9 @@ impl FastOnly {
 pub struct ExceptionFeedback {
     map: Handle<ByteMapObserver>,
     run_flags: FastOnly,
-    /// The escape objective: the run flags and the signature that tells finite inputs.
-    escapes: Option<(Handle<RunFlagsObserver>, Option<Signature>)>,
+    /// The escape objective, told by the run flags: `Some` when it is on, with the signature
+    /// that tells finite inputs (`None` inside: no fields to check).
+    escapes: Option<Option<Signature>>,
     instance: Arc<Instance>,
     fresh: Vec<u32>,
     /// Known slots that were origins in this escaping run and never before.
@@ -102,13 +105,13 @@ impl ExceptionFeedback {
     pub fn new(
         observer: &ByteMapObserver,
         run_flags: Option<&RunFlagsObserver>,
-        escapes: Option<(&RunFlagsObserver, Option<Signature>)>,
+        escapes: Option<Option<Signature>>,
         instance: Arc<Instance>,
     ) -> Self {
         ExceptionFeedback {
             map: observer.handle(),
             run_flags: FastOnly::of(run_flags),
-            escapes: escapes.map(|(flags, sig)| (flags.handle(), sig)),
+            escapes,
             instance,
             fresh: Vec::new(),
             escaped: Vec::new(),
@@ -178,10 +181,8 @@ where
                 fresh.push(i as u32);
             }
         });
-        if let Some((flags, signature)) = &self.escapes {
-            let flags = observers
-                .get(flags)
-                .ok_or_else(|| Error::key_not_found("run_flags observer"))?;
+        if let Some(signature) = &self.escapes {
+            let flags = (self.run_flags.flags(observers)).ok_or_else(|| Error::key_not_found("run_flags observer"))?;
             // Cheap first: most runs end with finite results.
             if flags.result_non_finite() && !flags.handled() && finite_input(signature.as_ref(), &input.target_bytes())
             {

@@ -33,7 +33,7 @@ pub fn corpus_feedback(
     instance: &Arc<Instance>,
 ) -> CorpusFeedback {
     let run_flags = observer!(observers, handles.run_flags);
-    let escapes = cfg.escapes.then_some((run_flags, signature));
+    let escapes = cfg.escapes.then_some(signature);
     Recorder::new(
         feedback_or!(
             ExceptionFeedback::new(
