@@ -1,7 +1,9 @@
 //! The target's maps as the engine names them: the observer type of a byte map and the names
 //! the distance maps' observers, histories and favourites are kept under.
 
+use libafl::feedbacks::MapFeedbackMetadata;
 use libafl::observers::StdMapObserver;
+use libafl::HasNamedMetadata;
 
 /// Observer over a numfuzz byte map (ErrBits, exceptions, comparison distances).
 pub type ByteMapObserver = StdMapObserver<'static, u8, false>;
@@ -11,3 +13,10 @@ pub const ERRBITS_MAP: &str = "errbits";
 pub const CMP_MAP: &str = "cmp_distances";
 /// Name of the edge map's observer, and so of its feedback's metadata and user stat.
 pub const EDGES_MAP: &str = "edges";
+
+/// Edges the campaign has covered: the edge feedback's count in the state.
+pub fn edges_covered<S: HasNamedMetadata>(state: &S) -> usize {
+    (state.named_metadata_map())
+        .get::<MapFeedbackMetadata<u8>>(EDGES_MAP)
+        .map_or(0, |m| m.num_covered_map_indexes)
+}

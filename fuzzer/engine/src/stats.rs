@@ -14,7 +14,6 @@ use crate::stop::campaign_over;
 use crate::time_use::{TimeUse, TimedStage};
 use libafl::corpus::Corpus;
 use libafl::events::{std_report_progress, EventFirer};
-use libafl::feedbacks::MapFeedbackMetadata;
 use libafl::inputs::BytesInput;
 use libafl::schedulers::minimizer::IsFavoredMetadata;
 use libafl::stages::Stage;
@@ -142,10 +141,7 @@ impl StatsStage {
         let execs = *state.executions();
         let (execs_per_sec, recent) = self.exec_rates(execs);
         let queue = QueueCounts::of(state)?;
-        let edges_found = state
-            .named_metadata_map()
-            .get::<MapFeedbackMetadata<u8>>(crate::maps::EDGES_MAP)
-            .map_or(0, |m| m.num_covered_map_indexes);
+        let edges_found = crate::maps::edges_covered(state);
         let counters = state.metadata::<AflCounters>().cloned().unwrap_or_default();
         let history = |name: &str| {
             state

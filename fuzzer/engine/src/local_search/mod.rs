@@ -19,7 +19,6 @@ use crate::turn_time::TurnClock;
 use crate::user_stats::fire_count;
 use avm::{Gap, Search, SearchEnding};
 use libafl::corpus::{Corpus, CorpusId};
-use libafl::feedbacks::MapFeedbackMetadata;
 use libafl::inputs::{BytesInput, HasTargetBytes};
 use libafl::state::{HasCorpus, HasExecutions, HasRand};
 use libafl::{Error, HasMetadata, HasNamedMetadata};
@@ -149,11 +148,8 @@ pub struct LocalSearchRecord {
 /// gap, and weighed by those, every descent on GSL's bessel_Jnu out-found mutation several
 /// times over while reaching 2 targets in 30.
 pub fn progress<S: HasMetadata + HasNamedMetadata>(state: &S) -> u64 {
-    let edges = (state.named_metadata_map())
-        .get::<MapFeedbackMetadata<u8>>(crate::maps::EDGES_MAP)
-        .map_or(0, |m| m.num_covered_map_indexes as u64);
     let saved = state.metadata::<AflCounters>().map_or(0, |c| c.crashes);
-    edges + saved
+    crate::maps::edges_covered(state) as u64 + saved
 }
 
 /// Finds (see [`progress`]) and the nanoseconds it took to make them.
@@ -734,44 +730,27 @@ mod stage {
                 budget,
             };
             let (mut descent, result) = descend(probe, &signature, plan, &mut rand, &mut eval);
-            descent.progress = progress(state).saturating_sub(before);
             match result {
                 // Its probes ran longer than the stage's time allows: it counts, cut short.
                 Err(Error::ShuttingDown) if out_of_time => {
                     descent.cut = true;
                     // The search counts a probe before running it; the cut one never ran.
                     descent.spent = probes;
-                    let took = started.elapsed();
-                    record_descent(
-                        state,
-                        mgr,
-                        Noted {
-                            target,
-                            descent,
-                            took,
-                            rest,
-                        },
-                        elapsed + took,
-                    )
                 }
                 // The deadline came: the stats stage ends the campaign after this one.
-                Err(Error::ShuttingDown) => Ok(()),
-                Err(e) => Err(e),
-                Ok(()) => {
-                    let took = started.elapsed();
-                    record_descent(
-                        state,
-                        mgr,
-                        Noted {
-                            target,
-                            descent,
-                            took,
-                            rest,
-                        },
-                        elapsed + took,
-                    )
-                }
+                Err(Error::ShuttingDown) => return Ok(()),
+                Err(e) => return Err(e),
+                Ok(()) => {}
             }
+            let took = started.elapsed();
+            let noted = Noted {
+                target,
+                descent,
+                took,
+                rest,
+                before,
+            };
+            record_descent(state, mgr, noted, elapsed + took)
         }
     }
 
@@ -800,13 +779,14 @@ mod stage {
         Ok(starts)
     }
 
-    /// A descent to note: its target, what it did, how long it took, and what the rest of the
-    /// campaign kept since the one before.
+    /// A descent to note: its target, what it did, how long it took, what the rest of the
+    /// campaign found since the one before, and the campaign's [`progress`] when it started.
     struct Noted {
         target: SearchTarget,
         descent: Descent,
         took: Duration,
         rest: FindRate,
+        before: u64,
     }
 
     /// A descent's outcome into the record (its target's attempts, the stage's share of the
@@ -819,11 +799,13 @@ mod stage {
     {
         let Noted {
             target,
-            descent,
+            mut descent,
             took,
             rest,
+            before,
         } = noted;
         let now = progress(state);
+        descent.progress = now.saturating_sub(before);
         let record = state.metadata_mut::<LocalSearchRecord>()?;
         record.note_descent(target, &descent, took, rest);
         record.last_mark = Some((now, ended.as_nanos() as u64));
