@@ -35,7 +35,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 /// Executions one descent (with its restarts) may spend at most.
 const DESCENT_BUDGET: u64 = 4096;
@@ -81,8 +81,11 @@ const STALLED_EXECS: u64 = 20_000;
 const ATTEMPTS_PER_TARGET: u32 = 2;
 /// The attempts are counted in halves.
 const HALF_ATTEMPTS_PER_TARGET: u32 = 2 * ATTEMPTS_PER_TARGET;
-/// The target is drawn among this many of the closest ones.
+/// The target is drawn among this many of the closest ones (but see [`Order::ExactFirst`]).
 const CLOSEST_TARGETS: usize = 8;
+/// Exact slots screened per stage call, at most (one execution each): a GSL harness has
+/// dozens of divisions, and a slow one's inputs take up to half a second.
+const SCREENS_PER_CALL: usize = 32;
 
 /// User-stat names of the stage's counts (status line).
 pub const SEARCH_EXECS_STAT: &str = "search_execs";
@@ -141,6 +144,10 @@ pub struct LocalSearchRecord {
     /// against ([`FindRate`]).
     #[serde(default)]
     last_mark: Option<(u64, u64)>,
+    /// Per exact slot (encoded probe): its holder when it was screened, and its exact gap
+    /// there ([`ExactSlots`]: the byte cannot rank them).
+    #[serde(default)]
+    screened: HashMap<u32, (CorpusId, Gap)>,
 }
 
 /// What the campaign has found that counts as progress: edges covered and exception inputs
@@ -192,6 +199,7 @@ impl Default for LocalSearchRecord {
             attempts: HashMap::new(),
             closest: HashMap::new(),
             last_mark: None,
+            screened: HashMap::new(),
         }
     }
 }
@@ -319,6 +327,30 @@ impl LocalSearchRecord {
         self.closest.get(&probe.encode())
     }
 
+    /// The exact gap `target` is known to be at: where its holder was screened (if the holder
+    /// is still the same) or an earlier descent moved to, whichever is closer.
+    fn known_gap(&self, target: &SearchTarget) -> Option<Gap> {
+        let key = target.probe.encode();
+        let screened = (self.screened.get(&key))
+            .filter(|(holder, _)| *holder == target.holder)
+            .map(|&(_, gap)| gap);
+        let moved = self.closest.get(&key).map(|c| c.gap);
+        match (screened, moved) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Screens into the record: the targets' exact gaps at their holders, and what measuring
+    /// them cost (the stage's executions and time).
+    fn note_screens(&mut self, screens: &[(SearchTarget, Gap)], took: Duration) {
+        for (target, gap) in screens {
+            self.screened.insert(target.probe.encode(), (target.holder, *gap));
+        }
+        self.execs += screens.len() as u64;
+        self.nanos = self.nanos.saturating_add(took.as_nanos() as u64);
+    }
+
     /// The stage's mean time per probe, once it has probed.
     fn nanos_per_probe(&self) -> Option<f64> {
         (self.execs > 0 && self.nanos > 0).then(|| self.nanos as f64 / self.execs as f64)
@@ -396,8 +428,13 @@ const MAPS: [(&str, ProbeOf); 2] = [
 /// often among them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Order {
-    /// The exact slots ([`ExactSlots`]) first, then the least tried, then the closest: the
-    /// windows no mutation hits and no distance ranks (GSL's airy.c:274).
+    /// The exact slots ([`ExactSlots`]) first, then the least tried, then the closest by
+    /// exact gap ([`LocalSearchRecord::known_gap`]) and by distance: the windows no mutation
+    /// hits and no distance ranks (GSL's airy.c:274). The stage screens the exact slots
+    /// before it ranks them, and takes the first. An exact slot whose last descent came closer
+    /// than any before ranks with the untried: airy.c:274's first descent, a few hundred
+    /// executions early in a campaign, came within 2^-36 of 0 and then waited behind fifteen
+    /// other divisions.
     ExactFirst,
     /// The least tried, then those whose holder is the newest corpus entry: where the
     /// campaign has just moved. fdlibm pow's e_pow.c:281 gets its first input at the
@@ -456,7 +493,16 @@ pub fn targets<S: HasMetadata + HasNamedMetadata>(
     let tries = |t: &SearchTarget| record.attempts.get(&t.probe.encode()).map_or(0, |a| a.0);
     let tie = |t: &SearchTarget| (t.probe.encode() as u64 ^ salt).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     match order {
-        Order::ExactFirst => found.sort_by_key(|t| (!exact.contains(t.probe), tries(t), t.best, tie(t))),
+        Order::ExactFirst => found.sort_by_key(|t| {
+            let is_exact = exact.contains(t.probe);
+            // Non-negative gaps order as their bits do; unscreened ones last.
+            let gap = (record.known_gap(t))
+                .filter(|_| is_exact)
+                .map_or(u64::MAX, f64::to_bits);
+            // Its last descent came closer than any before: it goes on before the others.
+            let going_on = is_exact && record.closest_to(t.probe).is_some();
+            (!is_exact, if going_on { 0 } else { tries(t) }, gap, t.best, tie(t))
+        }),
         Order::Newest => found.sort_by_key(|t| (tries(t), core::cmp::Reverse(t.holder), t.best, tie(t))),
     }
     found
@@ -681,17 +727,50 @@ mod stage {
                 return Ok(());
             };
             // A copy (with its per-target attempts) only when the stage runs, not at every call.
-            let record = record.clone();
+            let mut record = record.clone();
             let salt = *self.salt.get_or_insert_with(|| state.rand_mut().next());
             let order = Order::of_descent(record.descents);
-            let candidates = targets(state, &record, &self.exact, order, salt);
+            let mut candidates = targets(state, &record, &self.exact, order, salt);
             if candidates.is_empty() {
                 return Ok(());
             }
-            let pick = state
-                .rand_mut()
-                .below(core::num::NonZero::new(candidates.len().min(CLOSEST_TARGETS)).expect("non-empty"));
-            let target = candidates[pick];
+            let by_cost = (self.clock.as_ref()).and_then(|c| c.budget(budget as f64 * PROBE_COST_SLACK));
+            let mut limits = Limits {
+                deadline: self.deadline,
+                allowance: (record.time_allowance(elapsed) * TIME_SLACK).min(by_cost.unwrap_or(Duration::MAX)),
+                started: Instant::now(),
+            };
+            let unscreened: Vec<SearchTarget> = match order {
+                Order::ExactFirst => (candidates.iter())
+                    .filter(|t| self.exact.contains(t.probe) && record.known_gap(t).is_none())
+                    .take(SCREENS_PER_CALL)
+                    .copied()
+                    .collect(),
+                Order::Newest => Vec::new(),
+            };
+            if !unscreened.is_empty() {
+                let (screens, ended) = screen(fuzzer, executor, state, mgr, probe, &unscreened, limits);
+                let took = limits.started.elapsed();
+                let live = state.metadata_mut::<LocalSearchRecord>()?;
+                live.note_screens(&screens, took);
+                record = live.clone();
+                match ended {
+                    // Out of time or at the deadline: the next call goes on.
+                    Err(Error::ShuttingDown) => return Ok(()),
+                    Err(e) => return Err(e),
+                    Ok(()) => {}
+                }
+                candidates = targets(state, &record, &self.exact, order, salt);
+                limits.allowance = limits.allowance.saturating_sub(took);
+            }
+            let target = match order {
+                // Ranked by exact gap: the closest first.
+                Order::ExactFirst if self.exact.contains(candidates[0].probe) => candidates[0],
+                _ => {
+                    let among = core::num::NonZero::new(candidates.len().min(CLOSEST_TARGETS)).expect("non-empty");
+                    candidates[state.rand_mut().below(among)]
+                }
+            };
             log::debug!(
                 "{} targets ({} exact) by {order:?}, first {:?}; picked {:?}",
                 candidates.len(),
@@ -699,7 +778,7 @@ mod stage {
                 candidates
                     .iter()
                     .take(12)
-                    .map(|t| (t.probe, t.best))
+                    .map(|t| (t.probe, t.best, record.known_gap(t)))
                     .collect::<Vec<_>>(),
                 target.probe
             );
@@ -708,19 +787,10 @@ mod stage {
             let closest = record.closest_to(target.probe).map(|c| c.input.clone());
             let starts = starts_for(state, target.holder, closest)?;
             let mut rand = StdRand::with_seed(state.rand_mut().next());
-            let deadline = self.deadline;
-            let by_cost = (self.clock.as_ref()).and_then(|c| c.budget(budget as f64 * PROBE_COST_SLACK));
-            let allowance = (record.time_allowance(elapsed) * TIME_SLACK).min(by_cost.unwrap_or(Duration::MAX));
-            let started = std::time::Instant::now();
+            limits.started = Instant::now();
             let (mut probes, mut out_of_time) = (0u64, false);
             let mut eval = |input: &BytesInput| {
-                if past_deadline(deadline) {
-                    return Err(Error::shutting_down());
-                }
-                if started.elapsed() > allowance {
-                    out_of_time = true;
-                    return Err(Error::shutting_down());
-                }
+                limits.check(&mut out_of_time)?;
                 probes += 1;
                 Ok(fuzzer.evaluate_input(state, executor, mgr, input)?.1)
             };
@@ -742,7 +812,7 @@ mod stage {
                 Err(e) => return Err(e),
                 Ok(()) => {}
             }
-            let took = started.elapsed();
+            let took = limits.started.elapsed();
             let noted = Noted {
                 target,
                 descent,
@@ -752,6 +822,61 @@ mod stage {
             };
             record_descent(state, mgr, noted, elapsed + took)
         }
+    }
+
+    /// Where a stage call stops: the campaign's deadline, and the time its probes may take.
+    #[derive(Clone, Copy)]
+    struct Limits {
+        deadline: Option<SystemTime>,
+        allowance: Duration,
+        started: Instant,
+    }
+
+    impl Limits {
+        /// `ShuttingDown` past either; `out_of_time` is set when it is the allowance.
+        fn check(&self, out_of_time: &mut bool) -> Result<(), Error> {
+            if past_deadline(self.deadline) {
+                return Err(Error::shutting_down());
+            }
+            if self.started.elapsed() > self.allowance {
+                *out_of_time = true;
+                return Err(Error::shutting_down());
+            }
+            Ok(())
+        }
+    }
+
+    /// Each of `targets`' exact gap at its holder: one execution each, through the normal
+    /// feedback. What it measured comes back beside the error that cut it short, if one did.
+    fn screen<E, EM, S, Z>(
+        fuzzer: &mut Z,
+        executor: &mut E,
+        state: &mut S,
+        mgr: &mut EM,
+        probe: ProbeWords,
+        targets: &[SearchTarget],
+        limits: Limits,
+    ) -> (Vec<(SearchTarget, Gap)>, Result<(), Error>)
+    where
+        S: HasCorpus<BytesInput>,
+        Z: Evaluator<E, EM, BytesInput, S>,
+    {
+        let mut screens = Vec::with_capacity(targets.len());
+        for &target in targets {
+            let result = limits.check(&mut false).and_then(|()| {
+                let input = BytesInput::new(input_of(state, target.holder)?);
+                probe.set(Some(target.probe));
+                let run = fuzzer.evaluate_input(state, executor, mgr, &input);
+                let gap = probe.gap();
+                probe.set(None);
+                run.map(|_| gap)
+            });
+            match result {
+                Ok(gap) => screens.push((target, gap)),
+                Err(e) => return (screens, Err(e)),
+            }
+        }
+        (screens, Ok(()))
     }
 
     /// Where a descent starts: the closest input an earlier descent on the target came to,
@@ -964,6 +1089,83 @@ mod tests {
         assert_eq!(
             ranked(&state, &record, &exact, Order::Newest),
             [Probe::Cmp(3), Probe::Cmp(2)]
+        );
+    }
+
+    #[test]
+    fn exact_slots_go_by_their_screened_gap_and_one_that_came_closer_goes_on() {
+        crate::registry::register();
+        let mut state = libafl::state::NopState::<BytesInput>::new();
+        let map = crate::maps::ERRBITS_MAP;
+        // Three divisions at the same distance byte, held by entries 1, 2, 3.
+        let divisions = [1u32, 2, 3].map(|site| slot(site, ExceptionKind::DivByZero) as usize);
+        let mut history = DistanceHistory {
+            best: vec![NOT_MEASURED; 16],
+            ..DistanceHistory::default()
+        };
+        let mut top = DistanceTopRated::default();
+        for (n, &s) in divisions.iter().enumerate() {
+            history.best[s] = 62;
+            top.by_slot.insert((map.to_string(), s as u32), CorpusId(n + 1));
+        }
+        state.add_named_metadata(map, history);
+        state.add_metadata(top);
+        let exact = ExactSlots::default();
+        let probes = divisions.map(|s| Probe::ErrBits(s as u32));
+        let target = |n: usize| SearchTarget {
+            probe: probes[n],
+            best: 62,
+            holder: CorpusId(n + 1),
+        };
+        // Divisors of 1.0, 2^-36 and 2.0 at the holders: the one nearest 0 first.
+        let mut record = LocalSearchRecord::default();
+        let gap_of = |x: f64| x.to_bits() as f64;
+        let screens = [
+            (target(0), gap_of(1.0)),
+            (target(1), gap_of(2f64.powi(-36))),
+            (target(2), gap_of(2.0)),
+        ];
+        record.note_screens(&screens, Duration::ZERO);
+        assert_eq!(record.execs, 3);
+        assert_eq!(
+            ranked(&state, &record, &exact, Order::ExactFirst),
+            [probes[1], probes[0], probes[2]]
+        );
+        // A screen holds only while its holder does.
+        let moved = SearchTarget {
+            holder: CorpusId(9),
+            ..target(1)
+        };
+        assert_eq!(record.known_gap(&moved), None);
+        // Tried once without coming closer: behind the untried.
+        let flat = Descent {
+            spent: 100,
+            ..Descent::default()
+        };
+        record.note_descent(target(1), &flat, Duration::ZERO, FindRate::default());
+        assert_eq!(
+            ranked(&state, &record, &exact, Order::ExactFirst),
+            [probes[0], probes[2], probes[1]]
+        );
+        // Its next descent came closer than any before: it goes on first.
+        let closer = Descent {
+            moved: true,
+            spent: 100,
+            closest: Some(Closest {
+                gap: gap_of(2f64.powi(-40)),
+                input: vec![0],
+            }),
+            ..Descent::default()
+        };
+        record.note_descent(target(1), &closer, Duration::ZERO, FindRate::default());
+        assert_eq!(
+            ranked(&state, &record, &exact, Order::ExactFirst),
+            [probes[1], probes[0], probes[2]]
+        );
+        // The Newest order keeps its own ranking: the least tried, the newest holder.
+        assert_eq!(
+            ranked(&state, &record, &exact, Order::Newest),
+            [probes[2], probes[0], probes[1]]
         );
     }
 
