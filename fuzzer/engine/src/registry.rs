@@ -33,7 +33,7 @@ unsafe fn register_all() {
         AflCounters, DistanceHistory, DistanceProgress, DistanceTopRated, EscapesSeen, ExceptionsSeen, NewEdges,
         NewExceptions, Traced,
     };
-    use crate::run_mode::{FirstTurnDone, RunModeRecord};
+    use crate::run_mode::{BarrenPreciseTurns, FirstTurnDone, RunModeRecord};
     use crate::saved_inputs::PendingSaves;
     use crate::time_use::TimeUse;
     use libafl::corpus::SchedulerTestcaseMetadata;
@@ -82,6 +82,7 @@ unsafe fn register_all() {
         HangCheck,
         PendingSaves,
         FirstTurnDone,
+        BarrenPreciseTurns,
         TimeUse,
     );
 }

@@ -206,6 +206,7 @@ impl StatsStage {
             fast_first_turns: modes.fast_first_turns,
             capped_turns: modes.capped_turns,
             timed_turns: modes.timed_turns,
+            barren_turns: modes.barren_turns,
             precise_runs: modes.precise_runs,
             skipped_reruns: modes.skipped_reruns,
             rerun_timeouts: modes.rerun_timeouts,

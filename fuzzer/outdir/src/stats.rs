@@ -158,6 +158,9 @@ pub struct CampaignStats {
     pub capped_turns: u64,
     /// Turns ended early because their mutants were slow against the campaign's typical one.
     pub timed_turns: u64,
+    /// Precise turns that found no edge, exception input or distance slot measured for the
+    /// first time; each halves its testcase's chance of another.
+    pub barren_turns: u64,
     pub precise_runs: u64,
     pub skipped_reruns: u64,
     /// Time-outs after an execution's fast run had ended: in-process, its precise re-run has
@@ -243,6 +246,7 @@ impl CampaignStats {
             .set("fast_first_turns", self.fast_first_turns)
             .set("capped_turns", self.capped_turns)
             .set("timed_turns", self.timed_turns)
+            .set("barren_turns", self.barren_turns)
             .set("precise_runs", self.precise_runs)
             .set("skipped_reruns", self.skipped_reruns)
             .set("rerun_timeouts", self.rerun_timeouts)

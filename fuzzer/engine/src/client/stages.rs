@@ -147,6 +147,7 @@ where
         return Err(Error::shutting_down());
     }
     let mutator = TimedTurns::new(mutator, clock.clone());
+    let turn_end = run_mode.turn_end();
     let mut stages = tuple_list!(
         HangConfirmStage::new(deadline),
         Timed::new(TimedStage::InputToState, i2s),
@@ -156,6 +157,7 @@ where
             TimedStage::Havoc,
             StdMutationalStage::new(UntilDeadline::new(PreciseQuota::new(mutator, quota, word), deadline))
         ),
+        turn_end,
         Timed::new(TimedStage::LocalSearch, search),
         stats
     );
