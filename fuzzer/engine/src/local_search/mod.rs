@@ -9,7 +9,7 @@
 //! The stage needs typed inputs (a signature) and the target's probe words; it gets a share
 //! of the executions that grows while it reaches targets and shrinks while it does not, and
 //! the largest share while the corpus stands still (mutation has stopped finding anything, so
-//! the executions are better spent on descents).
+//! the executions are better spent on descents) until its descents there fail too.
 
 pub mod avm;
 
@@ -68,9 +68,15 @@ const SHARE_START: f64 = 0.10;
 const SHARE_MIN: f64 = 0.02;
 const SHARE_MAX: f64 = 0.40;
 /// Executions without a new corpus entry after which the campaign counts as stalled and the
-/// stage takes [`SHARE_MAX`]: about five failed descents' worth (a fraction of a second on
-/// fdlibm, a few seconds on GSL).
+/// stage takes its stalled share (at first [`SHARE_MAX`]): about five failed descents' worth (a
+/// fraction of a second on fdlibm, a few seconds on GSL).
 const STALLED_EXECS: u64 = 20_000;
+/// Each descent that fails shrinks the stalled share by this factor, down to [`SHARE_START`];
+/// one that succeeds gives back [`SHARE_MAX`]. A stalled corpus is where descents pay
+/// (airy.c:274 was reached in such a stretch), but GSL's legendre_Pl stalls at once and its
+/// descents reach nothing: 40 % of its campaign went to them, 3.7-4.0x the edges-only build's
+/// time per execution.
+const STALLED_DECAY: f64 = 0.85;
 /// Descents of one target without reaching it before it is left alone (until another input
 /// lowers its distance). A descent that lowered no gap (every start flat or not measuring the
 /// target, or a budget too short to move: early in a campaign a descent gets a few hundred
@@ -148,6 +154,13 @@ pub struct LocalSearchRecord {
     /// there ([`ExactSlots`]: the byte cannot rank them).
     #[serde(default)]
     screened: HashMap<u32, (CorpusId, Gap)>,
+    /// The share while the corpus stands still ([`STALLED_DECAY`]).
+    #[serde(default = "stalled_share_start")]
+    stalled_share: f64,
+}
+
+fn stalled_share_start() -> f64 {
+    SHARE_MAX
 }
 
 /// What the campaign has found that counts as progress: edges covered and exception inputs
@@ -200,6 +213,7 @@ impl Default for LocalSearchRecord {
             closest: HashMap::new(),
             last_mark: None,
             screened: HashMap::new(),
+            stalled_share: SHARE_MAX,
         }
     }
 }
@@ -208,7 +222,7 @@ impl LocalSearchRecord {
     /// The share of all executions the stage may have spent by `executions`.
     fn share_now(&self, executions: u64) -> f64 {
         match executions.saturating_sub(self.grown_at) >= STALLED_EXECS {
-            true => SHARE_MAX,
+            true => self.share.max(self.stalled_share),
             false => self.share,
         }
     }
@@ -221,14 +235,16 @@ impl LocalSearchRecord {
     /// as the share allows a few hundred executions would stay that short on every target, so
     /// it waits for a part of the stage's whole share ([`DESCENT_WAIT_FRACTION`]).
     ///
-    /// The stage's part of the campaign's time (`elapsed`) is held to [`SHARE_MAX`] as well,
+    /// The stage's part of the campaign's time (`elapsed`) is held to the same share as well,
     /// counted in probes at the stage's mean time per probe so far: every probe runs precisely,
     /// and the inputs a descent probes may run far longer than the campaign's (GSL's
     /// legendre_Pl recurrence runs l steps): with the executions alone, its 22 % of the
     /// executions took about 90 % of a 20 s campaign (1,180 exec/s against 12,802 without the
-    /// stage, the same 19 exceptions). The adaptive share stays one of executions: held to it
-    /// in time as well, the stage probed a fifth less on airy_Ai, whose narrow DivByZero
-    /// (airy.c:274) it is there for.
+    /// stage, the same 19 exceptions). Held to [`SHARE_MAX`] in time whatever its share, the
+    /// stage still took 38 % of legendre_Pl's time (2 % of its executions) for 1 target in 35
+    /// descents; held to its share, 6-14 %, the same 19 exceptions, 1.3-1.5x the exec/s.
+    /// (When airy.c:274's division waited behind fifteen others, the time held to the share
+    /// made it later; ranked by exact gap, it is the third exact slot descended on.)
     fn descent_budget(&self, executions: u64, elapsed: Duration) -> Option<u64> {
         let share = self.share_now(executions);
         // s more executions of the stage keep execs + s <= share * (executions + s).
@@ -236,11 +252,11 @@ impl LocalSearchRecord {
         // The whole share so far, in probes, and what is left of it.
         let mut whole = share * executions as f64;
         let room = match self.nanos_per_probe() {
-            // t more nanoseconds keep nanos + t <= SHARE_MAX * (elapsed + t).
+            // t more nanoseconds keep nanos + t <= share * (elapsed + t).
             Some(per_probe) => {
-                let share_ns = SHARE_MAX * elapsed.as_nanos() as f64;
+                let share_ns = share * elapsed.as_nanos() as f64;
                 whole = whole.min(share_ns / per_probe);
-                room.min((share_ns - self.nanos as f64) / (1.0 - SHARE_MAX) / per_probe)
+                room.min((share_ns - self.nanos as f64) / (1.0 - share) / per_probe)
             }
             // Nothing to tell the probes' time by yet: one short descent first (it would take
             // a whole campaign of 20 s on fermi_dirac_int's slowest inputs).
@@ -256,12 +272,14 @@ impl LocalSearchRecord {
 }
 
 impl LocalSearchRecord {
-    /// How long the next descent may run without taking the stage past [`SHARE_MAX`] of the
-    /// campaign's time (`elapsed`): its budget in executions assumes the mean probe, and the
+    /// How long the next descent may run without taking the stage past its share (at
+    /// `executions`) of the campaign's time (`elapsed`): its budget in executions assumes the
+    /// mean probe, and the
     /// first descent has no mean to go by (fermi_dirac_int's first 256 probes took whole
     /// campaigns of 20 s).
-    fn time_allowance(&self, elapsed: Duration) -> Duration {
-        let ns = (SHARE_MAX * elapsed.as_nanos() as f64 - self.nanos as f64) / (1.0 - SHARE_MAX);
+    fn time_allowance(&self, executions: u64, elapsed: Duration) -> Duration {
+        let share = self.share_now(executions);
+        let ns = (share * elapsed.as_nanos() as f64 - self.nanos as f64) / (1.0 - share);
         Duration::from_nanos(ns.max(0.0) as u64)
     }
 
@@ -314,10 +332,13 @@ impl LocalSearchRecord {
             finds: descent.progress,
             nanos: took.as_nanos() as u64,
         };
-        self.share = if descent.reached || own.at_least(rest) {
-            (self.share * 1.5).min(SHARE_MAX)
+        (self.share, self.stalled_share) = if descent.reached || own.at_least(rest) {
+            ((self.share * 1.5).min(SHARE_MAX), SHARE_MAX)
         } else {
-            (self.share * 0.85).max(SHARE_MIN)
+            (
+                (self.share * 0.85).max(SHARE_MIN),
+                (self.stalled_share * STALLED_DECAY).max(SHARE_START),
+            )
         };
     }
 
@@ -737,7 +758,8 @@ mod stage {
             let by_cost = (self.clock.as_ref()).and_then(|c| c.budget(budget as f64 * PROBE_COST_SLACK));
             let mut limits = Limits {
                 deadline: self.deadline,
-                allowance: (record.time_allowance(elapsed) * TIME_SLACK).min(by_cost.unwrap_or(Duration::MAX)),
+                allowance: (record.time_allowance(executions, elapsed) * TIME_SLACK)
+                    .min(by_cost.unwrap_or(Duration::MAX)),
                 started: Instant::now(),
             };
             let unscreened: Vec<SearchTarget> = match order {
@@ -1289,13 +1311,44 @@ mod tests {
         assert_eq!(record.share_now(1_000 + STALLED_EXECS), SHARE_MAX);
     }
 
+    #[test]
+    fn failed_descents_shrink_the_stalled_share_and_one_that_reaches_restores_it() {
+        let target = SearchTarget {
+            probe: Probe::ErrBits(slot(7, ExceptionKind::Overflow) as u32),
+            best: 40,
+            holder: CorpusId(3),
+        };
+        let stalled = |r: &LocalSearchRecord| r.share_now(r.grown_at + STALLED_EXECS);
+        let mut record = LocalSearchRecord::default();
+        let failed = Descent {
+            moved: true,
+            spent: 1_000,
+            ..Descent::default()
+        };
+        let mut shares = vec![stalled(&record)];
+        for _ in 0..20 {
+            record.note_descent(target, &failed, Duration::ZERO, FindRate::default());
+            shares.push(stalled(&record));
+        }
+        assert!(shares.windows(2).all(|w| w[1] <= w[0]), "{shares:?}");
+        assert!(shares[1] < SHARE_MAX, "{shares:?}");
+        assert_eq!(shares[20], SHARE_START, "{shares:?}");
+        let reached = Descent {
+            reached: true,
+            ..failed
+        };
+        record.note_descent(target, &reached, Duration::ZERO, FindRate::default());
+        assert_eq!(stalled(&record), SHARE_MAX);
+    }
+
     /// A campaign time no share of which binds (the stage has not probed yet, or probes fast).
     const LONG: Duration = Duration::from_secs(3600);
 
     #[test]
-    fn slow_probes_hold_the_stage_to_its_largest_share_of_the_time() {
+    fn slow_probes_hold_the_stage_to_its_share_of_the_time() {
         let record = LocalSearchRecord {
             grown_at: u64::MAX / 2,
+            share: SHARE_MAX,
             // 1,000 probes of 10 ms.
             execs: 1_000,
             nanos: 10_000_000_000,
@@ -1316,8 +1369,18 @@ mod tests {
         };
         assert_eq!(first.descent_budget(1_000_000, LONG), Some(DESCENT_MIN));
         // The next descent's time: (16 - 10) / 0.6 s at 40 s, none at 20 s.
-        assert_eq!(record.time_allowance(Duration::from_secs(40)).as_secs(), 10);
-        assert_eq!(record.time_allowance(Duration::from_secs(20)), Duration::ZERO);
+        assert_eq!(record.time_allowance(100_000, Duration::from_secs(40)).as_secs(), 10);
+        assert_eq!(record.time_allowance(100_000, Duration::from_secs(20)), Duration::ZERO);
+        // At a smaller share the time binds sooner: 10 s is more than 10 % of 40 s. (Held to
+        // 40 % in time whatever its share, the stage took 38 % of legendre_Pl's campaigns,
+        // its descents reaching 1 target in 35.)
+        let small = LocalSearchRecord {
+            share: SHARE_START,
+            ..record.clone()
+        };
+        assert_eq!(small.descent_budget(100_000, Duration::from_secs(40)), None);
+        assert_eq!(small.time_allowance(100_000, Duration::from_secs(40)), Duration::ZERO);
+        assert!(small.descent_budget(100_000, Duration::from_secs(200)).is_some());
         // Fast probes: the executions bind, as before.
         let fast = LocalSearchRecord {
             nanos: 1_000_000,
