@@ -762,48 +762,21 @@ mod stage {
                     .min(by_cost.unwrap_or(Duration::MAX)),
                 started: Instant::now(),
             };
-            let unscreened: Vec<SearchTarget> = match order {
-                Order::ExactFirst => (candidates.iter())
-                    .filter(|t| self.exact.contains(t.probe) && record.known_gap(t).is_none())
-                    .take(SCREENS_PER_CALL)
-                    .copied()
-                    .collect(),
-                Order::Newest => Vec::new(),
-            };
-            if !unscreened.is_empty() {
-                let (screens, ended) = screen(fuzzer, executor, state, mgr, probe, &unscreened, limits);
-                let took = limits.started.elapsed();
-                let live = state.metadata_mut::<LocalSearchRecord>()?;
-                live.note_screens(&screens, took);
-                record = live.clone();
-                match ended {
+            if order == Order::ExactFirst {
+                let mut screens = Screens {
+                    probe,
+                    exact: &self.exact,
+                    salt,
+                    limits,
+                };
+                match screens.run(fuzzer, executor, state, mgr, &mut record, &mut candidates) {
                     // Out of time or at the deadline: the next call goes on.
                     Err(Error::ShuttingDown) => return Ok(()),
                     Err(e) => return Err(e),
-                    Ok(()) => {}
+                    Ok(()) => limits = screens.limits,
                 }
-                candidates = targets(state, &record, &self.exact, order, salt);
-                limits.allowance = limits.allowance.saturating_sub(took);
             }
-            let target = match order {
-                // Ranked by exact gap: the closest first.
-                Order::ExactFirst if self.exact.contains(candidates[0].probe) => candidates[0],
-                _ => {
-                    let among = core::num::NonZero::new(candidates.len().min(CLOSEST_TARGETS)).expect("non-empty");
-                    candidates[state.rand_mut().below(among)]
-                }
-            };
-            log::debug!(
-                "{} targets ({} exact) by {order:?}, first {:?}; picked {:?}",
-                candidates.len(),
-                candidates.iter().filter(|t| self.exact.contains(t.probe)).count(),
-                candidates
-                    .iter()
-                    .take(12)
-                    .map(|t| (t.probe, t.best, record.known_gap(t)))
-                    .collect::<Vec<_>>(),
-                target.probe
-            );
+            let target = self.pick(order, &candidates, &record, state);
             let before = progress(state);
             let rest = record.rest_since_last(before, elapsed);
             let closest = record.closest_to(target.probe).map(|c| c.input.clone());
@@ -843,6 +816,84 @@ mod stage {
                 before,
             };
             record_descent(state, mgr, noted, elapsed + took)
+        }
+    }
+
+    impl LocalSearchStage {
+        /// The target of the next descent among `candidates` (not empty), ranked by `order`.
+        fn pick<S: HasRand>(
+            &self,
+            order: Order,
+            candidates: &[SearchTarget],
+            record: &LocalSearchRecord,
+            state: &mut S,
+        ) -> SearchTarget {
+            let target = match order {
+                // Ranked by exact gap: the closest first.
+                Order::ExactFirst if self.exact.contains(candidates[0].probe) => candidates[0],
+                _ => {
+                    let among = core::num::NonZero::new(candidates.len().min(CLOSEST_TARGETS)).expect("non-empty");
+                    candidates[state.rand_mut().below(among)]
+                }
+            };
+            log::debug!(
+                "{} targets ({} exact) by {order:?}, first {:?}; picked {:?}",
+                candidates.len(),
+                candidates.iter().filter(|t| self.exact.contains(t.probe)).count(),
+                candidates
+                    .iter()
+                    .take(12)
+                    .map(|t| (t.probe, t.best, record.known_gap(t)))
+                    .collect::<Vec<_>>(),
+                target.probe
+            );
+            target
+        }
+    }
+
+    /// Screening the exact slots before an [`Order::ExactFirst`] descent ranks them.
+    struct Screens<'a> {
+        probe: ProbeWords,
+        exact: &'a ExactSlots,
+        salt: u64,
+        /// The stage call's; what the screens take comes off its allowance.
+        limits: Limits,
+    }
+
+    impl Screens<'_> {
+        /// Screens the exact `candidates` not screened at their holders yet (at most
+        /// [`SCREENS_PER_CALL`]) into the state's record, then ranks `candidates` again by the
+        /// updated copy, `record`.
+        fn run<E, EM, S, Z>(
+            &mut self,
+            fuzzer: &mut Z,
+            executor: &mut E,
+            state: &mut S,
+            mgr: &mut EM,
+            record: &mut LocalSearchRecord,
+            candidates: &mut Vec<SearchTarget>,
+        ) -> Result<(), Error>
+        where
+            S: HasCorpus<BytesInput> + HasMetadata + HasNamedMetadata,
+            Z: Evaluator<E, EM, BytesInput, S>,
+        {
+            let unscreened: Vec<SearchTarget> = (candidates.iter())
+                .filter(|t| self.exact.contains(t.probe) && record.known_gap(t).is_none())
+                .take(SCREENS_PER_CALL)
+                .copied()
+                .collect();
+            if unscreened.is_empty() {
+                return Ok(());
+            }
+            let (screens, ended) = screen(fuzzer, executor, state, mgr, self.probe, &unscreened, self.limits);
+            let took = self.limits.started.elapsed();
+            let live = state.metadata_mut::<LocalSearchRecord>()?;
+            live.note_screens(&screens, took);
+            *record = live.clone();
+            ended?;
+            *candidates = targets(state, record, self.exact, Order::ExactFirst, self.salt);
+            self.limits.allowance = self.limits.allowance.saturating_sub(took);
+            Ok(())
         }
     }
 
