@@ -9,7 +9,7 @@
 //! The stage needs typed inputs (a signature) and the target's probe words; it gets a share
 //! of the executions that grows while it reaches targets and shrinks while it does not, and
 //! the largest share while the corpus stands still (mutation has stopped finding anything, so
-//! the executions are better spent on descents) until its descents there fail too.
+//! the executions are better spent on descents).
 
 pub mod avm;
 
@@ -68,15 +68,11 @@ const SHARE_START: f64 = 0.10;
 const SHARE_MIN: f64 = 0.02;
 const SHARE_MAX: f64 = 0.40;
 /// Executions without a new corpus entry after which the campaign counts as stalled and the
-/// stage takes its stalled share (at first [`SHARE_MAX`]): about five failed descents' worth (a
-/// fraction of a second on fdlibm, a few seconds on GSL).
+/// stage takes [`SHARE_MAX`]: about five failed descents' worth (a fraction of a second on
+/// fdlibm, a few seconds on GSL). Shrinking that share with each failed descent (by 0.85, to
+/// 10 %) was tried: it freed legendre_Pl's campaign, whose slow probes took 38 % of its time,
+/// but `fuzzer/tests/exact_divisor.rs`'s division was reached in 1 of 4 campaigns of 20 s.
 const STALLED_EXECS: u64 = 20_000;
-/// Each descent that fails shrinks the stalled share by this factor, down to [`SHARE_START`];
-/// one that succeeds gives back [`SHARE_MAX`]. A stalled corpus is where descents pay
-/// (airy.c:274 was reached in such a stretch), but GSL's legendre_Pl stalls at once and its
-/// descents reach nothing: 40 % of its campaign went to them, 3.7-4.0x the edges-only build's
-/// time per execution.
-const STALLED_DECAY: f64 = 0.85;
 /// Descents of one target without reaching it before it is left alone (until another input
 /// lowers its distance). A descent that lowered no gap (every start flat or not measuring the
 /// target, or a budget too short to move: early in a campaign a descent gets a few hundred
@@ -154,13 +150,6 @@ pub struct LocalSearchRecord {
     /// there ([`ExactSlots`]: the byte cannot rank them).
     #[serde(default)]
     screened: HashMap<u32, (CorpusId, Gap)>,
-    /// The share while the corpus stands still ([`STALLED_DECAY`]).
-    #[serde(default = "stalled_share_start")]
-    stalled_share: f64,
-}
-
-fn stalled_share_start() -> f64 {
-    SHARE_MAX
 }
 
 /// What the campaign has found that counts as progress: edges covered and exception inputs
@@ -213,7 +202,6 @@ impl Default for LocalSearchRecord {
             closest: HashMap::new(),
             last_mark: None,
             screened: HashMap::new(),
-            stalled_share: SHARE_MAX,
         }
     }
 }
@@ -222,7 +210,7 @@ impl LocalSearchRecord {
     /// The share of all executions the stage may have spent by `executions`.
     fn share_now(&self, executions: u64) -> f64 {
         match executions.saturating_sub(self.grown_at) >= STALLED_EXECS {
-            true => self.share.max(self.stalled_share),
+            true => SHARE_MAX,
             false => self.share,
         }
     }
@@ -240,11 +228,12 @@ impl LocalSearchRecord {
     /// and the inputs a descent probes may run far longer than the campaign's (GSL's
     /// legendre_Pl recurrence runs l steps): with the executions alone, its 22 % of the
     /// executions took about 90 % of a 20 s campaign (1,180 exec/s against 12,802 without the
-    /// stage, the same 19 exceptions). Held to [`SHARE_MAX`] in time whatever its share, the
-    /// stage still took 38 % of legendre_Pl's time (2 % of its executions) for 1 target in 35
-    /// descents; held to its share, 6-14 %, the same 19 exceptions, 1.3-1.5x the exec/s.
-    /// (When airy.c:274's division waited behind fifteen others, the time held to the share
-    /// made it later; ranked by exact gap, it is the third exact slot descended on.)
+    /// stage, the same 19 exceptions). The time is held to the share of the moment, not to
+    /// [`SHARE_MAX`]: a stage whose descents fail gets as little of the time as of the
+    /// executions. (When airy.c:274's division waited behind fifteen others, this made it
+    /// later; ranked by exact gap, it is the third exact slot descended on.) A stalled corpus
+    /// still gives it [`SHARE_MAX`] of both: legendre_Pl stalls at once, and its probes, 2 ms
+    /// each, take 38 % of its time in 2 % of its executions.
     fn descent_budget(&self, executions: u64, elapsed: Duration) -> Option<u64> {
         let share = self.share_now(executions);
         // s more executions of the stage keep execs + s <= share * (executions + s).
@@ -332,13 +321,10 @@ impl LocalSearchRecord {
             finds: descent.progress,
             nanos: took.as_nanos() as u64,
         };
-        (self.share, self.stalled_share) = if descent.reached || own.at_least(rest) {
-            ((self.share * 1.5).min(SHARE_MAX), SHARE_MAX)
+        self.share = if descent.reached || own.at_least(rest) {
+            (self.share * 1.5).min(SHARE_MAX)
         } else {
-            (
-                (self.share * 0.85).max(SHARE_MIN),
-                (self.stalled_share * STALLED_DECAY).max(SHARE_START),
-            )
+            (self.share * 0.85).max(SHARE_MIN)
         };
     }
 
@@ -1362,36 +1348,6 @@ mod tests {
         assert_eq!(record.share_now(1_000 + STALLED_EXECS), SHARE_MAX);
     }
 
-    #[test]
-    fn failed_descents_shrink_the_stalled_share_and_one_that_reaches_restores_it() {
-        let target = SearchTarget {
-            probe: Probe::ErrBits(slot(7, ExceptionKind::Overflow) as u32),
-            best: 40,
-            holder: CorpusId(3),
-        };
-        let stalled = |r: &LocalSearchRecord| r.share_now(r.grown_at + STALLED_EXECS);
-        let mut record = LocalSearchRecord::default();
-        let failed = Descent {
-            moved: true,
-            spent: 1_000,
-            ..Descent::default()
-        };
-        let mut shares = vec![stalled(&record)];
-        for _ in 0..20 {
-            record.note_descent(target, &failed, Duration::ZERO, FindRate::default());
-            shares.push(stalled(&record));
-        }
-        assert!(shares.windows(2).all(|w| w[1] <= w[0]), "{shares:?}");
-        assert!(shares[1] < SHARE_MAX, "{shares:?}");
-        assert_eq!(shares[20], SHARE_START, "{shares:?}");
-        let reached = Descent {
-            reached: true,
-            ..failed
-        };
-        record.note_descent(target, &reached, Duration::ZERO, FindRate::default());
-        assert_eq!(stalled(&record), SHARE_MAX);
-    }
-
     /// A campaign time no share of which binds (the stage has not probed yet, or probes fast).
     const LONG: Duration = Duration::from_secs(3600);
 
@@ -1422,9 +1378,7 @@ mod tests {
         // The next descent's time: (16 - 10) / 0.6 s at 40 s, none at 20 s.
         assert_eq!(record.time_allowance(100_000, Duration::from_secs(40)).as_secs(), 10);
         assert_eq!(record.time_allowance(100_000, Duration::from_secs(20)), Duration::ZERO);
-        // At a smaller share the time binds sooner: 10 s is more than 10 % of 40 s. (Held to
-        // 40 % in time whatever its share, the stage took 38 % of legendre_Pl's campaigns,
-        // its descents reaching 1 target in 35.)
+        // At a smaller share the time binds sooner: 10 s is more than 10 % of 40 s.
         let small = LocalSearchRecord {
             share: SHARE_START,
             ..record.clone()
