@@ -39,9 +39,9 @@
 //! A testcase's precise turns that pay nothing (no edge, no exception input, no distance slot
 //! measured for the first time: [`pay`]) halve its chance of another ([`BarrenPreciseTurns`];
 //! `barren_turns`); one that pays restores it. On GSL's bessel_Jnu a precise turn costs about
-//! six fast ones, and its coin turns (two in three of its precise turns) took a third of the
-//! campaign's time: with a quarter of the chance for every testcase, 9.5-9.7k exec/s against
-//! 7.4-8.2k and 394-404 exceptions against 371-383 in paired 20 s runs.
+//! six fast ones, its coin turns were two in three of its precise turns, and nine in ten of its
+//! precise turns pay nothing: with the halving, 8.3-9.7k exec/s against 7.0-7.9k and 390-404
+//! exceptions against 381-385 in paired 20 s runs.
 //!
 //! A precise turn runs its first [`PRECISE_MUTANTS_PER_TURN`] mutants precisely and the rest
 //! fast ([`PreciseQuota`]; `capped_turns`). Tried alone on 2026-11-29 it bought nothing: the
