@@ -55,7 +55,7 @@
 //! probing run precise) are precise too. The input-to-state candidates run fast (`i2s.rs`).
 //! `--precise` makes every run precise.
 
-use crate::meta::{AflCounters, DistanceHistory, DistanceProgress, NewEdges, NewExceptions};
+use crate::meta::{DistanceHistory, DistanceProgress, NewEdges, NewExceptions};
 use libafl::corpus::HasCurrentCorpusId;
 use libafl::mutators::{MutationResult, Mutator};
 use libafl::stages::Stage;
@@ -155,17 +155,17 @@ libafl_bolts::impl_serdeany!(RunModeRecord);
 pub struct BarrenPreciseTurns(pub u32);
 libafl_bolts::impl_serdeany!(BarrenPreciseTurns);
 
-/// What a precise turn is paid in: edges covered, exception inputs saved, and distance slots
-/// measured at least once. Not lower distances at slots already measured: on a slow GSL
-/// function nearly every precise mutant lowers one of a thousand slots by a little.
+/// What a precise turn is paid in: the campaign's progress (edges covered, exception inputs
+/// saved: [`crate::local_search::progress`]) and distance slots measured at least once. Not
+/// lower distances at slots already measured: on a slow GSL function nearly every precise
+/// mutant lowers one of a thousand slots by a little.
 pub fn pay<S: HasMetadata + HasNamedMetadata>(state: &S) -> u64 {
-    let saved = state.metadata::<AflCounters>().map_or(0, |c| c.crashes);
     let measured = [crate::maps::ERRBITS_MAP, crate::maps::CMP_MAP]
         .iter()
         .filter_map(|map| state.named_metadata::<DistanceHistory>(map).ok())
         .map(|history| history.measured)
         .sum::<u64>();
-    crate::maps::edges_covered(state) as u64 + saved + measured
+    crate::local_search::progress(state) + measured
 }
 
 /// On a testcase: its first turn, precise, is done (in the corpus, so a restarted client does
@@ -374,6 +374,7 @@ restarts_from_scratch!(RunModeStage);
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::meta::AflCounters;
     use numfuzz_abi::errbits::NOT_MEASURED;
 
     fn facts(first: bool, kept_for_distance: bool) -> TurnFacts {
