@@ -156,7 +156,7 @@ pub struct BarrenPreciseTurns(pub u32);
 libafl_bolts::impl_serdeany!(BarrenPreciseTurns);
 
 /// What a precise turn is paid in: the campaign's progress (edges covered, exception inputs
-/// saved: [`crate::local_search::progress`]) and distance slots measured at least once. Not
+/// saved: [`crate::maps::progress`]) and distance slots measured at least once. Not
 /// lower distances at slots already measured: on a slow GSL function nearly every precise
 /// mutant lowers one of a thousand slots by a little.
 pub fn pay<S: HasMetadata + HasNamedMetadata>(state: &S) -> u64 {
@@ -165,7 +165,7 @@ pub fn pay<S: HasMetadata + HasNamedMetadata>(state: &S) -> u64 {
         .filter_map(|map| state.named_metadata::<DistanceHistory>(map).ok())
         .map(|history| history.measured)
         .sum::<u64>();
-    crate::local_search::progress(state) + measured
+    crate::maps::progress(state) + measured
 }
 
 /// On a testcase: its first turn, precise, is done (in the corpus, so a restarted client does

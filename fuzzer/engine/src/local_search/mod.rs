@@ -13,7 +13,8 @@
 
 pub mod avm;
 
-use crate::meta::{AflCounters, DistanceHistory, DistanceTopRated};
+use crate::maps::progress;
+use crate::meta::{DistanceHistory, DistanceTopRated};
 use crate::stop::past_deadline;
 use crate::turn_time::TurnClock;
 use crate::user_stats::fire_count;
@@ -150,15 +151,6 @@ pub struct LocalSearchRecord {
     /// there ([`ExactSlots`]: the byte cannot rank them).
     #[serde(default)]
     screened: HashMap<u32, (CorpusId, Gap)>,
-}
-
-/// What the campaign has found that counts as progress: edges covered and exception inputs
-/// saved. Not corpus entries: a descent keeps an input at almost every step that lowers its
-/// gap, and weighed by those, every descent on GSL's bessel_Jnu out-found mutation several
-/// times over while reaching 2 targets in 30.
-pub fn progress<S: HasMetadata + HasNamedMetadata>(state: &S) -> u64 {
-    let saved = state.metadata::<AflCounters>().map_or(0, |c| c.crashes);
-    crate::maps::edges_covered(state) as u64 + saved
 }
 
 /// Finds (see [`progress`]) and the nanoseconds it took to make them.
