@@ -69,11 +69,20 @@ const SHARE_START: f64 = 0.10;
 const SHARE_MIN: f64 = 0.02;
 const SHARE_MAX: f64 = 0.40;
 /// Executions without a new corpus entry after which the campaign counts as stalled and the
-/// stage takes [`SHARE_MAX`]: about five failed descents' worth (a fraction of a second on
-/// fdlibm, a few seconds on GSL). Shrinking that share with each failed descent (by 0.85, to
-/// 10 %) was tried: it freed legendre_Pl's campaign, whose slow probes took 38 % of its time,
-/// but `fuzzer/tests/exact_divisor.rs`'s division was reached in 1 of 4 campaigns of 20 s.
+/// stage takes up to [`SHARE_MAX`]: about five failed descents' worth (a fraction of a second
+/// on fdlibm, a few seconds on GSL). Shrinking that share with each failed descent (by 0.85,
+/// to 10 %) was tried: it freed legendre_Pl's campaign, whose slow probes took 38 % of its
+/// time, but `fuzzer/tests/exact_divisor.rs`'s division was reached in 1 of 4 campaigns of
+/// 20 s. It is shrunk by what a probe costs instead ([`PROBE_COST_PAR`]).
 const STALLED_EXECS: u64 = 20_000;
+/// Probes of up to this many of the campaign's typical mutants get all of [`SHARE_MAX`] once
+/// the corpus stalls; dearer ones get it over the square root of how much dearer. A probe runs
+/// precisely, a few mutants' worth: `exact_divisor.rs`'s cost 3.3-3.6, and its division needs
+/// the whole share; legendre_Pl's, on inputs whose recurrence runs l steps, cost 24-27, and at
+/// [`SHARE_MAX`] took 37 % of its time for no finding (now 16 %: 29,600-32,400 exec/s went to
+/// 38,300-41,700 in paired runs of 20 s, the same 19 exceptions). The square root keeps a
+/// probe a little dearer than the par, on a loaded machine, near the whole share.
+const PROBE_COST_PAR: f64 = 4.0;
 /// Descents of one target without reaching it before it is left alone (until another input
 /// lowers its distance). A descent that lowered no gap (every start flat or not measuring the
 /// target, or a budget too short to move: early in a campaign a descent gets a few hundred
@@ -199,12 +208,16 @@ impl Default for LocalSearchRecord {
 }
 
 impl LocalSearchRecord {
-    /// The share of all executions the stage may have spent by `executions`.
-    fn share_now(&self, executions: u64) -> f64 {
-        match executions.saturating_sub(self.grown_at) >= STALLED_EXECS {
-            true => SHARE_MAX,
-            false => self.share,
+    /// The share of all executions (and of the time) the stage may have spent by
+    /// `executions`. A stalled corpus raises it to [`SHARE_MAX`] over `probe_cost`'s square
+    /// root against [`PROBE_COST_PAR`] ([`STALLED_EXECS`]); `probe_cost` is the stage's mean
+    /// probe in the campaign's typical mutants (`None`: not known yet).
+    fn share_now(&self, executions: u64, probe_cost: Option<f64>) -> f64 {
+        if executions.saturating_sub(self.grown_at) < STALLED_EXECS {
+            return self.share;
         }
+        let dearer = probe_cost.map_or(1.0, |cost| (cost / PROBE_COST_PAR).max(1.0));
+        (SHARE_MAX / dearer.sqrt()).max(self.share)
     }
 
     /// The executions the next descent may spend without taking the stage past its share at
@@ -223,11 +236,9 @@ impl LocalSearchRecord {
     /// stage, the same 19 exceptions). The time is held to the share of the moment, not to
     /// [`SHARE_MAX`]: a stage whose descents fail gets as little of the time as of the
     /// executions. (When airy.c:274's division waited behind fifteen others, this made it
-    /// later; ranked by exact gap, it is the third exact slot descended on.) A stalled corpus
-    /// still gives it [`SHARE_MAX`] of both: legendre_Pl stalls at once, and its probes, 2 ms
-    /// each, take 38 % of its time in 2 % of its executions.
-    fn descent_budget(&self, executions: u64, elapsed: Duration) -> Option<u64> {
-        let share = self.share_now(executions);
+    /// later; ranked by exact gap, it is the third exact slot descended on.) `share` is
+    /// [`LocalSearchRecord::share_now`]'s.
+    fn descent_budget(&self, share: f64, executions: u64, elapsed: Duration) -> Option<u64> {
         // s more executions of the stage keep execs + s <= share * (executions + s).
         let room = (share * executions as f64 - self.execs as f64) / (1.0 - share);
         // The whole share so far, in probes, and what is left of it.
@@ -258,8 +269,7 @@ impl LocalSearchRecord {
     /// mean probe, and the
     /// first descent has no mean to go by (fermi_dirac_int's first 256 probes took whole
     /// campaigns of 20 s).
-    fn time_allowance(&self, executions: u64, elapsed: Duration) -> Duration {
-        let share = self.share_now(executions);
+    fn time_allowance(&self, share: f64, elapsed: Duration) -> Duration {
         let ns = (share * elapsed.as_nanos() as f64 - self.nanos as f64) / (1.0 - share);
         Duration::from_nanos(ns.max(0.0) as u64)
     }
@@ -353,6 +363,14 @@ impl LocalSearchRecord {
     /// The stage's mean time per probe, once it has probed.
     fn nanos_per_probe(&self) -> Option<f64> {
         (self.execs > 0 && self.nanos > 0).then(|| self.nanos as f64 / self.execs as f64)
+    }
+
+    /// The stage's mean probe in the campaign's typical mutants, once both are known.
+    fn probe_cost(&self, clock: &TurnClock) -> Option<f64> {
+        let mutant = clock.budget(1.0)?.as_nanos() as f64;
+        self.nanos_per_probe()
+            .filter(|_| mutant > 0.0)
+            .map(|probe| probe / mutant)
     }
 }
 
@@ -722,9 +740,12 @@ mod stage {
                 record.corpus_seen = corpus;
                 record.grown_at = executions;
             }
-            let Some(budget) = record.descent_budget(executions, elapsed) else {
+            let probe_cost = (self.clock.as_ref()).and_then(|c| record.probe_cost(c));
+            let share = record.share_now(executions, probe_cost);
+            let Some(budget) = record.descent_budget(share, executions, elapsed) else {
                 return Ok(());
             };
+            log::debug!("local search: share {share:.3}, probes cost {probe_cost:?} mutants, budget {budget}");
             // A copy (with its per-target attempts) only when the stage runs, not at every call.
             let mut record = record.clone();
             let salt = *self.salt.get_or_insert_with(|| state.rand_mut().next());
@@ -736,8 +757,7 @@ mod stage {
             let by_cost = (self.clock.as_ref()).and_then(|c| c.budget(budget as f64 * PROBE_COST_SLACK));
             let mut limits = Limits {
                 deadline: self.deadline,
-                allowance: (record.time_allowance(executions, elapsed) * TIME_SLACK)
-                    .min(by_cost.unwrap_or(Duration::MAX)),
+                allowance: (record.time_allowance(share, elapsed) * TIME_SLACK).min(by_cost.unwrap_or(Duration::MAX)),
                 started: Instant::now(),
             };
             if order == Order::ExactFirst {
@@ -1331,13 +1351,19 @@ mod tests {
     }
 
     #[test]
-    fn a_stalled_corpus_gives_the_stage_its_largest_share() {
+    fn a_stalled_corpus_gives_the_stage_its_largest_share_unless_its_probes_are_dear() {
         let record = LocalSearchRecord {
             grown_at: 1_000,
             ..LocalSearchRecord::default()
         };
-        assert_eq!(record.share_now(1_000 + STALLED_EXECS - 1), SHARE_START);
-        assert_eq!(record.share_now(1_000 + STALLED_EXECS), SHARE_MAX);
+        assert_eq!(record.share_now(1_000 + STALLED_EXECS - 1, None), SHARE_START);
+        assert_eq!(record.share_now(1_000 + STALLED_EXECS, None), SHARE_MAX);
+        // Probes of a few mutants' worth get all of it; dearer ones less, never below the
+        // stage's own share.
+        let stalled = 1_000 + STALLED_EXECS;
+        assert_eq!(record.share_now(stalled, Some(PROBE_COST_PAR)), SHARE_MAX);
+        assert_eq!(record.share_now(stalled, Some(PROBE_COST_PAR * 4.0)), SHARE_MAX / 2.0);
+        assert_eq!(record.share_now(stalled, Some(PROBE_COST_PAR * 1e6)), SHARE_START);
     }
 
     /// A campaign time no share of which binds (the stage has not probed yet, or probes fast).
@@ -1354,11 +1380,19 @@ mod tests {
             ..LocalSearchRecord::default()
         };
         // 1,000 of 100,000 executions is well under the share, but 10 s of 20 s is not.
-        assert_eq!(record.descent_budget(100_000, Duration::from_secs(20)), None);
+        assert_eq!(
+            record.descent_budget(record.share, 100_000, Duration::from_secs(20)),
+            None
+        );
         // At 30 s, (12 - 10) / 0.6 s more: 333 probes, short of half the stage's 1,200.
-        assert_eq!(record.descent_budget(100_000, Duration::from_secs(30)), None);
+        assert_eq!(
+            record.descent_budget(record.share, 100_000, Duration::from_secs(30)),
+            None
+        );
         // At 40 s, (16 - 10) / 0.6 s more: 1,000 probes of 10 ms.
-        let budget = record.descent_budget(100_000, Duration::from_secs(40)).unwrap();
+        let budget = record
+            .descent_budget(record.share, 100_000, Duration::from_secs(40))
+            .unwrap();
         assert!((990..=1_000).contains(&budget), "{budget}");
         // Before any probe, one short descent.
         let first = LocalSearchRecord {
@@ -1366,25 +1400,39 @@ mod tests {
             nanos: 0,
             ..record.clone()
         };
-        assert_eq!(first.descent_budget(1_000_000, LONG), Some(DESCENT_MIN));
+        assert_eq!(first.descent_budget(first.share, 1_000_000, LONG), Some(DESCENT_MIN));
         // The next descent's time: (16 - 10) / 0.6 s at 40 s, none at 20 s.
-        assert_eq!(record.time_allowance(100_000, Duration::from_secs(40)).as_secs(), 10);
-        assert_eq!(record.time_allowance(100_000, Duration::from_secs(20)), Duration::ZERO);
+        assert_eq!(
+            record.time_allowance(record.share, Duration::from_secs(40)).as_secs(),
+            10
+        );
+        assert_eq!(
+            record.time_allowance(record.share, Duration::from_secs(20)),
+            Duration::ZERO
+        );
         // At a smaller share the time binds sooner: 10 s is more than 10 % of 40 s.
         let small = LocalSearchRecord {
             share: SHARE_START,
             ..record.clone()
         };
-        assert_eq!(small.descent_budget(100_000, Duration::from_secs(40)), None);
-        assert_eq!(small.time_allowance(100_000, Duration::from_secs(40)), Duration::ZERO);
-        assert!(small.descent_budget(100_000, Duration::from_secs(200)).is_some());
+        assert_eq!(
+            small.descent_budget(small.share, 100_000, Duration::from_secs(40)),
+            None
+        );
+        assert_eq!(
+            small.time_allowance(small.share, Duration::from_secs(40)),
+            Duration::ZERO
+        );
+        assert!(small
+            .descent_budget(small.share, 100_000, Duration::from_secs(200))
+            .is_some());
         // Fast probes: the executions bind, as before.
         let fast = LocalSearchRecord {
             nanos: 1_000_000,
             ..record.clone()
         };
         assert_eq!(
-            fast.descent_budget(1_000_000, Duration::from_secs(20)),
+            fast.descent_budget(fast.share, 1_000_000, Duration::from_secs(20)),
             Some(DESCENT_BUDGET)
         );
     }
@@ -1399,24 +1447,32 @@ mod tests {
             ..LocalSearchRecord::default()
         };
         // A slow target's first minute (~100 exec/s): no full descent, and none at all early.
-        assert_eq!(record.descent_budget(1_000, LONG), None);
-        let budget = record.descent_budget(4_000, LONG).expect("room for a short descent");
+        assert_eq!(record.descent_budget(record.share, 1_000, LONG), None);
+        let budget = record
+            .descent_budget(record.share, 4_000, LONG)
+            .expect("room for a short descent");
         assert!((DESCENT_MIN..DESCENT_BUDGET).contains(&budget));
         assert!((budget as f64) <= SHARE_START * (4_000 + budget) as f64);
         // A fast one gets full descents while it is under its share, and none above it.
-        assert_eq!(record.descent_budget(1_000_000, LONG), Some(DESCENT_BUDGET));
+        assert_eq!(
+            record.descent_budget(record.share, 1_000_000, LONG),
+            Some(DESCENT_BUDGET)
+        );
         let spent = LocalSearchRecord {
             execs: 100_000,
             ..record.clone()
         };
-        assert_eq!(spent.descent_budget(1_000_000, LONG), None);
+        assert_eq!(spent.descent_budget(spent.share, 1_000_000, LONG), None);
         // Once the stage has caught up with its share, it waits for a full descent's worth
         // again instead of starting one the moment a few hundred executions are allowed.
         let caught_up = LocalSearchRecord {
             execs: 99_000,
             ..record.clone()
         };
-        assert_eq!(caught_up.descent_budget(1_000_000, LONG), None);
-        assert_eq!(caught_up.descent_budget(1_040_000, LONG), Some(DESCENT_BUDGET));
+        assert_eq!(caught_up.descent_budget(caught_up.share, 1_000_000, LONG), None);
+        assert_eq!(
+            caught_up.descent_budget(caught_up.share, 1_040_000, LONG),
+            Some(DESCENT_BUDGET)
+        );
     }
 }
