@@ -324,6 +324,10 @@ private:
   void eachSpecial(Function &F, ArrayRef<const CheckPlan *> Ops,
                    function_ref<void(unsigned K, IRBuilder<> &B, Value *Special)> Record);
   static Value *isSpecial(IRBuilder<> &B, Value *V);
+  static bool lanesMatch(const CheckPlan &P);
+  static Value *passedOn(IRBuilder<> &B, const CheckPlan &P);
+  static Value *magnitudeBits(IRBuilder<> &B, Value *V);
+  static Value *anyNonFinite(IRBuilder<> &B, const CheckPlan &P);
   static Value *outOfIntRange(IRBuilder<> &B, const CheckPlan &P);
   void flushWords(Function &F, ArrayRef<AllocaInst *> Acc, unsigned Base);
 

@@ -2,9 +2,14 @@
 //!
 //! The pass gives every checked operation of a special-result copy (numfuzz-abi
 //! `copies::SPECIALS`, which `precise` runs after a fast run that raised a flag) a bit, set
-//! when its result is zero, subnormal, the least normal, infinite or NaN (for a conversion to
-//! an integer: out of range). Every exception leaves such a result at its site, so the set of
-//! special sites of a run holds every site a precise re-run would record. The bits gather in
+//! when its result is zero, subnormal, the least normal, infinite or NaN and none of its operands
+//! was infinite or NaN (for a conversion to an integer: out of range). Every exception from
+//! finite operands leaves such a result at its site, so the set of special sites of a run holds
+//! every site a precise re-run would record, except an Invalid made from infinities
+//! (`inf - inf`), which follows an infinity made at a site the set holds. An infinity or NaN
+//! carried through a site raises nothing there and is left out: kept, it put the site in the
+//! re-run throttle's fruitless counts, and the run in which the same site overflowed itself was
+//! not re-run (GSL's fermi_dirac.c:1022:55; `fuzzer/tests/precise_runs.rs`). The bits gather in
 //! the copy's locals; each return ORs them into its function's words of the module's array and
 //! sets the module's dirty byte. Each module's constructor hands both here
 //! (`__numfuzz_register_fast_specials`).

@@ -30,17 +30,19 @@
 //!
 //! A precise re-run that can teach nothing is skipped: when the fast run's edge path (AFL's
 //! hit-count buckets), the flags it raised, the checked operations whose results were special
-//! (zero, subnormal, infinite, NaN: `fast_specials`) and whether a declared result went Inf or
-//! NaN are those of an earlier precise run in this process, and the fuzzer did not ask for
-//! distances. The special results come from a second pass of the input on the special-result
-//! copies, made only where such a skip is possible: bits on the fast copies themselves cost
-//! every fast run 2-5x on straight-line FP code (`scripts/bench-overhead.sh`), while most
-//! fast runs raise nothing. Every exception leaves a special result at its site, so a site that raises is
-//! in the key: two operations of one path raising the same flag for different inputs
-//! (`a*b + c*d`) differ there (`fuzzer/tests/precise_runs.rs`). What the key cannot tell is a
-//! site whose special result was quiet in the remembered run (an exact zero, an Inf or NaN
-//! passed on from an operand) and raises in the new one while another site raises that flag in
-//! both; the campaign's precise turns, which always re-run, find those.
+//! (zero, subnormal, infinite, NaN, from finite operands: `fast_specials`) and whether a
+//! declared result went Inf or NaN are those of an earlier precise run in this process, and the
+//! fuzzer did not ask for distances. The special results come from a second pass of the input
+//! on the special-result copies, made only where such a skip is possible: bits on the fast
+//! copies themselves cost every fast run 2-5x on straight-line FP code
+//! (`scripts/bench-overhead.sh`), while most fast runs raise nothing. Every exception from
+//! finite operands leaves a special result at its site, so a site that raises is in the key:
+//! two operations of one path raising the same flag for different inputs (`a*b + c*d`) differ
+//! there, and so does a site that carried an infinity in one run and overflows in the next
+//! (`fuzzer/tests/precise_runs.rs`). What the key cannot tell is a site whose special result
+//! was quiet in the remembered run (an exact zero) and raises in the new one while another site
+//! raises that flag in both, and an Invalid made from infinities at a new site; the campaign's
+//! precise turns, which always re-run, find those.
 //! And a re-run is throttled where the special operations of the fast run have all been special
 //! in re-runs that taught nothing, with the same flags (`rerun_throttle`): on loops whose step
 //! count follows the input, nearly every run has a path of its own.
