@@ -151,6 +151,24 @@ fn replay_as_campaign(
     (out, reports)
 }
 
+/// Writes each (name, doubles) input beside `built` and replays them in that order with
+/// [`replay_as_campaign`].
+fn replay_f64_inputs_as_campaign(
+    built: &testkit::Built,
+    inputs: &[(&str, &[f64])],
+) -> (std::process::Output, Vec<numfuzz_abi::report::ExceptionReport>) {
+    let paths: Vec<String> = inputs
+        .iter()
+        .map(|(name, values)| {
+            let path = built.path(name);
+            std::fs::write(&path, testkit::f64s(values)).unwrap();
+            path.to_str().unwrap().to_string()
+        })
+        .collect();
+    let args: Vec<&str> = paths.iter().map(String::as_str).collect();
+    replay_as_campaign(&built.exe, &args)
+}
+
 /// The same rule, input by input: a replay that skips re-runs as a campaign does
 /// (`NUMFUZZ_PRECISE=campaign`) re-runs the second product's overflow, whose path and flags are
 /// the first's but whose special site is not, and skips the first's when it comes again.
@@ -162,19 +180,12 @@ fn a_replay_as_a_campaign_tells_the_two_products_apart_by_their_special_sites() 
         &["-O2"],
         &[],
     );
-    let inputs = [
-        ("first", [1e10, 1.0]),
-        ("second", [1.0, 1e10]),
-        ("first_again", [2e10, 1.0]),
+    let inputs: [(&str, &[f64]); 3] = [
+        ("first", &[1e10, 1.0]),
+        ("second", &[1.0, 1e10]),
+        ("first_again", &[2e10, 1.0]),
     ];
-    let mut paths = Vec::new();
-    for (name, values) in inputs {
-        let path = built.path(name);
-        std::fs::write(&path, testkit::f64s(&values)).unwrap();
-        paths.push(path.to_str().unwrap().to_string());
-    }
-    let args: Vec<&str> = paths.iter().map(String::as_str).collect();
-    let (out, reports) = replay_as_campaign(&built.exe, &args);
+    let (out, reports) = replay_f64_inputs_as_campaign(&built, &inputs);
     let overflows = |input: &str| -> BTreeSet<u32> {
         reports
             .iter()
@@ -380,18 +391,12 @@ fn an_overflow_at_a_site_that_carried_infinities_before_is_re_run() {
         &["-O2"],
         &[],
     );
-    let mut paths = Vec::new();
-    for (name, value) in [
-        ("carried", f64::INFINITY),
-        ("carried_again", -f64::INFINITY),
-        ("made", 1.5e308),
-    ] {
-        let path = built.path(name);
-        std::fs::write(&path, testkit::f64s(&[value])).unwrap();
-        paths.push(path.to_str().unwrap().to_string());
-    }
-    let args: Vec<&str> = paths.iter().map(String::as_str).collect();
-    let (out, reports) = replay_as_campaign(&built.exe, &args);
+    let inputs: [(&str, &[f64]); 3] = [
+        ("carried", &[f64::INFINITY]),
+        ("carried_again", &[-f64::INFINITY]),
+        ("made", &[1.5e308]),
+    ];
+    let (out, reports) = replay_f64_inputs_as_campaign(&built, &inputs);
     let at_line = |input: &str, line: u32| {
         reports.iter().any(|r| {
             r.kind == Overflow && r.site.line == line && r.input.as_deref().is_some_and(|i| i.ends_with(input))
