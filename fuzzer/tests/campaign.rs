@@ -395,6 +395,58 @@ fn a_forkserver_campaign_saves_only_confirmed_hangs() {
     only_confirmed_hangs_are_saved(&["--executor", "forkserver"]);
 }
 
+/// Above 2 the product overflows and the loop waits for ever for the infinity to end, as GSL's
+/// hyperg_2F0 loops past its overflows. AFL++ with Overflow trapped stops at the product;
+/// between -1e6 and -1000 the loop has no exception before it.
+const LOOPS_AFTER_AN_OVERFLOW: &str = r#"#include <numfuzz.h>
+NUMFUZZ_SIGNATURE("f64");
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  double x = nf_f64(data, size, 0);
+  if (x > 2.0) {
+    volatile double t = x * 1e308;
+    while (t > 1.7976931348623157e308) {}
+  }
+  if (x < -1000.0 && x > -1e6) { for (volatile int i = 0;; i++) {} }
+  return 0;
+}
+"#;
+
+/// With `-t 1000`, the loop past the Overflow is cut at the calibrated limit (20 ms) and run
+/// again with the whole second only on edges new to time-outs, and only now and then: it was a
+/// second or two per input, most of such a campaign. The first is still saved as a hang, and so
+/// is the loop without an exception before it.
+#[test]
+fn a_loop_past_an_overflow_is_cut_at_the_calibrated_limit_and_saved_once_in_a_while() {
+    let _turn = one_at_a_time();
+    let built = compile("overflow_loop", &[("loop.c", LOOPS_AFTER_AN_OVERFLOW)], &["-O1"], &[]);
+    let out = built.path("out");
+    let o = campaign::run(&built.exe, &out, 20, &["-t", "1000"]);
+    assert!(o.status.success(), "{}", both(&o));
+    let inst = out.join("default");
+    assert!(stat(&inst, "exec_timeout") < 1000, "the limit of a run is calibrated");
+    assert!(
+        stat(&inst, "cut_after_raise") >= 1,
+        "no time-out past the Overflow was cut"
+    );
+    let hangs: Vec<f64> = files(&inst.join("hangs"))
+        .iter()
+        .map(|h| {
+            f64::from_le_bytes(
+                std::fs::read(inst.join("hangs").join(h)).unwrap()[..8]
+                    .try_into()
+                    .unwrap(),
+            )
+        })
+        .collect();
+    // One: the loops past the Overflow all hit the same edges.
+    let past_overflow = hangs.iter().filter(|&&x| x > 2.0).count();
+    assert_eq!(past_overflow, 1, "hangs past the Overflow saved: {hangs:?}");
+    assert!(
+        hangs.iter().any(|&x| x < -1000.0 && x > -1e6),
+        "the loop without an exception was not saved: {hangs:?}"
+    );
+}
+
 /// The int field sets a loop's step count, as GSL's fermi_dirac_int's `j` does: a step count
 /// near 2^20 costs milliseconds checked, a thousand times a small one, and a smaller product at
 /// line 8 (closer to an Underflow) keeps such inputs in the corpus. A DivByZero waits behind a

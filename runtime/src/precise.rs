@@ -153,16 +153,19 @@ fn plan(split: bool, fuzzed: bool, fast_asked: bool, choice: Choice) -> Plan {
 
 /// Runs one input through `input` as its [`Plan`] says.
 pub fn run(input: impl Fn()) {
+    crate::rerun_limit::filter_alarms();
     let choice = choice();
     let fuzzed = FUZZED.load(Ordering::Relaxed);
     let plan = plan(split_build(), fuzzed, FAST_ASKED.load(Ordering::Relaxed), choice);
+    // SAFETY: plain C calls on the FP environment and the sentinel byte. Cleared before a
+    // precise run too, as a fresh process has them, so that the flags a time-out finds are this
+    // run's (`rerun_limit::filter_alarms`).
+    unsafe { numfuzz_clear_watched_flags() };
     if plan == Plan::Precise {
         input();
         return;
     }
     set_copy(copies::FAST);
-    // SAFETY: plain C calls on the FP environment and the sentinel byte.
-    unsafe { numfuzz_clear_watched_flags() };
     let started = crate::rerun_limit::enabled().then(Instant::now);
     input();
     let fast = started.map(|s| s.elapsed());

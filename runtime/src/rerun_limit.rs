@@ -180,9 +180,40 @@ fn install_alarm_filter() -> bool {
     }
 }
 
+/// Invalid, DivByZero and Overflow: the exceptions AFL++'s trapping harnesses stop at. Their
+/// bits are the same in MXCSR and in the x87 status word.
+const TRAPPED_KINDS: u32 = 0x01 | 0x04 | 0x08;
+
+/// The sticky exception flags (SSE and x87) of the context a signal interrupted; 0 where they
+/// cannot be read. Async-signal-safe. (The handler itself starts with clear flags: the kernel
+/// saves the interrupted FPU state in the signal frame.)
+fn interrupted_flags(context: *mut c_void) -> u32 {
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    {
+        let uc = context.cast::<libc::ucontext_t>();
+        if uc.is_null() {
+            return 0;
+        }
+        // SAFETY: the kernel's ucontext for this signal; `fpregs` points into the same frame.
+        unsafe {
+            let fp = (*uc).uc_mcontext.fpregs;
+            if fp.is_null() {
+                return 0;
+            }
+            (*fp).mxcsr | u32::from((*fp).swd)
+        }
+    }
+    #[cfg(not(all(target_os = "linux", target_arch = "x86_64")))]
+    {
+        let _ = context;
+        0
+    }
+}
+
 /// During a re-run: arms the re-run timer for what is left of the ceiling, once, and drops
-/// the alarm. Otherwise: the executor's handler. Async-signal-safe (atomics, clock_gettime,
-/// timer_settime).
+/// the alarm. Otherwise: marks the run if it had raised an exception AFL++ traps
+/// (`RUN_ALARM_AFTER_EXCEPTION`), then calls the executor's handler. Async-signal-safe
+/// (atomics, clock_gettime, timer_settime).
 extern "C" fn filter_alarm(sig: c_int, info: *mut libc::siginfo_t, context: *mut c_void) {
     let started = RERUN_STARTED_NS.load(Ordering::Acquire);
     if started != 0 {
@@ -194,6 +225,13 @@ extern "C" fn filter_alarm(sig: c_int, info: *mut libc::siginfo_t, context: *mut
                 timer.arm(ceiling.saturating_sub(spent).max(Duration::from_millis(1)));
             }
             return;
+        }
+    }
+    // An alarm that does not end the run (LibAFL's batch timer re-arms when the run is younger
+    // than the limit) marks it too; the mark is read only when the run timed out.
+    if interrupted_flags(context) & TRAPPED_KINDS != 0 {
+        if let Some(region) = crate::region::Region::current() {
+            region.set_run_flag(numfuzz_abi::shm::RUN_ALARM_AFTER_EXCEPTION);
         }
     }
     let Some(executor) = EXECUTOR_ALARM.get() else {
@@ -215,6 +253,15 @@ extern "C" fn filter_alarm(sig: c_int, info: *mut libc::siginfo_t, context: *mut
             let f = std::mem::transmute::<libc::sighandler_t, extern "C" fn(c_int)>(handler);
             f(sig);
         }
+    }
+}
+
+/// Puts the alarm filter in front of the executor's handler before the first run of an
+/// in-process campaign (the executor is built by then), so that a time-out of the first runs
+/// is told too. Nothing elsewhere.
+pub fn filter_alarms() {
+    if enabled() {
+        FILTERED.get_or_init(install_alarm_filter);
     }
 }
 

@@ -33,11 +33,12 @@ pub struct CampaignConfig {
     pub out_dir: PathBuf,
     /// `-i`: initial inputs (a directory or a file); none means seeds from the signature.
     pub seeds: Option<PathBuf>,
-    /// Time limit per execution (`-t`), or the ceiling of the calibrated one.
+    /// The ceiling of the calibrated time limit: `-t`, or 1000 ms.
     pub timeout_ms: u64,
-    /// Calibrate the limit from the seeds (no `-t` given).
+    /// `-t` was given: every time-out at the calibrated limit, except one after an exception
+    /// AFL++ traps, is run again with the whole `-t` (see `hangs`).
     #[serde(default)]
-    pub calibrate_timeout: bool,
+    pub timeout_given: bool,
     /// `-m`: the resident memory (MiB) one input may add (see `numfuzz_abi::env::MEM_LIMIT_MB`).
     #[serde(default)]
     pub memory_limit_mb: Option<u64>,

@@ -6,8 +6,18 @@
 //! only if it times out again; numfuzz does the same with its ceiling (`-t`, 1000 ms by
 //! default):
 //! - [`HangConfirmation`], the last part of the objective, lets a time-out through only when
-//!   it happened at the ceiling. A time-out at the calibrated limit on a new path (the objective
-//!   checks the path first) is set aside in the state's [`HangCheck`] instead.
+//!   it hit an edge no earlier time-out hit, and only at the ceiling. A time-out at the
+//!   calibrated limit with a new edge is set aside in the state's [`HangCheck`] instead.
+//!   Without `-t`, as AFL++ does with `virgin_tmout`, the edges are marked when the time-out
+//!   happens, not when it is confirmed: GSL's hyperg_2F0 times out on many inputs, and with
+//!   the edges marked only on confirmation, the same loop was set aside again and again, each
+//!   confirmed at the full second (13 hangs saved in 20 s, three from one testcase in a row).
+//!   With `-t`, every time-out is confirmed, so that every run gets the whole `-t` as under
+//!   AFL++, and its edges are judged at the ceiling.
+//! - A time-out at the calibrated limit of a run that had raised Invalid, DivByZero or
+//!   Overflow (the runtime's alarm filter reads the interrupted FPU flags) is one AFL++, which
+//!   traps those, never runs into. It is confirmed only on new edges and only every
+//!   [`CONFIRM_AFTER_RAISE_SPACING`] ceilings; the others are cut (`cut_after_raise`).
 //! - [`HangConfirmStage`] runs the inputs set aside at the ceiling, through the normal feedback
 //!   and objective: a real hang times out again and is saved; a slow input completes, is
 //!   counted (`hangs_dismissed` in `fuzzer_stats`) and kept if its coverage is new.
@@ -24,6 +34,7 @@ use libafl::executors::{ExitKind, HasObservers};
 use libafl::feedbacks::{Feedback, StateInitializer};
 use libafl::fuzzer::{ExecutesInput, ExecutionProcessor};
 use libafl::inputs::{BytesInput, HasTargetBytes};
+use libafl::observers::{ExplicitTracking, MapObserver};
 use libafl::stages::Stage;
 use libafl::{Error, HasMetadata};
 use libafl_bolts::tuples::{Handle, Handled, MatchName, MatchNameRef};
@@ -36,6 +47,10 @@ use std::time::{Duration, SystemTime};
 /// has run (a target that hangs on most inputs would otherwise grow the state without bound).
 pub const MAX_PENDING: usize = 16;
 
+/// After a time-out that followed an exception AFL++ traps was set aside, the next such one
+/// waits this many ceilings: confirming them takes at most about a tenth of a campaign.
+pub const CONFIRM_AFTER_RAISE_SPACING: u32 = 10;
+
 /// The time limits in force and the inputs waiting to be confirmed as hangs, kept in the state
 /// so that they survive an in-process client's restart.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -44,10 +59,25 @@ pub struct HangCheck {
     pub limit_ms: u64,
     /// The limit a hang is confirmed at: `-t`, or its default.
     pub ceiling_ms: u64,
+    /// `-t` was given: every time-out at `limit_ms` is confirmed, not only one on an edge new
+    /// to time-outs, so that every run AFL++ would run whole (no trapped exception first) has
+    /// the whole `-t`; the edges are then marked when the confirming run times out.
+    #[serde(default)]
+    pub confirm_every: bool,
     /// Inputs that timed out at `limit_ms` on a new path.
     pub pending: Vec<Vec<u8>>,
     /// Time-outs at `limit_ms` that completed at `ceiling_ms`.
     pub dismissed: u64,
+    /// Time-outs at `limit_ms` of runs that had raised an exception AFL++ traps: not hangs.
+    #[serde(default)]
+    pub cut_after_raise: u64,
+    /// When the next time-out after such an exception may be confirmed.
+    #[serde(default)]
+    next_confirm_after_raise: Option<SystemTime>,
+    /// One bit per edge some time-out hit (hit or not: a loop cut at a different count is
+    /// the same hang).
+    #[serde(default)]
+    hang_edges: Vec<u64>,
     /// Set while the stage runs a pending input at the ceiling. Not serialized: a client
     /// restored after a confirming run timed out starts with it clear.
     #[serde(skip)]
@@ -57,51 +87,113 @@ libafl_bolts::impl_serdeany!(HangCheck);
 
 impl HangCheck {
     /// Records the limits a client runs with (after calibration, and again after a restart).
-    pub fn set_limits<S: HasMetadata>(state: &mut S, limit: Duration, ceiling: Duration) {
+    pub fn set_limits<S: HasMetadata>(state: &mut S, limit: Duration, ceiling: Duration, confirm_every: bool) {
         if !state.has_metadata::<HangCheck>() {
             state.add_metadata(HangCheck::default());
         }
         let check = state.metadata_mut::<HangCheck>().expect("added above");
         check.limit_ms = limit.as_millis() as u64;
         check.ceiling_ms = ceiling.as_millis() as u64;
+        check.confirm_every = confirm_every;
     }
 
     /// Whether a time-out now counts as a hang: the run had the whole ceiling.
     fn at_ceiling(&self) -> bool {
         self.confirming || self.limit_ms >= self.ceiling_ms
     }
+
+    /// Keeps `input` for confirmation, if fewer than [`MAX_PENDING`] wait.
+    fn set_aside(&mut self, input: Vec<u8>) {
+        if self.pending.len() < MAX_PENDING {
+            self.pending.push(input);
+        }
+    }
+
+    /// Marks the edges a timed-out run hit; whether one was new to time-outs.
+    fn marks_new_hang_edges(&mut self, edges: &impl HitEdges) -> bool {
+        let mut new = false;
+        edges.for_each_hit(|edge| {
+            let (word, bit) = (edge / 64, 1u64 << (edge % 64));
+            if self.hang_edges.len() <= word {
+                self.hang_edges.resize(word + 1, 0);
+            }
+            new |= self.hang_edges[word] & bit == 0;
+            self.hang_edges[word] |= bit;
+        });
+        new
+    }
+
+    /// Whether a timed-out run hit an edge new to time-outs, marking none.
+    fn has_new_hang_edges(&self, edges: &impl HitEdges) -> bool {
+        let mut new = false;
+        edges.for_each_hit(|edge| {
+            new |= self
+                .hang_edges
+                .get(edge / 64)
+                .is_none_or(|word| word & (1u64 << (edge % 64)) == 0);
+        });
+        new
+    }
 }
 
-/// The objective's last part: a time-out is a finding only at the ceiling; one at the calibrated
-/// limit is set aside for [`HangConfirmStage`]. A time-out after the program's own (fast) run
+/// The edges a run hit, whatever their counts.
+pub trait HitEdges {
+    fn for_each_hit(&self, f: impl FnMut(usize));
+}
+
+impl<M: MapObserver<Entry = u8>, const INDICES: bool, const NOVELTIES: bool> HitEdges
+    for ExplicitTracking<M, INDICES, NOVELTIES>
+{
+    fn for_each_hit(&self, mut f: impl FnMut(usize)) {
+        let map = self.as_ref();
+        (0..map.usable_count()).filter(|&i| map.get(i) != 0).for_each(&mut f);
+    }
+}
+
+/// The objective's last part: a time-out is a finding only if it hit an edge no time-out hit
+/// before, and only at the ceiling; one at the calibrated limit is set aside for
+/// [`HangConfirmStage`]. A time-out after the program's own (fast) run
 /// had ended is none: the precise re-run, 3 to 100 times slower, outlived its limit (GSL's
 /// fermi_dirac_int at j = 10000: 27 ms as the program runs, 1.3 s checked), which
 /// `rerun_timeouts` counts. Every other exit passes.
-#[derive(Debug, Default)]
-pub struct HangConfirmation {
+#[derive(Debug)]
+pub struct HangConfirmation<E> {
     run_flags: Option<Handle<RunFlagsObserver>>,
+    edges: Option<Handle<E>>,
 }
 
-impl HangConfirmation {
-    /// Tells a time-out in a precise re-run by the target's run flags.
-    pub fn new(run_flags: &RunFlagsObserver) -> Self {
+impl<E> Default for HangConfirmation<E> {
+    fn default() -> Self {
         HangConfirmation {
-            run_flags: Some(run_flags.handle()),
+            run_flags: None,
+            edges: None,
         }
     }
 }
 
-impl Named for HangConfirmation {
+impl<E: Named> HangConfirmation<E> {
+    /// Tells a time-out in a precise re-run by the target's run flags, and a repeated hang by
+    /// the edges it hit.
+    pub fn new(run_flags: &RunFlagsObserver, edges: &E) -> Self {
+        HangConfirmation {
+            run_flags: Some(run_flags.handle()),
+            edges: Some(edges.handle()),
+        }
+    }
+}
+
+impl<E> Named for HangConfirmation<E> {
     fn name(&self) -> &Cow<'static, str> {
         static NAME: Cow<'static, str> = Cow::Borrowed("hang_confirmation");
         &NAME
     }
 }
 
-impl<S> StateInitializer<S> for HangConfirmation {}
+impl<E, S> StateInitializer<S> for HangConfirmation<E> {}
 
-impl<EM, I, OT, S> Feedback<EM, I, OT, S> for HangConfirmation
+impl<E, EM, I, OT, S> Feedback<EM, I, OT, S> for HangConfirmation<E>
 where
+    E: HitEdges,
     S: HasMetadata,
     I: HasTargetBytes,
     OT: MatchName,
@@ -117,20 +209,45 @@ where
         if *exit_kind != ExitKind::Timeout {
             return Ok(true);
         }
-        let in_rerun = self.run_flags.as_ref().and_then(|h| observers.get(h));
-        if in_rerun.is_some_and(RunFlagsObserver::fast_run_ended) {
+        let flags = self.run_flags.as_ref().and_then(|h| observers.get(h));
+        if flags.is_some_and(RunFlagsObserver::fast_run_ended) {
             return Ok(false);
         }
+        let after_exception = flags.is_some_and(RunFlagsObserver::alarm_after_exception);
         // Without limits recorded (seeds run before calibration), the limit is the ceiling.
-        let Ok(check) = state.metadata_mut::<HangCheck>() else {
-            return Ok(true);
-        };
+        if !state.has_metadata::<HangCheck>() {
+            state.add_metadata(HangCheck::default());
+        }
+        let check = state.metadata_mut::<HangCheck>()?;
+        let edges = self.edges.as_ref().and_then(|h| observers.get(h));
+        if check.confirming {
+            // Without `-t`, an exception-free input's edges were marked when it was set aside.
+            let new = edges.is_none_or(|edges| check.marks_new_hang_edges(edges));
+            return Ok(new || !check.confirm_every);
+        }
+        if after_exception && !check.at_ceiling() {
+            // AFL++ would have stopped at the exception. Such a hang is a finding still (the
+            // program never returns), but confirming every one cost GSL's hyperg_2F0 most of
+            // its campaign: one on new edges is confirmed, then none for a while.
+            let now = SystemTime::now();
+            let due = check.next_confirm_after_raise.is_none_or(|at| now >= at);
+            if !due || edges.is_some_and(|edges| !check.has_new_hang_edges(edges)) {
+                check.cut_after_raise += 1;
+                return Ok(false);
+            }
+            let ceiling = Duration::from_millis(check.ceiling_ms);
+            check.next_confirm_after_raise = Some(now + ceiling * CONFIRM_AFTER_RAISE_SPACING);
+            check.set_aside(input.target_bytes().to_vec());
+            return Ok(false);
+        }
         if check.at_ceiling() {
-            return Ok(true);
+            return Ok(edges.is_none_or(|edges| check.marks_new_hang_edges(edges)));
         }
-        if check.pending.len() < MAX_PENDING {
-            check.pending.push(input.target_bytes().to_vec());
+        // With `-t`, every exception-free time-out gets the whole `-t`; its edges are judged then.
+        if !check.confirm_every && edges.is_some_and(|edges| !check.marks_new_hang_edges(edges)) {
+            return Ok(false);
         }
+        check.set_aside(input.target_bytes().to_vec());
         Ok(false)
     }
 }
@@ -164,6 +281,9 @@ where
         }
         let limit = Duration::from_millis(check.limit_ms);
         let ceiling = Duration::from_millis(check.ceiling_ms);
+        // A batch timer like the runs' (LibAFL's timers are never deleted, so none is made per
+        // run): an alarm of the runs' timer still pending then only re-arms this one, where a
+        // per-run timer's handler would take it for this run's time-out.
         executor.adjust_timeout(ceiling);
         // One at a time out of the state: in-process, a real hang ends the client during its
         // run (after the objective saved it), and the successor finds the rest still pending.
@@ -195,23 +315,38 @@ mod tests {
     use super::*;
     use crate::client::{empty_state, State};
     use libafl::events::NopEventManager;
-    use libafl::observers::Observer;
+    use libafl::observers::{CanTrack, HitcountsMapObserver, Observer, StdMapObserver};
     use libafl_bolts::tuples::tuple_list;
-    use numfuzz_abi::shm::{RUN_FAST_ENDED, RUN_PRECISE};
+    use numfuzz_abi::shm::{RUN_ALARM_AFTER_EXCEPTION, RUN_FAST_ENDED, RUN_PRECISE};
     use std::sync::atomic::Ordering;
 
     fn state(limit_ms: u64, ceiling_ms: u64) -> State {
+        with_limits(limit_ms, ceiling_ms, false)
+    }
+
+    fn with_limits(limit_ms: u64, ceiling_ms: u64, confirm_every: bool) -> State {
         let mut state = empty_state();
         HangCheck::set_limits(
             &mut state,
             Duration::from_millis(limit_ms),
             Duration::from_millis(ceiling_ms),
+            confirm_every,
         );
         state
     }
 
+    type Edges = ExplicitTracking<HitcountsMapObserver<StdMapObserver<'static, u8, false>>, true, false>;
+
+    fn edges(hits: &[(usize, u8)]) -> Edges {
+        let mut map = vec![0u8; 256];
+        for &(edge, count) in hits {
+            map[edge] = count;
+        }
+        HitcountsMapObserver::new(StdMapObserver::owned("edges", map)).track_indices()
+    }
+
     fn judge(state: &mut State, bytes: &[u8], exit: ExitKind) -> bool {
-        HangConfirmation::default()
+        HangConfirmation::<Edges>::default()
             .is_interesting(
                 state,
                 &mut NopEventManager::new(),
@@ -262,7 +397,10 @@ mod tests {
                 word.fetch_or(bits, Ordering::Relaxed);
                 let input = BytesInput::new(b"slow".to_vec());
                 Observer::<BytesInput, State>::post_exec(&mut flags, &mut state, &input, &ExitKind::Timeout).unwrap();
-                let mut judge = HangConfirmation::new(&flags);
+                let mut judge = HangConfirmation::<Edges> {
+                    run_flags: Some(flags.handle()),
+                    edges: None,
+                };
                 let observers = tuple_list!(flags.clone());
                 let hang = judge
                     .is_interesting(
@@ -278,6 +416,93 @@ mod tests {
                 assert_eq!(pending(&state).len(), usize::from(set_aside));
             }
         }
+    }
+
+    /// Judges a time-out whose run hit `hits` (edge, count) with run flags `bits`.
+    fn timed_out(state: &mut State, hits: &[(usize, u8)], bits: u32) -> bool {
+        crate::registry::register();
+        let (mut flags, word) = RunFlagsObserver::on_leaked_word(0);
+        let input = BytesInput::new(vec![hits.len() as u8]);
+        Observer::<BytesInput, State>::pre_exec(&mut flags, state, &input).unwrap();
+        word.fetch_or(bits, Ordering::Relaxed);
+        Observer::<BytesInput, State>::post_exec(&mut flags, state, &input, &ExitKind::Timeout).unwrap();
+        let edges = edges(hits);
+        let mut judge = HangConfirmation::new(&flags, &edges);
+        judge
+            .is_interesting(
+                state,
+                &mut NopEventManager::new(),
+                &input,
+                &tuple_list!(flags, edges),
+                &ExitKind::Timeout,
+            )
+            .unwrap()
+    }
+
+    #[test]
+    fn a_time_out_that_hits_no_edge_new_to_time_outs_is_dropped_at_once() {
+        // Without `-t`: the loop cut at another count is the same hang, so it is not set aside
+        // (and confirmed at the ceiling) again; a new edge is.
+        let mut state = state(20, 1000);
+        assert!(!timed_out(&mut state, &[(1, 1), (2, 9)], 0));
+        assert!(!timed_out(&mut state, &[(1, 1), (2, 200)], 0));
+        assert_eq!(pending(&state).len(), 1);
+        assert!(!timed_out(&mut state, &[(1, 1), (3, 1)], 0));
+        assert_eq!(pending(&state).len(), 2);
+        // The confirming run of an input set aside goes through: its edges are marked already.
+        state.metadata_mut::<HangCheck>().unwrap().confirming = true;
+        assert!(timed_out(&mut state, &[(1, 1), (2, 9)], 0));
+        // At the ceiling: a hang on new edges only.
+        let mut state = self::state(1000, 1000);
+        assert!(timed_out(&mut state, &[(1, 1), (2, 9)], 0));
+        assert!(!timed_out(&mut state, &[(2, 3)], 0));
+        assert!(timed_out(&mut state, &[(4, 1)], 0));
+    }
+
+    #[test]
+    fn with_t_given_every_time_out_gets_the_whole_limit_and_repeats_are_dropped_there() {
+        let mut state = with_limits(20, 1000, true);
+        for _ in 0..3 {
+            assert!(!timed_out(&mut state, &[(1, 1), (2, 9)], 0));
+        }
+        assert_eq!(pending(&state).len(), 3, "each is run again with the whole -t");
+        state.metadata_mut::<HangCheck>().unwrap().confirming = true;
+        assert!(
+            timed_out(&mut state, &[(1, 1), (2, 9)], 0),
+            "the first to time out again is a hang"
+        );
+        assert!(
+            !timed_out(&mut state, &[(1, 1), (2, 30)], 0),
+            "the same hang again is not"
+        );
+    }
+
+    #[test]
+    fn a_time_out_after_an_exception_afl_traps_is_confirmed_now_and_then() {
+        let cut = |state: &State| state.metadata::<HangCheck>().unwrap().cut_after_raise;
+        for confirm_every in [false, true] {
+            let mut state = with_limits(20, 1000, confirm_every);
+            assert!(!timed_out(&mut state, &[(1, 1)], RUN_ALARM_AFTER_EXCEPTION));
+            assert_eq!(pending(&state).len(), 1, "the first is confirmed");
+            assert_eq!(cut(&state), 0);
+            // The next, even on new edges, waits ten ceilings; its edges stay unmarked, so
+            // an exception-free time-out there is set aside.
+            assert!(!timed_out(&mut state, &[(2, 1)], RUN_ALARM_AFTER_EXCEPTION));
+            assert_eq!((pending(&state).len(), cut(&state)), (1, 1));
+            assert!(!timed_out(&mut state, &[(2, 1)], 0));
+            assert_eq!(pending(&state).len(), 2);
+            // Confirmed (timing out at the ceiling), it is a hang, and marks its edges.
+            state.metadata_mut::<HangCheck>().unwrap().confirming = true;
+            assert!(timed_out(&mut state, &[(1, 1)], RUN_ALARM_AFTER_EXCEPTION));
+            state.metadata_mut::<HangCheck>().unwrap().confirming = false;
+            // When the next is due: on new edges only.
+            state.metadata_mut::<HangCheck>().unwrap().next_confirm_after_raise = None;
+            assert!(!timed_out(&mut state, &[(1, 1)], RUN_ALARM_AFTER_EXCEPTION));
+            assert_eq!((pending(&state).len(), cut(&state)), (2, 2));
+        }
+        // At the ceiling the program had the whole limit: a hang, exception or not.
+        let mut state = state(1000, 1000);
+        assert!(timed_out(&mut state, &[(1, 1)], RUN_ALARM_AFTER_EXCEPTION));
     }
 
     #[test]
@@ -300,8 +525,12 @@ mod tests {
         let mut check = HangCheck {
             limit_ms: 20,
             ceiling_ms: 1000,
+            confirm_every: true,
             pending: vec![b"slow".to_vec()],
             dismissed: 3,
+            cut_after_raise: 2,
+            next_confirm_after_raise: Some(SystemTime::UNIX_EPOCH),
+            hang_edges: vec![6],
             confirming: true,
         };
         let restored: HangCheck = serde_json::from_str(&serde_json::to_string(&check).unwrap()).unwrap();

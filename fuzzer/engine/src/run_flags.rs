@@ -10,8 +10,8 @@ use libafl::Error;
 use libafl::HasMetadata;
 use libafl_bolts::Named;
 use numfuzz_abi::shm::{
-    RUN_FAST_ENDED, RUN_FAST_ONLY, RUN_HANDLED, RUN_OUT_OF_MEMORY, RUN_PRECISE, RUN_PRECISE_SKIPPED,
-    RUN_RERUN_THROTTLED, RUN_RERUN_TOO_SLOW, RUN_RESULTS, RUN_RESULT_NONFINITE, RUN_TRUNCATED,
+    RUN_ALARM_AFTER_EXCEPTION, RUN_FAST_ENDED, RUN_FAST_ONLY, RUN_HANDLED, RUN_OUT_OF_MEMORY, RUN_PRECISE,
+    RUN_PRECISE_SKIPPED, RUN_RERUN_THROTTLED, RUN_RERUN_TOO_SLOW, RUN_RESULTS, RUN_RESULT_NONFINITE, RUN_TRUNCATED,
 };
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -82,6 +82,11 @@ impl RunFlagsObserver {
     /// comparison maps hold nothing of it.
     pub fn fast_only(&self) -> bool {
         self.last & RUN_FAST_ONLY != 0
+    }
+
+    /// The executor's alarm came after the run had raised Invalid, DivByZero or Overflow.
+    pub fn alarm_after_exception(&self) -> bool {
+        self.last & RUN_ALARM_AFTER_EXCEPTION != 0
     }
 
     /// The target stopped the run because it went past the memory limit.

@@ -195,6 +195,7 @@ impl StatsStage {
             real_crashes: counters.real_crashes,
             out_of_memory: counters.out_of_memory,
             hangs_dismissed: state.metadata::<HangCheck>().map_or(0, |h| h.dismissed),
+            cut_after_raise: state.metadata::<HangCheck>().map_or(0, |h| h.cut_after_raise),
             errbits_slots: errbits.measured,
             cmp_reached: cmps.reached,
             cmp_measured: cmps.measured,

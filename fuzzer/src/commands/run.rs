@@ -139,7 +139,7 @@ fn config(
         out_dir: out.to_path_buf(),
         seeds: args.seeds.as_ref().map(std::fs::canonicalize).transpose()?,
         timeout_ms: args.timeout_ms.unwrap_or(1000),
-        calibrate_timeout: args.timeout_ms.is_none(),
+        timeout_given: args.timeout_ms.is_some(),
         memory_limit_mb: args.memory_limit_mb.and_then(|m| m.0),
         duration_secs: args.duration_secs,
         cores: args.cores.clone(),

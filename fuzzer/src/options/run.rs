@@ -33,10 +33,11 @@ pub struct RunArgs {
     /// Stop after this many seconds.
     #[arg(short = 'V', long = "duration")]
     pub duration_secs: Option<u64>,
-    /// Time limit per execution in milliseconds (default: calibrated from the seeds like
-    /// AFL++, five times their average rounded up to 20 ms, at most 1000). In-process, a run is
-    /// stopped between one and two limits after it started (a timer armed once per batch of
-    /// runs, not around each).
+    /// Hang limit in milliseconds (default 1000). Runs get a limit calibrated from the seeds
+    /// like AFL++ (five times their average rounded up to 20 ms, at most this); one that
+    /// exceeds it is run again with this whole limit, unless it had raised Invalid,
+    /// DivByZero or Overflow first (`cut_after_raise`). In-process, a run is stopped between
+    /// one and two limits after it started (a timer armed once per batch of runs).
     #[arg(short = 't', long = "timeout", value_parser = super::milliseconds)]
     pub timeout_ms: Option<u64>,
     /// Memory limit in MiB (or `none`, the default): an input that makes the target's resident

@@ -88,6 +88,11 @@ pub const RUN_RERUN_THROTTLED: u32 = 512;
 /// the fuzzer does not read them. Never set where every run is precise (programs without fast
 /// copies, programs with their own `main`), nor for a run that ended in a crash or time-out.
 pub const RUN_FAST_ONLY: u32 = 1024;
+/// The executor's alarm came during the program's own run after it had raised Invalid,
+/// DivByZero or Overflow (the FPU's sticky flags in the interrupted context): a time-out then
+/// is one AFL++ with those exceptions trapped never runs into, and the fuzzer does not confirm
+/// it as a hang below the ceiling (`cut_after_raise` in `fuzzer_stats`). In-process only.
+pub const RUN_ALARM_AFTER_EXCEPTION: u32 = 2048;
 
 /// Bit of the header's `cmp_mode` word: run the fast copies of split functions (no checks,
 /// no ErrBits) and re-run the input precisely only when the FPU's sticky flags show an

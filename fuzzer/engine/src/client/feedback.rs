@@ -52,7 +52,7 @@ pub fn corpus_feedback(
     )
 }
 
-/// A real crash or a time-out on a new edge path, saved to `crashes/` or `hangs/` (a crash
+/// A real crash on a new edge path or a time-out on an edge no time-out hit before, saved to `crashes/` or `hangs/` (a crash
 /// the memory limit caused is named `oom`). A time-out counts only at the full time limit; one
 /// at the calibrated limit is confirmed first (see [`crate::hangs`]).
 /// (Floating-point exceptions are corpus feedback, not objectives: see `feedbacks`.)
@@ -61,7 +61,10 @@ pub fn objective(observers: &Observers, handles: &ObserverHandles, instance: &Ar
         feedback_and_fast!(
             feedback_or_fast!(CrashFeedback::new(), TimeoutFeedback::new()),
             MaxMapFeedback::with_name("crash_edges", observer!(observers, handles.edges)),
-            HangConfirmation::new(observer!(observers, handles.run_flags))
+            HangConfirmation::new(
+                observer!(observers, handles.run_flags),
+                observer!(observers, handles.edges)
+            )
         ),
         instance.clone(),
         Record::Findings,

@@ -275,26 +275,19 @@ fn stats_stage(cfg: &CampaignConfig, instance: &Arc<Instance>, timeout_ms: u64, 
     .with_hang_timeout(cfg.timeout_ms)
 }
 
-/// The per-execution time limit: `-t`, or calibrated from the seeds' run times like AFL++ (a
-/// time-out under the calibrated limit is then confirmed at `-t`'s value, see [`crate::hangs`]).
+/// The per-execution time limit, calibrated from the seeds' run times like AFL++, at most the
+/// ceiling (`-t`, or 1000 ms): a time-out under it is confirmed at the ceiling, see
+/// [`crate::hangs`]. Without seed times, the ceiling.
 fn calibrate_timeout<E: AdjustTimeout>(cfg: &CampaignConfig, state: &mut State, executor: &mut E) -> u64 {
     let ceiling = Duration::from_millis(cfg.timeout_ms);
-    let from_seeds = cfg.calibrate_timeout.then(|| {
-        let times: Vec<Duration> = state
-            .corpus()
-            .ids()
-            .filter_map(|id| state.corpus().get(id).ok()?.borrow().exec_time().as_ref().copied())
-            .collect();
-        (calibrated(&times, ceiling), times.len())
-    });
-    let limit = match from_seeds {
-        Some((Some(limit), inputs)) => {
-            HangCheck::set_limits(state, limit, ceiling);
-            log::info!("time limit calibrated from {inputs} inputs: {limit:?}");
-            limit
-        }
-        _ => ceiling,
-    };
+    let times: Vec<Duration> = state
+        .corpus()
+        .ids()
+        .filter_map(|id| state.corpus().get(id).ok()?.borrow().exec_time().as_ref().copied())
+        .collect();
+    let limit = calibrated(&times, ceiling).unwrap_or(ceiling);
+    HangCheck::set_limits(state, limit, ceiling, cfg.timeout_given);
+    log::info!("time limit calibrated from {} inputs: {limit:?}", times.len());
     // Always: the executor was built with LibAFL's per-execution timer, this installs the
     // batch timer (`timeout.rs`).
     executor.adjust_timeout(limit);
