@@ -5,7 +5,7 @@
 //! driver resets per input (its exception map also de-duplicates reports within an input).
 
 use crate::sysv_shm;
-use numfuzz_abi::cmp::{CmpLogEntry, CmpLogHeader, CMP_LOG, CMP_LOG_CAPACITY, CMP_LOG_PER_SITE};
+use numfuzz_abi::cmp::{CmpLogEntry, CmpLogHeader, CMP_DISTANCES, CMP_LOG, CMP_LOG_CAPACITY, CMP_LOG_PER_SITE};
 use numfuzz_abi::env;
 use numfuzz_abi::errbits::NOT_MEASURED;
 use numfuzz_abi::kind::{ExceptionKind, EXC_ORIGIN, EXC_RAISED, KINDS_PER_SITE};
@@ -226,6 +226,13 @@ impl Region {
                 fill(&self.cmp_logged, 0);
             }
         }
+        // An ErrBits probe is a local-search step that reads its slot's gap alone: the
+        // comparison hooks of its run only refreshed a map the descent does not read (a fifth
+        // of GSL ellint_Pcomp's campaign, whose probes were a fifth of its runs).
+        let cmp_mode = match probe {
+            Some(Probe::ErrBits(_)) => cmp_mode & !CMP_DISTANCES,
+            _ => cmp_mode,
+        };
         RunSettings {
             cmp_mode,
             probe,
