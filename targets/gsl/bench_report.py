@@ -114,7 +114,7 @@ def new_merged(f):
     return {"kind": f["kind"], "site": site_of(f), "op": f["operation"]["op"], "file": os.path.basename(f["location"]["path"]),
             "line": f["location"]["line"], "functions": [], "bug_in": [], "consequence": None, "classes": set(),
             "wrong": False, "input_borne": True, "silent": False, "first_seen_ms": None, "bug": None, "example": None,
-            "bug_inputs": 0}
+            "bug_inputs": 0, "roots": set()}
 
 
 def load_tool(results, tool, functions):
@@ -141,6 +141,8 @@ def load_tool(results, tool, functions):
             m = merged.setdefault(key, new_merged(f))
             m["functions"].append(fn)
             m["classes"].add(f.get("class", "unjudged"))
+            if f.get("root") and f["root"] != f["id"] and f["root"] in by_id:
+                m["roots"].add(f"{by_id[f['root']]['kind']} {site_of(by_id[f['root']])}")
             c = f.get("consequence")
             if c is not None and (m["consequence"] is None or CONSEQUENCES.index(c) < CONSEQUENCES.index(m["consequence"])):
                 m["consequence"] = c
@@ -181,6 +183,7 @@ def load_tool(results, tool, functions):
                           "first_seen_ms": h["first_seen_ms"]})
     for m in merged.values():
         m["classes"] = sorted(m["classes"])
+        m["roots"] = sorted(m["roots"])
     unexplained.sort(key=lambda u: u["order"])
     return merged, per_function, problems, hangs, schema, unexplained
 
@@ -421,12 +424,27 @@ def tools_table(results, tools, data, functions):
             f"{nf_rate / r:.2f}×" if r else "-", f"{per_fn:.2f}×" if per_fn else "-",
             data[t]["tally"]["total"]["findings"], data[t]["tally"]["total"]["bugs"],
             len(bug_keys[t] - others)]) + " |")
-    lines += ["", "Bugs only one tool found:", ""]
+    lines += ["", "Bugs only one tool found (the root sites no other tool counted as bugs; where another tool "
+              "recorded the same exception as a consequence of another root, that is said):", ""]
     for t in tools:
         others = set().union(*(bug_keys[o] for o in tools if o != t))
         only = sorted(bug_keys[t] - others)
-        lines.append(f"- {TOOL_NAMES[t]} ({len(only)}): " + (", ".join(f"`{short_key(k)}`" for k in only) or "none"))
+        lines.append(f"- {TOOL_NAMES[t]} ({len(only)}): "
+                     + (", ".join(f"`{short_key(k)}`{seen_by_others(data, tools, t, k)}" for k in only) or "none"))
     return "\n".join(lines + ["", speed_by_function(results, tools, rate, functions)])
+
+
+def seen_by_others(data, tools, tool, key):
+    """How the other tools recorded a bug only `tool` counted: the same exception under another
+    root (numfuzz keeps one entry per defect: a DivByZero and an Overflow of one division are
+    one), or nothing."""
+    seen = []
+    for o in (o for o in tools if o != tool):
+        m = data[o]["merged"].get(key)
+        if m is not None:
+            under = f" under {', '.join(m['roots'])}" if m["roots"] else ""
+            seen.append(f"{TOOL_NAMES[o]}: {', '.join(m['classes'])}{under}")
+    return f" ({'; '.join(seen)})" if seen else ""
 
 
 def speed_by_function(results, tools, rate, functions):

@@ -54,7 +54,7 @@ pub type CorpusFeedback = Recorder<
 pub type Objective = Recorder<
     CombinedFeedback<
         CombinedFeedback<CrashFeedback, TimeoutFeedback, LogicFastOr>,
-        CombinedFeedback<EdgesFeedback, HangConfirmation<EdgesObserver>, LogicFastAnd>,
+        CombinedFeedback<HangConfirmation<EdgesObserver>, EdgesFeedback, LogicFastAnd>,
         LogicFastAnd,
     >,
 >;

@@ -5,7 +5,7 @@
 //! hanging. AFL++ re-runs such an input with its longer `hang_tmout` and saves it to `hangs/`
 //! only if it times out again; numfuzz does the same with its ceiling (`-t`, 1000 ms by
 //! default):
-//! - [`HangConfirmation`], the last part of the objective, lets a time-out through only when
+//! - [`HangConfirmation`], which judges a time-out before the objective looks at its edges, lets a time-out through only when
 //!   it hit an edge no earlier time-out hit, and only at the ceiling. A time-out at the
 //!   calibrated limit with a new edge is set aside in the state's [`HangCheck`] instead.
 //!   Without `-t`, as AFL++ does with `virgin_tmout`, the edges are marked when the time-out
@@ -109,28 +109,19 @@ impl HangCheck {
         }
     }
 
-    /// Marks the edges a timed-out run hit; whether one was new to time-outs.
-    fn marks_new_hang_edges(&mut self, edges: &impl HitEdges) -> bool {
+    /// Whether a timed-out run hit an edge new to time-outs; with `mark`, its edges are
+    /// time-outs' edges from now on.
+    fn new_hang_edges(&mut self, edges: &impl HitEdges, mark: bool) -> bool {
         let mut new = false;
         edges.for_each_hit(|edge| {
             let (word, bit) = (edge / 64, 1u64 << (edge % 64));
-            if self.hang_edges.len() <= word {
-                self.hang_edges.resize(word + 1, 0);
+            new |= self.hang_edges.get(word).is_none_or(|w| w & bit == 0);
+            if mark {
+                if self.hang_edges.len() <= word {
+                    self.hang_edges.resize(word + 1, 0);
+                }
+                self.hang_edges[word] |= bit;
             }
-            new |= self.hang_edges[word] & bit == 0;
-            self.hang_edges[word] |= bit;
-        });
-        new
-    }
-
-    /// Whether a timed-out run hit an edge new to time-outs, marking none.
-    fn has_new_hang_edges(&self, edges: &impl HitEdges) -> bool {
-        let mut new = false;
-        edges.for_each_hit(|edge| {
-            new |= self
-                .hang_edges
-                .get(edge / 64)
-                .is_none_or(|word| word & (1u64 << (edge % 64)) == 0);
         });
         new
     }
@@ -150,7 +141,7 @@ impl<M: MapObserver<Entry = u8>, const INDICES: bool, const NOVELTIES: bool> Hit
     }
 }
 
-/// The objective's last part: a time-out is a finding only if it hit an edge no time-out hit
+/// Judges a time-out before the objective's `crash_edges`: a time-out is a finding only if it hit an edge no time-out hit
 /// before, and only at the ceiling; one at the calibrated limit is set aside for
 /// [`HangConfirmStage`]. A time-out after the program's own (fast) run
 /// had ended is none: the precise re-run, 3 to 100 times slower, outlived its limit (GSL's
@@ -222,7 +213,7 @@ where
         let edges = self.edges.as_ref().and_then(|h| observers.get(h));
         if check.confirming {
             // Without `-t`, an exception-free input's edges were marked when it was set aside.
-            let new = edges.is_none_or(|edges| check.marks_new_hang_edges(edges));
+            let new = edges.is_none_or(|edges| check.new_hang_edges(edges, true));
             return Ok(new || !check.confirm_every);
         }
         if after_exception && !check.at_ceiling() {
@@ -231,7 +222,7 @@ where
             // its campaign: one on new edges is confirmed, then none for a while.
             let now = SystemTime::now();
             let due = check.next_confirm_after_raise.is_none_or(|at| now >= at);
-            if !due || edges.is_some_and(|edges| !check.has_new_hang_edges(edges)) {
+            if !due || edges.is_some_and(|edges| !check.new_hang_edges(edges, false)) {
                 check.cut_after_raise += 1;
                 return Ok(false);
             }
@@ -241,10 +232,10 @@ where
             return Ok(false);
         }
         if check.at_ceiling() {
-            return Ok(edges.is_none_or(|edges| check.marks_new_hang_edges(edges)));
+            return Ok(edges.is_none_or(|edges| check.new_hang_edges(edges, true)));
         }
         // With `-t`, every exception-free time-out gets the whole `-t`; its edges are judged then.
-        if !check.confirm_every && edges.is_some_and(|edges| !check.marks_new_hang_edges(edges)) {
+        if !check.confirm_every && edges.is_some_and(|edges| !check.new_hang_edges(edges, true)) {
             return Ok(false);
         }
         check.set_aside(input.target_bytes().to_vec());

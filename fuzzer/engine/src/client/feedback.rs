@@ -60,11 +60,13 @@ pub fn objective(observers: &Observers, handles: &ObserverHandles, instance: &Ar
     Recorder::new(
         feedback_and_fast!(
             feedback_or_fast!(CrashFeedback::new(), TimeoutFeedback::new()),
-            MaxMapFeedback::with_name("crash_edges", observer!(observers, handles.edges)),
+            // First, so that every time-out past an exception is counted as cut, whatever
+            // edges a crash or a saved hang hit before.
             HangConfirmation::new(
                 observer!(observers, handles.run_flags),
                 observer!(observers, handles.edges)
-            )
+            ),
+            MaxMapFeedback::with_name("crash_edges", observer!(observers, handles.edges))
         ),
         instance.clone(),
         Record::Findings,
