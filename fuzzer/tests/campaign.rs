@@ -408,6 +408,58 @@ fn hang_values(inst: &Path) -> Vec<f64> {
         .collect()
 }
 
+/// Line 6 underflows for a small `y`; with a large `x` the Overflow at line 5 comes first. The
+/// seed raises both.
+const UNDERFLOW_AFTER_AN_OVERFLOW: &str = r#"#include <numfuzz.h>
+NUMFUZZ_SIGNATURE("f64,f64");
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  double x = nf_f64(data, size, 0), y = nf_f64(data, size, 1);
+  volatile double big = x * 1e300;
+  volatile double u = y * 1e-300;
+  NUMFUZZ_RESULT(big + u);
+  return 0;
+}
+"#;
+
+/// A (site, kind) first met after another exception is saved once more when an input raises it
+/// before any Invalid, DivByZero or Overflow (`+alone`), so that triage can judge it on its own:
+/// GSL's lnbeta Underflow at beta.c:67 was met only after a gamma Overflow and classed as that
+/// Overflow's consequence, where afl-fuzz's input showed it a bug of its own.
+#[test]
+fn an_exception_first_met_after_another_is_saved_again_on_its_own() {
+    let _turn = one_at_a_time();
+    let built = compile("alone", &[("alone.c", UNDERFLOW_AFTER_AN_OVERFLOW)], &["-O1"], &[]);
+    let seeds = built.path("seeds");
+    std::fs::create_dir_all(&seeds).unwrap();
+    let seed: Vec<u8> = [1e200f64, 1e-10].iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(seeds.join("both"), seed).unwrap();
+    let out = built.path("out");
+    let o = campaign::run(&built.exe, &out, 8, &["-i", seeds.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", both(&o));
+    let instance = InstanceDir::at(&out.join("default"));
+    assert!(
+        instance
+            .exceptions()
+            .iter()
+            .any(|e| e.kind == ExceptionKind::Underflow && e.site.line == 6 && e.input.contains("orig:seed")),
+        "the seed's Underflow after the Overflow: {:#?}",
+        instance.exceptions()
+    );
+    let crashes = out.join("default/crashes");
+    let names = files(&crashes);
+    let alone: Vec<&String> = names
+        .iter()
+        .filter(|n| n.contains("kind:Underflow,site:alone.c:6:") && n.ends_with(",+alone"))
+        .collect();
+    assert_eq!(alone.len(), 1, "{names:?}");
+    let bytes = std::fs::read(crashes.join(alone[0])).unwrap();
+    let x = f64::from_le_bytes(bytes[..8].try_into().unwrap());
+    assert!(
+        x.abs() * 1e300 <= f64::MAX,
+        "x = {x} overflows at line 5 before the Underflow"
+    );
+}
+
 /// Above 2 the product overflows and the loop waits for ever for the infinity to end, as GSL's
 /// hyperg_2F0 loops past its overflows. AFL++ with Overflow trapped stops at the product;
 /// below -1000 the loop has no exception before it (half the doubles: a narrower window was

@@ -8,11 +8,11 @@ use crate::sysv_shm;
 use numfuzz_abi::cmp::{CmpLogEntry, CmpLogHeader, CMP_DISTANCES, CMP_LOG, CMP_LOG_CAPACITY, CMP_LOG_PER_SITE};
 use numfuzz_abi::env;
 use numfuzz_abi::errbits::NOT_MEASURED;
-use numfuzz_abi::kind::{ExceptionKind, EXC_ORIGIN, EXC_RAISED, KINDS_PER_SITE};
+use numfuzz_abi::kind::{ExceptionKind, EXC_ORIGIN, EXC_RAISED, EXC_UNPRECEDED, KINDS_PER_SITE, PRECEDING_KINDS};
 use numfuzz_abi::probe::{self, Probe};
 use numfuzz_abi::region_view::{Area, HeaderWord, RegionView};
 use numfuzz_abi::shm::{ShmHeader, MODE_FAST, RUN_HANDLED, RUN_RESULTS, RUN_RESULT_NONFINITE, RUN_TRUNCATED};
-use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU8, Ordering};
 
 /// What one check added to the exception map (bit per kind).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -50,6 +50,9 @@ pub struct Region {
     cmp_log_capacity: usize,
     /// Entries logged per comparison in this run (to keep a loop from filling the log).
     cmp_logged: Box<[AtomicU8]>,
+    /// An Invalid, DivByZero or Overflow was recorded in this run: later origins are not
+    /// [`EXC_UNPRECEDED`].
+    preceded: AtomicBool,
 }
 
 // SAFETY: the pointers refer to leaked or process-long shared memory; every access through
@@ -170,6 +173,7 @@ impl Region {
             cmp_log,
             cmp_log_capacity,
             cmp_logged: (0..cmps).map(|_| AtomicU8::new(0)).collect(),
+            preceded: AtomicBool::new(false),
         }));
         view.set_counts(sites, cmps);
         if sites as usize * KINDS_PER_SITE as usize > region.slots() {
@@ -205,6 +209,7 @@ impl Region {
     /// Start of one run on the region's side (the probe's gap, the operand log when it is to be
     /// filled, the inlined ErrBits bound); what the fuzzer asked of the run.
     pub fn begin_run(&self) -> RunSettings {
+        self.preceded.store(false, Ordering::Relaxed);
         let word = self.cmp_mode().load(Ordering::Acquire);
         let cmp_mode = word as u8;
         let probe = Probe::decode(self.view.word(HeaderWord::Probe).load(Ordering::Acquire));
@@ -306,7 +311,11 @@ impl Region {
         else {
             return fresh;
         };
-        let mark = EXC_RAISED | if origin { EXC_ORIGIN } else { 0 };
+        let unprecedented = origin && raised != 0 && !self.preceded.load(Ordering::Relaxed);
+        let mark = EXC_RAISED | if origin { EXC_ORIGIN } else { 0 } | if unprecedented { EXC_UNPRECEDED } else { 0 };
+        if raised & PRECEDING_KINDS != 0 {
+            self.preceded.store(true, Ordering::Relaxed);
+        }
         for (k, &e) in errbits.iter().enumerate() {
             lower(&distances[k], e);
             if raised & (1 << k) != 0 {
@@ -346,6 +355,7 @@ impl Region {
         fill(self.exceptions, 0);
         fill(self.cmp_distances, NOT_MEASURED);
         self.clear_run_flags();
+        self.preceded.store(false, Ordering::Relaxed);
     }
 
     /// Clears the per-run flags only (the maps are reset by whoever observes them).
@@ -446,6 +456,39 @@ mod tests {
         assert_eq!(region.raised_count(), 1);
         region.reset();
         assert_eq!((slot(4), region.raised_count()), (NOT_MEASURED, 0));
+    }
+
+    #[test]
+    fn an_origin_before_any_invalid_divbyzero_or_overflow_of_the_run_is_unprecedented() {
+        let region = Region::local(3, 1);
+        region.reset();
+        let mark =
+            |site: usize, kind: ExceptionKind| region.exceptions[site * 4 + kind as usize].load(Ordering::Relaxed);
+        let (underflow, overflow) = (1 << ExceptionKind::Underflow as u8, 1 << ExceptionKind::Overflow as u8);
+        // An Underflow does not precede: the Overflow after it is unprecedented too.
+        region.record(0, &[0; 4], underflow, true);
+        region.record(1, &[0; 4], overflow, true);
+        region.record(2, &[0; 4], underflow, true);
+        assert_eq!(
+            mark(0, ExceptionKind::Underflow),
+            EXC_RAISED | EXC_ORIGIN | EXC_UNPRECEDED
+        );
+        assert_eq!(
+            mark(1, ExceptionKind::Overflow),
+            EXC_RAISED | EXC_ORIGIN | EXC_UNPRECEDED
+        );
+        assert_eq!(
+            mark(2, ExceptionKind::Underflow),
+            EXC_RAISED | EXC_ORIGIN,
+            "after the Overflow"
+        );
+        region.reset();
+        region.record(2, &[0; 4], underflow, true);
+        assert_eq!(
+            mark(2, ExceptionKind::Underflow),
+            EXC_RAISED | EXC_ORIGIN | EXC_UNPRECEDED,
+            "a new run"
+        );
     }
 
     #[test]

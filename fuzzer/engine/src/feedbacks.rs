@@ -21,7 +21,9 @@
 
 use crate::context::Instance;
 use crate::maps::{ByteMapObserver, CMP_MAP, ERRBITS_MAP};
-use crate::meta::{DistanceHistory, DistanceProgress, EscapesSeen, ExceptionsSeen, NewEdges, NewExceptions};
+use crate::meta::{
+    DistanceHistory, DistanceProgress, EscapesSeen, ExceptionsSeen, NewEdges, NewExceptions, UnprecededSeen,
+};
 use crate::run_flags::RunFlagsObserver;
 use crate::saved_inputs::{self, SavedInput};
 use crate::user_stats::{fire_count, fire_text, ESCAPES_STAT, EXCEPTION_STATS, LAST_ESCAPE_STAT};
@@ -35,7 +37,7 @@ use libafl::{Error, HasMetadata, HasNamedMetadata};
 use libafl_bolts::tuples::{Handle, Handled, MatchName, MatchNameRef};
 use libafl_bolts::Named;
 use numfuzz_abi::errbits::NOT_MEASURED;
-use numfuzz_abi::kind::{site_and_kind, ExceptionKind, EXC_ORIGIN};
+use numfuzz_abi::kind::{site_and_kind, ExceptionKind, EXC_ORIGIN, EXC_UNPRECEDED};
 use numfuzz_abi::signature::Signature;
 use numfuzz_abi::value::Value;
 use numfuzz_outdir::site_label;
@@ -99,6 +101,11 @@ pub struct ExceptionFeedback {
     escaped: Vec<u32>,
     /// Every origin slot of this run, when it escaped.
     origins: Vec<u32>,
+    /// Slots raised before any Invalid, DivByZero or Overflow of this run: `unprecedented`
+    /// those never so before, `alone` those of them that are not new (a slot first met after
+    /// another exception, here on its own: saved too).
+    unprecedented: Vec<u32>,
+    alone: Vec<u32>,
 }
 
 impl ExceptionFeedback {
@@ -116,6 +123,8 @@ impl ExceptionFeedback {
             fresh: Vec::new(),
             escaped: Vec::new(),
             origins: Vec::new(),
+            unprecedented: Vec::new(),
+            alone: Vec::new(),
         }
     }
 }
@@ -145,6 +154,9 @@ impl<S: HasMetadata> StateInitializer<S> for ExceptionFeedback {
         if !state.has_metadata::<EscapesSeen>() {
             state.add_metadata(EscapesSeen::default());
         }
+        if !state.has_metadata::<UnprecededSeen>() {
+            state.add_metadata(UnprecededSeen::default());
+        }
         saved_inputs::counters(&self.instance, state);
         Ok(())
     }
@@ -168,6 +180,8 @@ where
         self.fresh.clear();
         self.escaped.clear();
         self.origins.clear();
+        self.unprecedented.clear();
+        self.alone.clear();
         if self.run_flags.was(observers) {
             return Ok(false);
         }
@@ -175,10 +189,18 @@ where
             .get(&self.map)
             .ok_or_else(|| Error::key_not_found("exceptions observer"))?;
         let seen = &state.metadata::<ExceptionsSeen>()?.slots;
-        let fresh = &mut self.fresh;
-        scan(map, 0, |i, _| {
-            if !seen.contains(i as u32) {
+        let unpreceded_before = &state.metadata::<UnprecededSeen>()?.slots;
+        let (fresh, unprecedented, alone) = (&mut self.fresh, &mut self.unprecedented, &mut self.alone);
+        scan(map, 0, |i, v| {
+            let new = !seen.contains(i as u32);
+            if new {
                 fresh.push(i as u32);
+            }
+            if v & EXC_UNPRECEDED != 0 && !unpreceded_before.contains(i as u32) {
+                unprecedented.push(i as u32);
+                if !new {
+                    alone.push(i as u32);
+                }
             }
         });
         if let Some(signature) = &self.escapes {
@@ -198,7 +220,7 @@ where
                 });
             }
         }
-        Ok(!self.fresh.is_empty() || !self.escaped.is_empty())
+        Ok(!self.fresh.is_empty() || !self.escaped.is_empty() || !self.alone.is_empty())
     }
 
     fn append_metadata(
@@ -208,7 +230,13 @@ where
         _: &OT,
         testcase: &mut Testcase<I>,
     ) -> Result<(), Error> {
-        if self.fresh.is_empty() && self.escaped.is_empty() {
+        let unprecedented = std::mem::take(&mut self.unprecedented);
+        state
+            .metadata_mut::<UnprecededSeen>()?
+            .slots
+            .extend(unprecedented.iter().copied());
+        let alone = std::mem::take(&mut self.alone);
+        if self.fresh.is_empty() && self.escaped.is_empty() && alone.is_empty() {
             return Ok(());
         }
         let fresh = std::mem::take(&mut self.fresh);
@@ -227,11 +255,18 @@ where
             saved_inputs::counters(&self.instance, state).escapes += newly_escaping;
             return Ok(());
         }
-        // Named after its first new (site, kind), else the first one it saw escape.
-        let named = fresh.first().or(escaped.first()).copied().unwrap_or_default();
+        // Named after its first new (site, kind), else the first one it saw escape, else the
+        // first one it raised alone.
+        let named = fresh
+            .first()
+            .or(escaped.first())
+            .or(alone.first())
+            .copied()
+            .unwrap_or_default();
         let what = SavedInput::Exception {
             slot: named,
             escaped: !origins.is_empty(),
+            alone: fresh.is_empty() && escaped.is_empty(),
         };
         let (dir, name) = saved_inputs::name(&self.instance, state, what)?;
         let (records, kinds_found) = saved_inputs::exception_records(&self.instance, &name, &fresh, &escaped);

@@ -70,6 +70,15 @@ pub struct ExceptionsSeen {
 }
 impl_serdeany!(ExceptionsSeen);
 
+/// The (site, kind) slots seen raised before any Invalid, DivByZero or Overflow of their run
+/// (`numfuzz_abi::kind::EXC_UNPRECEDED`): the first such input of a slot first met after another
+/// exception is saved too.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct UnprecededSeen {
+    pub slots: SlotSet,
+}
+impl_serdeany!(UnprecededSeen);
+
 /// The (site, kind) slots seen as origins in a run whose declared result went Inf or NaN
 /// unreported (the escape objective saves the first such input of each).
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]

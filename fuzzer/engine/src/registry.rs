@@ -31,7 +31,7 @@ unsafe fn register_all() {
     use crate::local_search::LocalSearchRecord;
     use crate::meta::{
         AflCounters, DistanceHistory, DistanceProgress, DistanceTopRated, EscapesSeen, ExceptionsSeen, NewEdges,
-        NewExceptions, Traced,
+        NewExceptions, Traced, UnprecededSeen,
     };
     use crate::run_mode::{BarrenPreciseTurns, FirstTurnDone, RunModeRecord};
     use crate::saved_inputs::PendingSaves;
@@ -71,6 +71,7 @@ unsafe fn register_all() {
         AflCounters,
         ExceptionsSeen,
         EscapesSeen,
+        UnprecededSeen,
         DistanceHistory,
         DistanceProgress,
         DistanceTopRated,

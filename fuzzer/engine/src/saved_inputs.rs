@@ -32,8 +32,10 @@ pub enum SavedInput {
     /// `crashes/`: a real crash, or one the memory limit caused (`oom`).
     Crash { out_of_memory: bool },
     /// `crashes/`: a floating-point exception finding, named after the (site, kind) `slot`;
-    /// `escaped` when it was saved because an origin reached a declared result (`+esc`).
-    Exception { slot: u32, escaped: bool },
+    /// `escaped` when it was saved because an origin reached a declared result (`+esc`);
+    /// `alone` when only because a (site, kind) first met after another exception was raised
+    /// before any (`+alone`).
+    Exception { slot: u32, escaped: bool, alone: bool },
 }
 
 /// Where `what` goes and its name, numbered by the instance's counters (which count it).
@@ -64,14 +66,17 @@ where
             let tag = if out_of_memory { Tag::OutOfMemory } else { Tag::Crash };
             (InputDir::Crashes, next(&mut counters.crashes), tag, Vec::new())
         }
-        SavedInput::Exception { slot, escaped } => {
+        SavedInput::Exception { slot, escaped, alone } => {
             counters.last_crash_ms = Some(now);
             let (site, kind) = site_and_kind(slot as usize);
             let site = instance
                 .sites
                 .get(site)
                 .map_or_else(|| format!("site{site}"), site_label);
-            let why = if escaped { vec!["esc"] } else { Vec::new() };
+            let why = [(escaped, "esc"), (alone, "alone")]
+                .into_iter()
+                .filter_map(|(on, tag)| on.then_some(tag))
+                .collect();
             (
                 InputDir::Crashes,
                 next(&mut counters.crashes),

@@ -4,7 +4,8 @@
 //! - `queue/`: `id:N` + provenance + why it was kept besides new edges (`+exc`, `+errbits`,
 //!   `+cmp`; an entry kept for new edges alone has no tag);
 //! - `crashes/`: `id:N,kind:K,site:S` + provenance for a floating-point exception (`+esc` when
-//!   it was saved because a known (site, kind) first reached a declared result),
+//!   it was saved because a known (site, kind) first reached a declared result, `+alone` when
+//!   one first met after another exception was raised before any),
 //!   `id:N,crash` + provenance for a real crash, or `id:N,oom` + provenance for an input the
 //!   memory limit (`-m`) stopped;
 //! - `hangs/`: `id:N,hang` + provenance.

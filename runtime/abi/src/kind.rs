@@ -77,6 +77,14 @@ pub const EXC_RAISED: u8 = 1;
 /// operand of the operation was finite (not Inf, not NaN), so the operation generated the
 /// exceptional value rather than propagating one.
 pub const EXC_ORIGIN: u8 = 2;
+/// Exception-map value bit: at least one of those origins came before any Invalid, DivByZero
+/// or Overflow of the run, so no earlier exception can have caused it (a campaign keeps the
+/// first such input of a (site, kind) first met downstream of another exception, for triage
+/// to judge it on its own).
+pub const EXC_UNPRECEDED: u8 = 4;
+/// The kinds (a bit per [`ExceptionKind`] index) after which an origin is not
+/// [`EXC_UNPRECEDED`]: Underflows are too common, and too rarely a cause, to count.
+pub const PRECEDING_KINDS: u8 = 0b0111;
 
 /// Map slot of a (site, kind) pair in the ErrBits and exception maps.
 pub const fn slot(site: u32, kind: ExceptionKind) -> usize {
