@@ -234,16 +234,16 @@ impl Region {
         // An ErrBits probe is a local-search step that reads its slot's gap alone: the
         // comparison hooks of its run only refreshed a map the descent does not read (a fifth
         // of GSL ellint_Pcomp's campaign, whose probes were a fifth of its runs).
+        // Probes measure in the precise copies (checks and comparison hooks are there).
+        let fast = word & MODE_FAST != 0 && probe.is_none();
+        // A fast run's precise re-run (a flag went up) is for its exceptions: the fuzzer did
+        // not ask this run for distances.
         let cmp_mode = match probe {
             Some(Probe::ErrBits(_)) => cmp_mode & !CMP_DISTANCES,
+            None if fast => cmp_mode & !CMP_DISTANCES,
             _ => cmp_mode,
         };
-        RunSettings {
-            cmp_mode,
-            probe,
-            // Probes measure in the precise copies (checks and comparison hooks are there).
-            fast: word & MODE_FAST != 0 && probe.is_none(),
-        }
+        RunSettings { cmp_mode, probe, fast }
     }
 
     /// Lowers the distances of comparison `cmp` to its two outcomes.
@@ -515,6 +515,21 @@ mod tests {
         region.clear_run_flags();
         assert_eq!(region.run_flags().load(Ordering::Relaxed), RUN_TRUNCATED);
         assert!(!region.handled());
+    }
+
+    #[test]
+    fn a_fast_run_asks_for_no_branch_distances_and_a_precise_one_does() {
+        let region = Region::local(1, 2);
+        region
+            .cmp_mode()
+            .store(u32::from(CMP_DISTANCES) | MODE_FAST, Ordering::Relaxed);
+        let fast = region.begin_run();
+        assert!(fast.fast);
+        assert_eq!(fast.cmp_mode & CMP_DISTANCES, 0, "its re-run is for its exceptions");
+        region.cmp_mode().store(u32::from(CMP_DISTANCES), Ordering::Relaxed);
+        let precise = region.begin_run();
+        assert!(!precise.fast);
+        assert_eq!(precise.cmp_mode, CMP_DISTANCES);
     }
 
     #[test]
