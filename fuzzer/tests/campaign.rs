@@ -494,6 +494,10 @@ fn a_loop_past_an_overflow_is_saved_once_and_a_loop_without_an_exception_too() {
         stat(&inst, "cut_after_raise") >= 1,
         "no time-out past the Overflow was cut at the calibrated limit"
     );
+    assert!(
+        stat(&inst, "repeated_timeouts") >= 1,
+        "no time-out of the loop below -1000 was dropped as the saved hang again"
+    );
     let hangs = hang_values(&inst);
     // One: the loops past the Overflow all hit the same edges.
     let past_overflow = hangs.iter().filter(|&&x| x > 2.0).count();

@@ -26,6 +26,7 @@ pub mod feedbacks;
 pub mod hangs;
 pub mod i2s;
 pub mod inprocess;
+pub mod interrupted_turns;
 pub mod local_search;
 pub mod logging;
 pub mod maps;

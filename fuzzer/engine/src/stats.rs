@@ -196,6 +196,7 @@ impl StatsStage {
             out_of_memory: counters.out_of_memory,
             hangs_dismissed: state.metadata::<HangCheck>().map_or(0, |h| h.dismissed),
             cut_after_raise: state.metadata::<HangCheck>().map_or(0, |h| h.cut_after_raise),
+            repeated_timeouts: state.metadata::<HangCheck>().map_or(0, |h| h.repeated_timeouts),
             errbits_slots: errbits.measured,
             cmp_reached: cmps.reached,
             cmp_measured: cmps.measured,

@@ -141,6 +141,9 @@ pub struct CampaignStats {
     /// Time-outs at the calibrated limit of runs that had raised Invalid, DivByZero or Overflow
     /// first (AFL++ with those trapped stops there): not confirmed, not saved as hangs.
     pub cut_after_raise: u64,
+    /// Time-outs at the calibrated limit on a known hang's edges (hit by an earlier time-out;
+    /// with `-t`, by a confirmed hang) that were not run again: the same hang.
+    pub repeated_timeouts: u64,
     pub errbits_slots: u64,
     /// Comparison outcomes reached (a branch direction taken) out of those measured.
     pub cmp_reached: u64,
@@ -240,6 +243,7 @@ impl CampaignStats {
             .set("out_of_memory", self.out_of_memory)
             .set("hangs_dismissed", self.hangs_dismissed)
             .set("cut_after_raise", self.cut_after_raise)
+            .set("repeated_timeouts", self.repeated_timeouts)
             .set("errbits_slots", self.errbits_slots)
             .set("cmp_outcomes", format!("{}/{}", self.cmp_reached, self.cmp_measured))
             .set("search_execs", self.search_execs)

@@ -36,7 +36,8 @@ pub struct RunArgs {
     /// Hang limit in milliseconds (default 1000). Runs get a limit calibrated from the seeds
     /// like AFL++ (five times their average rounded up to 20 ms, at most this); one that
     /// exceeds it is run again with this whole limit, unless it had raised Invalid,
-    /// DivByZero or Overflow first (`cut_after_raise`). In-process, a run is stopped between
+    /// DivByZero or Overflow first (`cut_after_raise`) or hit only a saved hang's edges
+    /// (`repeated_timeouts`; one in ten ceilings is). In-process, a run is stopped between
     /// one and two limits after it started (a timer armed once per batch of runs).
     #[arg(short = 't', long = "timeout", value_parser = super::milliseconds)]
     pub timeout_ms: Option<u64>,

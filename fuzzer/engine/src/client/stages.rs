@@ -9,6 +9,7 @@ use super::{Fuzzer, LoopParts, Mgr, Observers, State};
 use crate::config::{CampaignConfig, MutatorSchedule};
 use crate::hangs::HangConfirmStage;
 use crate::i2s::{CmpTrace, I2SStage};
+use crate::interrupted_turns::SkipTurnOnly;
 use crate::local_search::{ExactSlots, LocalSearchStage, ProbeWords};
 use crate::mutators::deadline::UntilDeadline;
 use crate::mutators::{fp_mutations, DomainSteering};
@@ -155,7 +156,10 @@ where
         TurnClockStage::new(clock),
         Timed::new(
             TimedStage::Havoc,
-            StdMutationalStage::new(UntilDeadline::new(PreciseQuota::new(mutator, quota, word), deadline))
+            SkipTurnOnly::new(StdMutationalStage::new(UntilDeadline::new(
+                PreciseQuota::new(mutator, quota, word),
+                deadline
+            )))
         ),
         turn_end,
         Timed::new(TimedStage::LocalSearch, search),
