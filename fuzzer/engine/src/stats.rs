@@ -158,6 +158,7 @@ impl StatsStage {
         let unix = |t: SystemTime| t.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs();
         let start_unix = unix(self.instance.start);
         let to_unix = |ms: Option<u64>| ms.map_or(0, |m| start_unix + m / 1000);
+        let hangs = state.metadata::<HangCheck>().ok();
         // One field per line of `fuzzer_stats`: the literal is as long as the file.
         Ok(CampaignStats {
             start_time: start_unix,
@@ -194,9 +195,9 @@ impl StatsStage {
             fp_escapes: counters.escapes,
             real_crashes: counters.real_crashes,
             out_of_memory: counters.out_of_memory,
-            hangs_dismissed: state.metadata::<HangCheck>().map_or(0, |h| h.dismissed),
-            cut_after_raise: state.metadata::<HangCheck>().map_or(0, |h| h.cut_after_raise),
-            repeated_timeouts: state.metadata::<HangCheck>().map_or(0, |h| h.repeated_timeouts),
+            hangs_dismissed: hangs.map_or(0, |h| h.dismissed),
+            cut_after_raise: hangs.map_or(0, |h| h.cut_after_raise),
+            repeated_timeouts: hangs.map_or(0, |h| h.repeated_timeouts),
             errbits_slots: errbits.measured,
             cmp_reached: cmps.reached,
             cmp_measured: cmps.measured,
