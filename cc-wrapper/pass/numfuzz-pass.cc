@@ -128,6 +128,10 @@ public:
       // Every function, the harness's too: a fast run must not lose a flag the program clears.
       if (!Taint)
         guardFenvCalls(IR, F);
+      // Where a run that outlived its time limit may be cut (runtime/src/run_cut.rs); its
+      // copies inherit the section.
+      if (!Taint && !F.hasSection())
+        F.setSection(NUMFUZZ_CODE_SECTION);
       if (!isHarnessApi(F))
         Work.push_back(&F);
     }

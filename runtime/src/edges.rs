@@ -155,7 +155,10 @@ pub unsafe extern "C" fn __sanitizer_cov_trace_pc_guard_init(start: *mut u32, st
 
 /// # Safety
 /// Called by instrumented code with a guard numbered by `__sanitizer_cov_trace_pc_guard_init`.
+// In the program's code section: a run cut at its time limit (`run_cut`) may be interrupted
+// here, in a tight loop nearly always, and a half-done count leaves nothing inconsistent.
 #[unsafe(no_mangle)]
+#[unsafe(link_section = "__numfuzz_code")]
 pub unsafe extern "C" fn __sanitizer_cov_trace_pc_guard(guard: *mut u32) {
     // SAFETY: valid guard pointer from the instrumentation.
     let idx = unsafe { *guard } as usize;

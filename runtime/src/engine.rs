@@ -34,7 +34,7 @@ pub fn run_campaign(config: &Path, harness: &Harness) -> i32 {
     let run_one = |data: &[u8]| {
         region.clear_run_flags();
         crate::run::begin(region);
-        harness.run(data);
+        harness.run(data)
     };
     run(
         config,
@@ -44,6 +44,7 @@ pub fn run_campaign(config: &Path, harness: &Harness) -> i32 {
             sites: table,
             signature: signature::get().as_ref().ok().cloned(),
             bound_reruns: crate::rerun_limit::enable,
+            cut_runs_at: crate::run_cut::set_limit,
         },
     )
 }

@@ -28,6 +28,7 @@ mod rerun_limit;
 mod rerun_throttle;
 mod results;
 mod run;
+mod run_cut;
 mod serve;
 mod signature;
 mod sites;
@@ -78,7 +79,9 @@ pub(crate) fn in_harness() -> bool {
 }
 
 impl Harness {
-    pub fn run(&self, data: &[u8]) {
+    /// Runs the harness on `data`; whether the run was cut at the in-process executor's time
+    /// limit (`run_cut`).
+    pub fn run(&self, data: &[u8]) -> bool {
         // SAFETY: registering a plain function with atexit.
         EXIT_HOOK.call_once(|| unsafe {
             libc::atexit(exit_during_run);
@@ -92,11 +95,9 @@ impl Harness {
         memlimit::arm();
         IN_HARNESS.store(true, Ordering::Relaxed);
         let len = data.len();
-        precise::run(|| {
-            // SAFETY: the harness contract: read `len` bytes at `ptr`.
-            unsafe { (self.test_one)(ptr, len) };
-        });
+        let cut = precise::run(|| run_cut::run(self.test_one, ptr, len));
         IN_HARNESS.store(false, Ordering::Relaxed);
+        cut
     }
 }
 

@@ -151,8 +151,10 @@ fn plan(split: bool, fuzzed: bool, fast_asked: bool, choice: Choice) -> Plan {
     }
 }
 
-/// Runs one input through `input` as its [`Plan`] says.
-pub fn run(input: impl Fn()) {
+/// Runs one input through `input` (which says whether the run was cut at the executor's time
+/// limit) as its [`Plan`] says; whether the program's own run was cut. A cut run is a time-out:
+/// nothing of it is re-run.
+pub fn run(input: impl Fn() -> bool) -> bool {
     crate::rerun_limit::filter_alarms();
     let choice = choice();
     let fuzzed = FUZZED.load(Ordering::Relaxed);
@@ -162,12 +164,14 @@ pub fn run(input: impl Fn()) {
     // run's (`rerun_limit::filter_alarms`).
     unsafe { numfuzz_clear_watched_flags() };
     if plan == Plan::Precise {
-        input();
-        return;
+        return input();
     }
     set_copy(copies::FAST);
     let started = crate::rerun_limit::enabled().then(Instant::now);
-    input();
+    if input() {
+        set_copy(copies::PRECISE);
+        return true;
+    }
     let fast = started.map(|s| s.elapsed());
     // SAFETY: as above.
     let (raised, flags) = unsafe { (numfuzz_watched_flags_raised() != 0, numfuzz_watched_flags()) };
@@ -176,7 +180,7 @@ pub fn run(input: impl Fn()) {
     let region = crate::region::Region::current();
     if !raised && plan == Plan::FastWatched {
         settle(region, false, false);
-        return;
+        return false;
     }
     // Under AFL++ each input's exceptions are printed or abort it (its crashes): never skipped.
     let skips =
@@ -191,7 +195,7 @@ pub fn run(input: impl Fn()) {
         if let Some(region) = region {
             region.set_run_flag(RUN_RERUN_TOO_SLOW);
         }
-        return;
+        return false;
     }
     crate::rerun_limit::bounded(|| {
         let specials = (raised && skips).then(|| special_sites(&input));
@@ -234,6 +238,7 @@ pub fn run(input: impl Fn()) {
             THROTTLE.with_borrow_mut(|t| t.note(&specials.words, outcome, taught, took));
         }
     });
+    false
 }
 
 /// Settles the fast run's results and marks the region's run as re-run, or as fast only
@@ -253,7 +258,7 @@ fn settle(region: Option<&crate::region::Region>, rerun: bool, skip: bool) {
 /// checked operations whose results were special (`fast_specials`). The fast copies carry no
 /// such bits, so that the runs that raise nothing (most, in most programs) cost what the
 /// program costs; only the runs whose precise re-run a key may spare pay for this pass.
-fn special_sites(input: &impl Fn()) -> crate::fast_specials::SpecialSites {
+fn special_sites(input: &impl Fn() -> bool) -> crate::fast_specials::SpecialSites {
     crate::edges::discarding(|| {
         set_copy(copies::SPECIALS);
         // SAFETY: plain C call on the FP environment and the sentinel byte.

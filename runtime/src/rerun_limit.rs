@@ -155,7 +155,7 @@ static EXECUTOR_ALARM: OnceLock<libc::sigaction> = OnceLock::new();
 static FILTERED: OnceLock<bool> = OnceLock::new();
 
 /// CLOCK_MONOTONIC in nanoseconds. Async-signal-safe.
-fn monotonic_ns() -> u64 {
+pub(crate) fn monotonic_ns() -> u64 {
     let mut now = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: a valid timespec to write to.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now) };
@@ -233,6 +233,9 @@ extern "C" fn filter_alarm(sig: c_int, info: *mut libc::siginfo_t, context: *mut
         if let Some(region) = crate::region::Region::current() {
             region.set_run_flag(numfuzz_abi::shm::RUN_ALARM_AFTER_EXCEPTION);
         }
+    }
+    if crate::run_cut::on_alarm(context) {
+        return;
     }
     let Some(executor) = EXECUTOR_ALARM.get() else {
         return;

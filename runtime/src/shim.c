@@ -273,3 +273,50 @@ void __numfuzz_fenv_barrier(void) { /* numfuzz-abi symbols::FENV_BARRIER */
   if (numfuzz_flags_up())
     __numfuzz_fast_recheck = 1;
 }
+
+/* Runs in place of a time-out's client restart (runtime/src/run_cut.rs): the harness is
+ * called under a jump buffer, and the alarm filter jumps back to it from a run that outlived
+ * its limit while the interrupted code was the program's own (section NUMFUZZ_CODE_SECTION):
+ * no runtime, libc or libm frame is left half done. _setjmp saves no signal mask (a system call
+ * per run); run_cut.rs unblocks the alarm after a jump. The FPU's control words are put back
+ * as the run found them: the signal handler runs, and so returns here, in the kernel's
+ * initial FPU state. */
+#include <setjmp.h>
+
+extern const char __start___numfuzz_code[] __attribute__((weak, visibility("hidden")));
+extern const char __stop___numfuzz_code[] __attribute__((weak, visibility("hidden")));
+
+static jmp_buf numfuzz_cut_buffer;
+static volatile int numfuzz_cut_armed;
+
+int numfuzz_shim_in_program_code(uintptr_t pc) {
+  if (!__start___numfuzz_code || !__stop___numfuzz_code)
+    return 0;
+  return pc >= (uintptr_t)__start___numfuzz_code && pc < (uintptr_t)__stop___numfuzz_code;
+}
+
+int numfuzz_shim_cut_armed(void) { return numfuzz_cut_armed; }
+
+/* 1 when the run was cut, else 0. */
+int numfuzz_shim_guarded_run(int (*test_one)(const uint8_t *, size_t), const uint8_t *data, size_t size) {
+#if defined(__x86_64__)
+  unsigned int mxcsr = __builtin_ia32_stmxcsr();
+  unsigned short x87_control;
+  __asm__ volatile("fnstcw %0" : "=m"(x87_control));
+#endif
+  if (_setjmp(numfuzz_cut_buffer)) {
+    numfuzz_cut_armed = 0;
+#if defined(__x86_64__)
+    __builtin_ia32_ldmxcsr(mxcsr & ~0x3fu);
+    __asm__ volatile("fldcw %0" : : "m"(x87_control));
+#endif
+    return 1;
+  }
+  numfuzz_cut_armed = 1;
+  test_one(data, size);
+  numfuzz_cut_armed = 0;
+  return 0;
+}
+
+/* From the alarm filter only, while numfuzz_shim_cut_armed(). */
+void numfuzz_shim_cut_run(void) { _longjmp(numfuzz_cut_buffer, 1); }

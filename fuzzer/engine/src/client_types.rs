@@ -11,8 +11,8 @@ use crate::scheduler::DistanceFavoring;
 use libafl::corpus::InMemoryCorpus;
 use libafl::events::LlmpRestartingEventManager;
 use libafl::feedbacks::{
-    CombinedFeedback, CrashFeedback, LogicEagerOr, LogicFastAnd, LogicFastOr, MaxMapFeedback, TimeFeedback,
-    TimeoutFeedback,
+    CombinedFeedback, CrashFeedback, LogicEagerOr, LogicFastAnd, LogicFastOr, MaxMapFeedback, NotFeedback,
+    TimeFeedback, TimeoutFeedback,
 };
 use libafl::fuzzer::StdFuzzer;
 use libafl::inputs::{BytesInput, BytesInputConverter};
@@ -38,17 +38,21 @@ pub type Observers = tuple_list_type!(
 pub type EdgesFeedback = MaxMapFeedback<EdgesObserver, Hitcounts>;
 pub type CorpusFeedback = Recorder<
     CombinedFeedback<
-        ExceptionFeedback,
+        NotFeedback<TimeoutFeedback>,
         CombinedFeedback<
-            MarksNewEdges<EdgesFeedback>,
+            ExceptionFeedback,
             CombinedFeedback<
-                DistanceFeedback,
-                CombinedFeedback<DistanceFeedback, TimeFeedback, LogicEagerOr>,
+                MarksNewEdges<EdgesFeedback>,
+                CombinedFeedback<
+                    DistanceFeedback,
+                    CombinedFeedback<DistanceFeedback, TimeFeedback, LogicEagerOr>,
+                    LogicEagerOr,
+                >,
                 LogicEagerOr,
             >,
             LogicEagerOr,
         >,
-        LogicEagerOr,
+        LogicFastAnd,
     >,
 >;
 pub type Objective = Recorder<

@@ -14,8 +14,9 @@ use std::time::Duration;
 
 /// What the runtime hands over: how to run one input, and the target's maps.
 pub struct InProcessTarget<'a> {
-    /// Runs the harness on one input (the runtime resets its per-run state around it).
-    pub run: &'a dyn Fn(&[u8]),
+    /// Runs the harness on one input (the runtime resets its per-run state around it); true
+    /// when the run outlived the executor's limit and was cut (a time-out without a restart).
+    pub run: &'a dyn Fn(&[u8]) -> bool,
     pub maps: TargetMaps,
     pub sites: SiteTable,
     pub signature: Option<Signature>,
@@ -23,6 +24,10 @@ pub struct InProcessTarget<'a> {
     /// re-run a time limit of its own, since the executor's calibrated limit is for the fast
     /// run (runtime `rerun_limit`).
     pub bound_reruns: fn(Duration),
+    /// Called with the executor's time limit whenever it is set: the runtime may then end a run
+    /// that outlived it in place, where LibAFL's handler would end the client (runtime
+    /// `run_cut`).
+    pub cut_runs_at: fn(Duration),
 }
 
 /// Runs the campaign described by the config file; returns the process exit code.
@@ -57,6 +62,7 @@ pub fn run(config_path: &Path, target: InProcessTarget<'_>) -> i32 {
         }
     };
     (target.bound_reruns)(Duration::from_millis(cfg.timeout_ms));
+    crate::timeout::on_in_process_limit(target.cut_runs_at);
     let result = join(&cfg, slot, |state, mgr, description| {
         let info = TargetInfo {
             sites: target.sites.clone(),
@@ -64,8 +70,11 @@ pub fn run(config_path: &Path, target: InProcessTarget<'_>) -> i32 {
             maps: target.maps,
         };
         let mut harness = |input: &BytesInput| {
-            (target.run)(&input.target_bytes());
-            ExitKind::Ok
+            if (target.run)(&input.target_bytes()) {
+                ExitKind::Timeout
+            } else {
+                ExitKind::Ok
+            }
         };
         run_client(&cfg, info, state, mgr, description, |observers, fuzzer, state, mgr| {
             InProcessExecutor::builder()

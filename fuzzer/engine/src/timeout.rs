@@ -12,6 +12,7 @@ use libafl::inputs::Input;
 use libafl::observers::ObserversTuple;
 use libafl::state::{HasCurrentTestcase, HasExecutions, HasSolutions};
 use std::borrow::BorrowMut;
+use std::sync::OnceLock;
 use std::time::Duration;
 
 /// Executors whose time limit can change after construction.
@@ -37,7 +38,19 @@ where
         // hang is caught within one to two limits. An alarm of a timer replaced here (LibAFL
         // does not delete its timers) is checked against the current run the same way.
         *self.hooks_mut().0.timer_mut() = TimerStruct::batch_mode(limit);
+        if let Some(listener) = IN_PROCESS_LIMIT.get() {
+            listener(limit);
+        }
     }
+}
+
+/// Told the in-process executor's limit whenever it changes (the target's runtime, which cuts
+/// runs that outlive it in place of LibAFL's handler).
+static IN_PROCESS_LIMIT: OnceLock<fn(Duration)> = OnceLock::new();
+
+/// Tells `listener` every limit the in-process executor is given from now on.
+pub fn on_in_process_limit(listener: fn(Duration)) {
+    let _ = IN_PROCESS_LIMIT.set(listener);
 }
 
 impl<I, OT, S, SHM> AdjustTimeout for ForkserverExecutor<I, OT, S, SHM> {

@@ -225,6 +225,7 @@ fn constants(w: &mut String) {
             ("DEFINED_SECTION", quoted(crate::DEFINED_SECTION)),
             ("TAINT_SECTION", quoted(crate::TAINT_SECTION)),
             ("HARNESS_SECTION", quoted(crate::HARNESS_SECTION)),
+            ("CODE_SECTION", quoted(crate::CODE_SECTION)),
             ("ENV_CC_TAINT", quoted(crate::env::CC_TAINT)),
             ("SHADOW_SECTION", quoted(crate::SHADOW_SECTION)),
             ("ENV_SHADOW_PRECISION", quoted(crate::env::SHADOW_PRECISION)),

@@ -63,6 +63,10 @@ pub const SHADOW_SECTION: &str = "__numfuzz_shadow";
 /// Name of the ELF section holding the absolute path of the source file that defines the
 /// harness (`LLVMFuzzerTestOneInput`), for reproducers built outside numfuzz.
 pub const HARNESS_SECTION: &str = "__numfuzz_harness";
+/// Name of the ELF section the pass puts every function of the program it compiles in: the
+/// code a run may be cut out of at its time limit without leaving a runtime, libc or libm frame
+/// half done (the runtime's `run_cut`).
+pub const CODE_SECTION: &str = "__numfuzz_code";
 /// Name of the ELF section holding the runtime's marker string (`numfuzz-runtime abi=N`).
 pub const RUNTIME_SECTION: &str = "__numfuzz_rt";
 /// Prefix of the runtime marker string; the ABI version follows it in decimal.

@@ -6,7 +6,7 @@ use crate::context::Instance;
 use crate::feedbacks::{DistanceFeedback, ExceptionFeedback, MarksNewEdges, Record, Recorder};
 use crate::hangs::HangConfirmation;
 use libafl::feedbacks::{CrashFeedback, MaxMapFeedback, TimeFeedback, TimeoutFeedback};
-use libafl::{feedback_and_fast, feedback_or, feedback_or_fast};
+use libafl::{feedback_and_fast, feedback_not, feedback_or, feedback_or_fast};
 use libafl_bolts::tuples::MatchNameRef;
 use numfuzz_abi::signature::Signature;
 use std::sync::Arc;
@@ -24,7 +24,9 @@ macro_rules! observer {
 
 /// Keeps an input for a new (site, kind) (saved to `crashes/` as well, and again as an escape
 /// when it reached a result unreported), a new edge, a smaller ErrBits (unless `--no-errbits`)
-/// or a smaller branch distance (unless `--no-cmp`). Every kept input goes to `queue/`.
+/// or a smaller branch distance (unless `--no-cmp`). Every kept input goes to `queue/`. A
+/// time-out is never kept, as AFL++ never queues one: its mutants would time out too (an
+/// in-process run cut at the limit returns as one, see runtime `run_cut`).
 pub fn corpus_feedback(
     observers: &Observers,
     handles: &ObserverHandles,
@@ -35,17 +37,20 @@ pub fn corpus_feedback(
     let run_flags = observer!(observers, handles.run_flags);
     let escapes = cfg.escapes.then_some(signature);
     Recorder::new(
-        feedback_or!(
-            ExceptionFeedback::new(
-                observer!(observers, handles.exceptions),
-                Some(run_flags),
-                escapes,
-                instance.clone()
-            ),
-            MarksNewEdges::new(MaxMapFeedback::new(observer!(observers, handles.edges))),
-            DistanceFeedback::new(observer!(observers, handles.errbits), Some(run_flags), cfg.errbits),
-            DistanceFeedback::new(observer!(observers, handles.cmp_distances), Some(run_flags), cfg.cmp),
-            TimeFeedback::new(observer!(observers, handles.time))
+        feedback_and_fast!(
+            feedback_not!(TimeoutFeedback::new()),
+            feedback_or!(
+                ExceptionFeedback::new(
+                    observer!(observers, handles.exceptions),
+                    Some(run_flags),
+                    escapes,
+                    instance.clone()
+                ),
+                MarksNewEdges::new(MaxMapFeedback::new(observer!(observers, handles.edges))),
+                DistanceFeedback::new(observer!(observers, handles.errbits), Some(run_flags), cfg.errbits),
+                DistanceFeedback::new(observer!(observers, handles.cmp_distances), Some(run_flags), cfg.cmp),
+                TimeFeedback::new(observer!(observers, handles.time))
+            )
         ),
         instance.clone(),
         Record::Queue,
