@@ -6,6 +6,7 @@
 //! forkserver).
 
 mod check;
+mod clock;
 mod cmp;
 mod copies;
 mod crash;

@@ -154,14 +154,6 @@ static EXECUTOR_ALARM: OnceLock<libc::sigaction> = OnceLock::new();
 /// Whether the filter is installed (tried once, at the first re-run).
 static FILTERED: OnceLock<bool> = OnceLock::new();
 
-/// CLOCK_MONOTONIC in nanoseconds. Async-signal-safe.
-pub(crate) fn monotonic_ns() -> u64 {
-    let mut now = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: a valid timespec to write to.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now) };
-    now.tv_sec as u64 * 1_000_000_000 + now.tv_nsec as u64
-}
-
 /// Puts [`filter_alarm`] in front of the executor's SIGALRM handler (LibAFL installs its
 /// handlers when the executor is built, before any run). Whether it is there.
 fn install_alarm_filter() -> bool {
@@ -220,7 +212,7 @@ extern "C" fn filter_alarm(sig: c_int, info: *mut libc::siginfo_t, context: *mut
         if let Some(timer) = RerunTimer::created() {
             if !RERUN_TIMER_ARMED.swap(true, Ordering::AcqRel) {
                 let ceiling = Duration::from_millis(CEILING_MS.load(Ordering::Relaxed));
-                let spent = Duration::from_nanos(monotonic_ns().saturating_sub(started));
+                let spent = Duration::from_nanos(crate::clock::monotonic_ns().saturating_sub(started));
                 // At least a millisecond: a zero would disarm it.
                 timer.arm(ceiling.saturating_sub(spent).max(Duration::from_millis(1)));
             }
@@ -280,7 +272,7 @@ pub fn bounded<R>(rerun: impl FnOnce() -> R) -> R {
         // sigaction failed: the re-run is not timed, as before re-runs had a ceiling.
         return rerun();
     }
-    RERUN_STARTED_NS.store(monotonic_ns().max(1), Ordering::Release);
+    RERUN_STARTED_NS.store(crate::clock::monotonic_ns().max(1), Ordering::Release);
     let result = rerun();
     RERUN_STARTED_NS.store(0, Ordering::Release);
     if RERUN_TIMER_ARMED.swap(false, Ordering::AcqRel) {

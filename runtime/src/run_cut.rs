@@ -60,7 +60,7 @@ pub fn run(test_one: TestOneInput, data: *const u8, len: usize) -> bool {
         return false;
     }
     TRIES_LEFT.store(TRIES, Ordering::Relaxed);
-    STARTED_NS.store(crate::rerun_limit::monotonic_ns().max(1), Ordering::Release);
+    STARTED_NS.store(crate::clock::monotonic_ns().max(1), Ordering::Release);
     // SAFETY: as above; the shim calls it under its jump buffer.
     let cut = unsafe { numfuzz_shim_guarded_run(test_one, data, len) } != 0;
     STARTED_NS.store(0, Ordering::Release);
@@ -111,7 +111,7 @@ pub fn on_alarm(context: *mut c_void) -> bool {
         return false;
     }
     // LibAFL times its runs from just before the harness, so its clock is a little ahead.
-    if crate::rerun_limit::monotonic_ns().saturating_sub(started) < limit - limit / 16 {
+    if crate::clock::monotonic_ns().saturating_sub(started) < limit - limit / 16 {
         return false;
     }
     // SAFETY: a comparison of addresses.
