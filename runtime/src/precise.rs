@@ -164,11 +164,11 @@ pub fn run(input: impl Fn() -> bool) -> bool {
     // run's (`rerun_limit::filter_alarms`).
     unsafe { numfuzz_clear_watched_flags() };
     if plan == Plan::Precise {
-        return input();
+        return crate::run_cut::own_run(&input);
     }
     set_copy(copies::FAST);
     let started = crate::rerun_limit::enabled().then(Instant::now);
-    if input() {
+    if crate::run_cut::own_run(&input) {
         set_copy(copies::PRECISE);
         return true;
     }

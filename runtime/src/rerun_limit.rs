@@ -29,6 +29,7 @@
 //! once, smaller ones by an eighth at a time, so that one re-run descheduled on a loaded
 //! machine does not stop every later re-run of a long fast run.
 
+use crate::run_cut::{self, Verdict};
 use std::ffi::{c_int, c_void};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -165,6 +166,7 @@ fn install_alarm_filter() -> bool {
             return false;
         }
         let _ = EXECUTOR_ALARM.set(executor);
+        run_cut::hand_time_outs_to(executor_alarm);
         let mut filter = executor;
         filter.sa_sigaction = filter_alarm as *const () as libc::sighandler_t;
         filter.sa_flags = executor.sa_flags | libc::SA_SIGINFO;
@@ -172,40 +174,10 @@ fn install_alarm_filter() -> bool {
     }
 }
 
-/// Invalid, DivByZero and Overflow: the exceptions AFL++'s trapping harnesses stop at. Their
-/// bits are the same in MXCSR and in the x87 status word.
-const TRAPPED_KINDS: u32 = 0x01 | 0x04 | 0x08;
-
-/// The sticky exception flags (SSE and x87) of the context a signal interrupted; 0 where they
-/// cannot be read. Async-signal-safe. (The handler itself starts with clear flags: the kernel
-/// saves the interrupted FPU state in the signal frame.)
-fn interrupted_flags(context: *mut c_void) -> u32 {
-    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
-    {
-        let uc = context.cast::<libc::ucontext_t>();
-        if uc.is_null() {
-            return 0;
-        }
-        // SAFETY: the kernel's ucontext for this signal; `fpregs` points into the same frame.
-        unsafe {
-            let fp = (*uc).uc_mcontext.fpregs;
-            if fp.is_null() {
-                return 0;
-            }
-            (*fp).mxcsr | u32::from((*fp).swd)
-        }
-    }
-    #[cfg(not(all(target_os = "linux", target_arch = "x86_64")))]
-    {
-        let _ = context;
-        0
-    }
-}
-
 /// During a re-run: arms the re-run timer for what is left of the ceiling, once, and drops
 /// the alarm. Otherwise: marks the run if it had raised an exception AFL++ traps
-/// (`RUN_ALARM_AFTER_EXCEPTION`), then calls the executor's handler. Async-signal-safe
-/// (atomics, clock_gettime, timer_settime).
+/// (`RUN_ALARM_AFTER_EXCEPTION`), drops the alarm during a run `run_cut` times, and calls the
+/// executor's handler. Async-signal-safe (atomics, clock_gettime, timer_settime).
 extern "C" fn filter_alarm(sig: c_int, info: *mut libc::siginfo_t, context: *mut c_void) {
     let started = RERUN_STARTED_NS.load(Ordering::Acquire);
     if started != 0 {
@@ -221,19 +193,24 @@ extern "C" fn filter_alarm(sig: c_int, info: *mut libc::siginfo_t, context: *mut
     }
     // An alarm that does not end the run (LibAFL's batch timer re-arms when the run is younger
     // than the limit) marks it too; the mark is read only when the run timed out.
-    if interrupted_flags(context) & TRAPPED_KINDS != 0 {
+    if run_cut::interrupted_flags(context) & run_cut::TRAPPED_KINDS != 0 {
         if let Some(region) = crate::region::Region::current() {
             region.set_run_flag(numfuzz_abi::shm::RUN_ALARM_AFTER_EXCEPTION);
         }
     }
-    if crate::run_cut::on_alarm(context) {
+    if run_cut::judge(context) == Verdict::Wait {
         return;
     }
+    executor_alarm(sig, info, context);
+}
+
+/// The executor's own handler, called as the kernel would have called it.
+extern "C" fn executor_alarm(sig: c_int, info: *mut libc::siginfo_t, context: *mut c_void) {
     let Some(executor) = EXECUTOR_ALARM.get() else {
         return;
     };
     let handler = executor.sa_sigaction;
-    // SAFETY: the executor's own handler, called as the kernel would have called it.
+    // SAFETY: the handler the executor installed, with the arguments its flags ask for.
     unsafe {
         if executor.sa_flags & libc::SA_SIGINFO != 0 {
             let f = std::mem::transmute::<libc::sighandler_t, extern "C" fn(c_int, *mut libc::siginfo_t, *mut c_void)>(

@@ -18,9 +18,9 @@
 //!   hermite_zero loops O(n) per Newton step for large `n`, and confirming each such time-out
 //!   for the whole second took 20 s campaigns down to 171 executions a second (4,550 without
 //!   `-t`), every confirmation a hang already saved. Both drops count as `repeated_timeouts`.
-//! - A time-out at the calibrated limit of a run that had raised Invalid, DivByZero or
-//!   Overflow (the runtime's alarm filter reads the interrupted FPU flags) is one AFL++, which
-//!   traps those, never runs into. It is confirmed only on new edges and only every
+//! - A time-out at the calibrated limit (in-process: a quarter of it, runtime `run_cut`) of a
+//!   run that had raised Invalid, DivByZero or Overflow (the runtime reads the interrupted FPU
+//!   flags) is one AFL++, which traps those, never runs into. It is confirmed only on new edges and only every
 //!   [`CONFIRM_SPACING`] ceilings; the others are cut (`cut_after_raise`).
 //! - [`HangConfirmStage`] runs the inputs set aside at the ceiling, through the normal feedback
 //!   and objective: a real hang times out again and is saved; a slow input completes, is
