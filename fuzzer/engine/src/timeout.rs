@@ -36,7 +36,9 @@ where
         // (perf: timer_settime and the kernel's timer lock). A batch timer stays armed across
         // executions and, when it fires, ends only a run that has itself lasted `limit`, so a
         // hang is caught within one to two limits. An alarm of a timer replaced here (LibAFL
-        // does not delete its timers) is checked against the current run the same way.
+        // does not delete its timers) is checked against the current run the same way. Where
+        // the target's runtime cuts runs in place (its `run_cut`, told the limit below), its
+        // own ticks time the run, within 1 1/8 limits, and this timer is the fallback.
         *self.hooks_mut().0.timer_mut() = TimerStruct::batch_mode(limit);
         if let Some(listener) = IN_PROCESS_LIMIT.get() {
             listener(limit);
